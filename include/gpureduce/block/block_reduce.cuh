@@ -1,0 +1,25 @@
+// Block-level reduction: each warp reduces by shuffles, warp 0 reduces the warp partials. One
+// barrier in all. blockDim.x must be a multiple of 32 and at most 1024.
+#pragma once
+
+#include <gpureduce/warp/warp_reduce.cuh>
+
+namespace gpureduce {
+
+// Thread 0 returns the block's reduction. warp_partials: shared, >= 32 elements. A caller that
+// reuses warp_partials for a second reduction needs a __syncthreads() in between.
+template <class T, class Op>
+__device__ __forceinline__ T block_reduce(T v, Op op, T* warp_partials) {
+  const unsigned lane = threadIdx.x % warp_threads;
+  const unsigned warp = threadIdx.x / warp_threads;
+  v = warp_reduce(v, op);
+  if (lane == 0) warp_partials[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < blockDim.x / warp_threads ? warp_partials[lane] : Op::template identity<T>();
+    v = warp_reduce(v, op);
+  }
+  return v;
+}
+
+}  // namespace gpureduce

@@ -1,0 +1,65 @@
+// Partition for 16-byte vector loads (rung r9 and later): a scalar head up to the first 16-byte
+// aligned address, a body of whole vectors, a scalar tail. The body is read in batches of Unroll
+// vectors per thread, the vectors of a batch one block apart so each warp load is coalesced, and
+// batches stride over a capped grid as in GridStride.
+#pragma once
+
+#include <gpureduce/grid/arithmetic.hpp>
+
+#include <cstdint>
+
+namespace gpureduce {
+
+inline constexpr unsigned vector_bytes = 16;
+
+struct VectorSplit {
+  std::uint64_t head;     // scalar elements before the first aligned vector
+  std::uint64_t vectors;  // whole 16-byte vectors
+  std::uint64_t tail;     // scalar elements after the last vector
+
+  // addr must be a multiple of elem_bytes (any valid T* is).
+  GPUREDUCE_HD static constexpr VectorSplit make(std::uint64_t addr, std::uint64_t n, unsigned elem_bytes) {
+    const std::uint64_t per_vec = vector_bytes / elem_bytes;
+    const std::uint64_t misalign = addr % vector_bytes;
+    const std::uint64_t head = min_u64(n, misalign == 0 ? 0 : (vector_bytes - misalign) / elem_bytes);
+    const std::uint64_t vectors = (n - head) / per_vec;
+    return {head, vectors, n - head - vectors * per_vec};
+  }
+};
+
+template <int Unroll>
+struct VectorGrid {
+  static_assert(Unroll >= 1);
+  std::uint64_t vectors;
+  unsigned block;
+  std::uint64_t max_blocks;  // >= 1
+
+  GPUREDUCE_HD constexpr std::uint64_t batch() const { return std::uint64_t(Unroll) * block; }
+
+  GPUREDUCE_HD constexpr std::uint64_t grid() const {
+    return max_u64(1, min_u64(ceil_div(vectors, batch()), max_blocks));
+  }
+
+  // full(v) reads vectors v, v + block, ..., v + (Unroll-1)*block, all in range; one(v) reads a
+  // single vector of the last, partial batch.
+  template <class Full, class One>
+  GPUREDUCE_HD void for_each(std::uint64_t b, unsigned t, Full&& full, One&& one) const {
+    const std::uint64_t stride = grid() * batch();
+    std::uint64_t v = b * batch() + t;
+    for (; v + std::uint64_t(Unroll - 1) * block < vectors; v += stride) full(v);
+#pragma unroll
+    for (int k = 0; k < Unroll; ++k) {
+      const std::uint64_t w = v + std::uint64_t(k) * block;
+      if (w < vectors) one(w);
+    }
+  }
+};
+
+// The scalar head and tail (each shorter than one vector) go to the first threads of the grid.
+template <class F>
+GPUREDUCE_HD void for_each_scalar_edge(const VectorSplit& s, unsigned per_vec, std::uint64_t global_thread, F&& f) {
+  if (global_thread < s.head) f(global_thread);
+  if (global_thread < s.tail) f(s.head + s.vectors * per_vec + global_thread);
+}
+
+}  // namespace gpureduce

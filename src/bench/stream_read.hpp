@@ -1,0 +1,14 @@
+// The bandwidth ceiling the tables' "% of peak" refers to: a kernel that only streams a large buffer
+// through 16-byte loads (and folds it so the loads are not optimised away).
+#pragma once
+
+#include "timer.hpp"
+
+#include <cstdint>
+
+namespace gpureduce {
+
+// GB/s (1e9 bytes/s) reading `bytes` from device memory, median of `reps` cold-L2 samples.
+double measure_read_gbps(GpuTimer& timer, std::uint64_t bytes, int reps);
+
+}  // namespace gpureduce

@@ -1,0 +1,44 @@
+// Timing as /work/.library/device/METHOD.md and nvbench's cold measurements do it: CUDA events
+// around each sample, warm-up runs first, L2 flushed (a memset larger than L2) before every sample,
+// the median of many samples reported.
+#pragma once
+
+#include "cuda_check.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace gpureduce {
+
+struct TimingStats {
+  double median_ms;
+  double min_ms;
+  double max_ms;
+  int samples;
+};
+
+class GpuTimer {
+ public:
+  GpuTimer(cudaStream_t stream, std::uint64_t l2_bytes);
+  ~GpuTimer();
+  GpuTimer(const GpuTimer&) = delete;
+  GpuTimer& operator=(const GpuTimer&) = delete;
+
+  // Runs enqueue(stream) `warmup` times untimed, then `reps` timed samples with a cold L2.
+  TimingStats measure(const std::function<void(cudaStream_t)>& enqueue, int reps, int warmup = 3);
+
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  void flush_l2();
+  cudaStream_t stream_;
+  DeviceBuffer<unsigned char> flush_;
+  cudaEvent_t start_{}, stop_{};
+};
+
+double median(std::vector<double> v);
+
+}  // namespace gpureduce

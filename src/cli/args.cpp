@@ -1,0 +1,108 @@
+#include "args.hpp"
+
+#include <gpureduce/ladder/launch_context.hpp>
+
+#include <charconv>
+#include <limits>
+
+namespace gpureduce::cli {
+
+const char* const usage =
+    "usage: gpureduce <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  ladder    run the reduction ladder (rungs r0..r9 and CUB, Thrust, cuBLAS) and print a table\n"
+    "\n"
+    "ladder options:\n"
+    "  --n N                  elements (decimal or 2^k; default 2^24)\n"
+    "  --type T               int32 | float32 | float64 (default int32)\n"
+    "  --block B              threads per block: 64, 128, 256, 512 or 1024 (default 256)\n"
+    "  --reps R               timed samples per row, median reported (default 30)\n"
+    "  --sweep                every n = 2^10 .. 2^28 instead of --n\n"
+    "  --json FILE            also write the results as JSON\n"
+    "  --seed S               input data seed\n"
+    "  -h, --help             this message\n"
+    "\n"
+    "exit status: 0 ok, 1 runtime error (no GPU, CUDA error, wrong result), 2 bad arguments\n";
+
+namespace {
+
+template <class U>
+std::optional<U> parse_unsigned(const std::string& s) {
+  U v{};
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> parse_count(const std::string& s) {
+  if (s.rfind("2^", 0) == 0) {
+    const auto k = parse_unsigned<unsigned>(s.substr(2));
+    if (!k || *k > 62) return std::nullopt;
+    return std::uint64_t(1) << *k;
+  }
+  return parse_unsigned<std::uint64_t>(s);
+}
+
+std::vector<std::uint64_t> sweep_sizes() {
+  std::vector<std::uint64_t> v;
+  for (int k = 10; k <= 28; ++k) v.push_back(std::uint64_t(1) << k);
+  return v;
+}
+
+Parsed parse(const std::vector<std::string>& args) {
+  Parsed r;
+  auto fail = [&](std::string msg) {
+    r.error = std::move(msg);
+    return r;
+  };
+  if (args.empty()) return fail("missing command (try --help)");
+  if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") return r;
+  if (args[0] != "ladder") return fail("unknown command '" + args[0] + "' (try --help)");
+  r.command = Parsed::Command::ladder;
+  LadderArgs& a = r.ladder;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& opt = args[i];
+    if (opt == "-h" || opt == "--help") {
+      r.command = Parsed::Command::help;
+      return r;
+    }
+    if (opt == "--sweep") {
+      a.sweep = true;
+      continue;
+    }
+    if (opt != "--n" && opt != "--type" && opt != "--block" && opt != "--reps" && opt != "--json" && opt != "--seed")
+      return fail("unknown option '" + opt + "' (try --help)");
+    if (i + 1 >= args.size()) return fail("option " + opt + " needs a value");
+    const std::string& val = args[++i];
+    if (opt == "--n") {
+      const auto n = parse_count(val);
+      if (!n) return fail("--n: '" + val + "' is not a count (decimal or 2^k)");
+      a.n = *n;
+    } else if (opt == "--type") {
+      const auto t = parse_dtype(val);
+      if (!t) return fail("--type: '" + val + "' is not one of int32, float32, float64");
+      a.type = *t;
+    } else if (opt == "--block") {
+      const auto b = parse_unsigned<unsigned>(val);
+      if (!b || !ladder::is_valid_block(*b)) return fail("--block: '" + val + "' is not one of 64, 128, 256, 512, 1024");
+      a.block = *b;
+    } else if (opt == "--reps") {
+      const auto k = parse_unsigned<int>(val);
+      if (!k || *k < 1 || *k > 100000) return fail("--reps: '" + val + "' is not a whole number in 1..100000");
+      a.reps = *k;
+    } else if (opt == "--json") {
+      if (val.empty()) return fail("--json: empty file name");
+      a.json = val;
+    } else {
+      const auto s = parse_unsigned<std::uint64_t>(val);
+      if (!s) return fail("--seed: '" + val + "' is not a whole number");
+      a.seed = *s;
+    }
+  }
+  return r;
+}
+
+}  // namespace gpureduce::cli

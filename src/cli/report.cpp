@@ -1,0 +1,106 @@
+#include "report.hpp"
+
+#include "../bench/json_writer.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#ifndef GPUREDUCE_GIT_COMMIT
+#define GPUREDUCE_GIT_COMMIT "unknown"
+#endif
+
+namespace gpureduce::cli {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string size_label(std::uint64_t n) {
+  std::string s = std::to_string(n);
+  if (n && (n & (n - 1)) == 0) s += " (2^" + std::to_string(__builtin_ctzll(n)) + ")";
+  return s;
+}
+
+}  // namespace
+
+std::string utc_now_iso8601() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string build_commit() {
+  const char* env = std::getenv("GPUREDUCE_COMMIT");
+  return env && *env ? env : GPUREDUCE_GIT_COMMIT;
+}
+
+void print_header(std::ostream& os, const RunInfo& info) {
+  const DeviceInfo& d = info.device;
+  os << "GPU: " << d.name << ", " << d.sm_count << " SMs, L2 " << d.l2_bytes / (1024 * 1024) << " MiB, driver "
+     << (d.driver.empty() ? "?" : d.driver) << " (CUDA " << d.cuda_driver_api << ")\n"
+     << "memory bandwidth: " << fmt("%.0f", d.theoretical_gbps) << " GB/s theoretical (device attributes), "
+     << fmt("%.0f", info.measured_read_gbps) << " GB/s measured streaming read (= 100% below)\n"
+     << "commit " << info.commit << ", " << info.date << "\n";
+}
+
+void print_table(std::ostream& os, const LadderArgs& args, const std::vector<BenchRow>& rows) {
+  std::uint64_t current = ~std::uint64_t(0);
+  double r0_ms = 0, prev_ms = 0;
+  for (const BenchRow& r : rows) {
+    if (r.n != current) {
+      current = r.n;
+      os << "\n" << dtype_name(r.type) << " sum, n = " << size_label(r.n) << ", block " << args.block << ", median of "
+         << args.reps << " samples, L2 flushed before each\n\n"
+         << "| variant | adds | median (us) | GB/s | % peak | step | vs r0 | verified |\n"
+         << "|---|---|---:|---:|---:|---:|---:|---|\n";
+      r0_ms = prev_ms = 0;
+    }
+    const double ms = r.time.median_ms;
+    const bool rung = r.variant.size() >= 2 && r.variant[0] == 'r' && std::isdigit(static_cast<unsigned char>(r.variant[1]));
+    if (r.variant == "r0") r0_ms = ms;
+    const std::string step = rung && prev_ms > 0 ? fmt("%.2fx", prev_ms / ms) : "";
+    const std::string vs_r0 = r0_ms > 0 ? fmt("%.2fx", r0_ms / ms) : "";
+    if (rung) prev_ms = ms;
+    os << "| " << r.variant << " | " << r.adds << " | " << fmt("%.1f", ms * 1e3) << " | " << fmt("%.0f", r.gbps) << " | "
+       << fmt("%.1f", r.pct_peak) << " | " << step << " | " << vs_r0 << " | " << (r.verified ? "yes" : "NO") << " |\n";
+  }
+}
+
+void write_json(std::ostream& os, const RunInfo& info, const LadderArgs& args, const std::vector<BenchRow>& rows) {
+  JsonWriter w(os);
+  const DeviceInfo& d = info.device;
+  w.begin_object();
+  w.field("tool", "gpureduce ladder");
+  w.key("device").begin_object();
+  w.field("name", d.name).field("sm_count", d.sm_count).field("l2_bytes", d.l2_bytes);
+  w.field("driver", d.driver).field("cuda_driver_api", d.cuda_driver_api);
+  w.field("theoretical_gbps", d.theoretical_gbps).field("measured_read_gbps", info.measured_read_gbps);
+  w.end_object();
+  w.field("commit", info.commit).field("date", info.date);
+  w.key("config").begin_object();
+  w.field("block", int(args.block)).field("reps", args.reps).field("seed", args.seed).field("sweep", args.sweep);
+  w.field("timing", "CUDA events, 3 warm-up runs, median of reps, L2 flushed (memset of 2x L2) before each sample");
+  w.field("data", "uniform non-negative (int32: 0..1000, float: [0,1)), so cuBLAS asum equals the sum");
+  w.end_object();
+  w.key("rows").begin_array();
+  for (const BenchRow& r : rows) {
+    w.begin_object();
+    w.field("variant", r.variant).field("adds", r.adds).field("type", dtype_name(r.type)).field("op", "sum");
+    w.field("n", r.n).field("median_ms", r.time.median_ms).field("min_ms", r.time.min_ms).field("max_ms", r.time.max_ms);
+    w.field("gbps", r.gbps).field("pct_peak", r.pct_peak).field("verified", r.verified);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  os << "\n";
+}
+
+}  // namespace gpureduce::cli

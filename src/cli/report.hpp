@@ -1,0 +1,28 @@
+// The ladder's outputs: the markdown table on stdout and the JSON results file.
+#pragma once
+
+#include "../bench/device_info.hpp"
+#include "../bench/ladder_bench.hpp"
+#include "args.hpp"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace gpureduce::cli {
+
+struct RunInfo {
+  DeviceInfo device;
+  double measured_read_gbps;
+  std::string commit;
+  std::string date;  // UTC, ISO 8601
+};
+
+void print_header(std::ostream& os, const RunInfo& info);
+void print_table(std::ostream& os, const LadderArgs& args, const std::vector<BenchRow>& rows);
+void write_json(std::ostream& os, const RunInfo& info, const LadderArgs& args, const std::vector<BenchRow>& rows);
+
+std::string utc_now_iso8601();
+std::string build_commit();  // $GPUREDUCE_COMMIT if set, else the commit recorded at configure time
+
+}  // namespace gpureduce::cli

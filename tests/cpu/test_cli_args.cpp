@@ -1,0 +1,75 @@
+// Command-line parsing: defaults, every option, and a one-line error for each kind of bad input.
+#include "../../src/cli/args.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gpureduce::cli {
+namespace {
+
+Parsed p(std::vector<std::string> a) { return parse(a); }
+
+TEST(test_cli_args, defaults) {
+  const Parsed r = p({"ladder"});
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.command, Parsed::Command::ladder);
+  EXPECT_EQ(r.ladder.n, 1u << 24);
+  EXPECT_EQ(r.ladder.type, DType::int32);
+  EXPECT_EQ(r.ladder.block, 256u);
+  EXPECT_FALSE(r.ladder.sweep);
+  EXPECT_TRUE(r.ladder.json.empty());
+}
+
+TEST(test_cli_args, every_option) {
+  const Parsed r = p({"ladder", "--n", "2^28", "--type", "float64", "--block", "512", "--reps", "7", "--json",
+                      "out.json", "--sweep", "--seed", "9"});
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.ladder.n, 1u << 28);
+  EXPECT_EQ(r.ladder.type, DType::float64);
+  EXPECT_EQ(r.ladder.block, 512u);
+  EXPECT_EQ(r.ladder.reps, 7);
+  EXPECT_EQ(r.ladder.json, "out.json");
+  EXPECT_TRUE(r.ladder.sweep);
+  EXPECT_EQ(r.ladder.seed, 9u);
+  EXPECT_EQ(p({"ladder", "--n", "0"}).ladder.n, 0u);
+  EXPECT_EQ(p({"ladder", "--n", "1000003"}).ladder.n, 1000003u);
+}
+
+TEST(test_cli_args, help) {
+  EXPECT_EQ(p({"--help"}).command, Parsed::Command::help);
+  EXPECT_EQ(p({"-h"}).command, Parsed::Command::help);
+  EXPECT_EQ(p({"ladder", "--help"}).command, Parsed::Command::help);
+  EXPECT_NE(std::string(usage).find("--sweep"), std::string::npos);
+}
+
+TEST(test_cli_args, errors_are_one_line_and_name_the_problem) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{}, "missing command"},
+      {{"frobnicate"}, "unknown command 'frobnicate'"},
+      {{"ladder", "--bogus"}, "unknown option '--bogus'"},
+      {{"ladder", "--n"}, "--n needs a value"},
+      {{"ladder", "--n", "-5"}, "--n: '-5'"},
+      {{"ladder", "--n", "12abc"}, "--n: '12abc'"},
+      {{"ladder", "--n", "2^63"}, "--n: '2^63'"},
+      {{"ladder", "--type", "int8"}, "--type: 'int8'"},
+      {{"ladder", "--block", "100"}, "--block: '100'"},
+      {{"ladder", "--block", "32"}, "--block: '32'"},
+      {{"ladder", "--reps", "0"}, "--reps: '0'"},
+      {{"ladder", "--json", ""}, "--json: empty"},
+      {{"ladder", "--seed", "x"}, "--seed: 'x'"},
+  };
+  for (const auto& [args, msg] : cases) {
+    const Parsed r = parse(args);
+    EXPECT_NE(r.error.find(msg), std::string::npos) << "got: " << r.error;
+    EXPECT_EQ(r.error.find('\n'), std::string::npos);
+  }
+}
+
+TEST(test_cli_args, sweep_sizes_2_pow_10_to_28) {
+  const auto s = sweep_sizes();
+  ASSERT_EQ(s.size(), 19u);
+  EXPECT_EQ(s.front(), 1u << 10);
+  EXPECT_EQ(s.back(), 1u << 28);
+}
+
+}  // namespace
+}  // namespace gpureduce::cli

@@ -1,0 +1,64 @@
+// The host reference and the floating-point bound: exact where it must be, and tight enough that
+// a result missing one element fails.
+#include "../../src/common/host_reference.hpp"
+#include "../../src/common/random_data.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+
+namespace gpureduce {
+namespace {
+
+TEST(test_host_reference, integer_sum_is_exact_then_wrapped) {
+  const std::int32_t x[] = {std::numeric_limits<std::int32_t>::max(), 1, 5};
+  const HostSum<std::int32_t> r = host_sum(x, 3);
+  EXPECT_EQ(r.exact, std::int64_t(std::numeric_limits<std::int32_t>::max()) + 6);
+  EXPECT_EQ(wrapped<std::int32_t>(r.exact), std::numeric_limits<std::int32_t>::min() + 5);
+  EXPECT_EQ(wrapped<std::int32_t>(-3), -3);
+}
+
+TEST(test_host_reference, float_sum_and_abs_sum) {
+  const float x[] = {1.5f, -2.25f, 0.125f};
+  const HostSum<float> r = host_sum(x, 3);
+  EXPECT_EQ(r.sum, -0.625L);
+  EXPECT_EQ(r.abs_sum, 3.875L);
+}
+
+TEST(test_host_reference, bound_accepts_rounding_rejects_a_missing_element) {
+  const std::uint64_t seed = 42, n = 1 << 16;
+  const auto v = random_values<float>(n, seed);
+  const HostSum<float> r = host_sum(v.data(), n);
+  float sequential = 0;
+  for (float x : v) sequential += x;  // depth n: the worst order
+  EXPECT_TRUE(check_float_sum(sequential, r.sum, r.abs_sum, n, n).ok) << "seed " << seed;
+  // A tree of depth 64 + n/4096 (the GPU's shape) rounds far less: dropping the largest element
+  // (|x| close to 1, against a bound of about 64 * 2^-24 * n/2 = 0.125) fails.
+  const std::uint64_t depth = summation_depth_bound(n, 4096);
+  std::uint64_t big = 0;
+  for (std::uint64_t i = 0; i < n; ++i)
+    if (std::fabs(v[i]) > std::fabs(v[big])) big = i;
+  const float missing_one = static_cast<float>(r.sum - v[big]);
+  EXPECT_FALSE(check_float_sum(missing_one, r.sum, r.abs_sum, n, depth).ok) << "seed " << seed;
+  EXPECT_TRUE(check_float_sum(static_cast<float>(r.sum), r.sum, r.abs_sum, n, depth).ok);
+  EXPECT_FALSE(check_float_sum(std::numeric_limits<float>::quiet_NaN(), r.sum, r.abs_sum, n, depth).ok);
+}
+
+TEST(test_host_reference, small_integer_ranges_keep_float_sums_exact) {
+  EXPECT_EQ(exact_integer_range<float>(1 << 20), 16);
+  EXPECT_EQ(exact_integer_range<float>(1 << 24), 1);
+  EXPECT_EQ(exact_integer_range<double>(1 << 26), 1 << 20);
+  const auto v = random_small_integers<float>(1000, 7, 16);
+  bool negative = false, positive = false;
+  for (float x : v) {
+    EXPECT_EQ(x, std::floor(x));
+    EXPECT_LE(std::fabs(x), 16.0f);
+    negative |= x < 0;
+    positive |= x > 0;
+  }
+  EXPECT_TRUE(negative && positive);
+}
+
+}  // namespace
+}  // namespace gpureduce

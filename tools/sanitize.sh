@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# compute-sanitizer memcheck, racecheck and synccheck over every rung and reference at small sizes
+# (the GPU suite's sanitizer_sizes test: one and several passes, partial tiles, a misaligned start).
+#   tools/sanitize.sh [BUILD_DIR]
+set -uo pipefail
+build=${1:-build}
+status=0
+for tool in memcheck racecheck synccheck; do
+  echo "== $tool"
+  if compute-sanitizer --tool "$tool" --error-exitcode 1 --print-limit 20 \
+      "$build/tests/test_gpu" --gtest_filter='*sanitizer_sizes*' --gtest_brief=1; then
+    echo "$tool: clean"
+  else
+    echo "$tool: ERRORS"
+    status=1
+  fi
+done
+exit $status
