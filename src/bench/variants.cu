@@ -42,9 +42,11 @@ void* VariantResources::scratch(std::size_t bytes) {
   if (bytes > scratch_.size()) {
     scratch_ = DeviceBuffer<unsigned char>();
     scratch_ = DeviceBuffer<unsigned char>(bytes);
-    GPUREDUCE_CUDA(cudaMemset(scratch_.get(), 0, bytes));
-    GPUREDUCE_CUDA(cudaDeviceSynchronize());
   }
+  // Zero every time: the slices move with n and block, so r9's counter may land on bytes another
+  // rung used as a partial-sum buffer.
+  if (bytes) GPUREDUCE_CUDA(cudaMemset(scratch_.get(), 0, bytes));
+  GPUREDUCE_CUDA(cudaDeviceSynchronize());
   return scratch_.get();
 }
 

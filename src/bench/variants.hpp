@@ -34,8 +34,9 @@ class VariantResources {
   VariantResources& operator=(const VariantResources&) = delete;
 
   const DeviceInfo& device() const { return device_; }
-  // Grows the scratch buffer to at least `bytes`, zero-filled; synchronises the device. Variants
-  // take disjoint slices of it, so a rung that relies on zeroed workspace (r9) keeps it zero.
+  // The scratch buffer, grown to at least `bytes` and zero-filled; synchronises the device.
+  // Variants take disjoint slices of it, so a rung that relies on zeroed workspace (r9) finds it
+  // zero and keeps it so.
   void* scratch(std::size_t bytes);
   void* cublas() const { return cublas_; }
 
