@@ -19,12 +19,20 @@ def main():
     series = {}
     for row in data["rows"]:
         series.setdefault(row["variant"], []).append((row["n"], row["gbps"]))
-    fig, ax = plt.subplots(figsize=(10, 6))
-    for i, (name, pts) in enumerate(series.items()):
-        pts.sort()
+    times = {}
+    for row in data["rows"]:
+        times.setdefault(row["variant"], []).append((row["n"], row["median_ms"] * 1e3))
+    fig, (ax, ax_t) = plt.subplots(1, 2, figsize=(15, 6))
+    for i, name in enumerate(series):
         style = "-" if name.startswith("r") else "--"
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", ms=3, label=name,
-                color=plt.cm.tab20(i % 20))
+        for a, pts in ((ax, sorted(series[name])), (ax_t, sorted(times[name]))):
+            a.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", ms=3, label=name,
+                   color=plt.cm.tab20(i % 20))
+    ax_t.set_xscale("log", base=2)
+    ax_t.set_yscale("log")
+    ax_t.set_xlabel("n (elements)")
+    ax_t.set_ylabel("median time (us), log scale")
+    ax_t.grid(True, which="both", alpha=0.3)
     peak = data["device"]["measured_read_gbps"]
     ax.axhline(peak, color="black", lw=0.8, ls=":", label=f"measured read ceiling {peak:.0f} GB/s")
     ax.set_xscale("log", base=2)
