@@ -5,7 +5,7 @@
 // block barrier, the other warps are free to exit. The seeds rely on `volatile` and implicit
 // lock-step execution; since Volta, lanes of a warp may be scheduled independently, so a lane can
 // read sdata[t + 16] before lane t + 16 has written it. Each step therefore reads, syncs the warp,
-// writes, and syncs again (racecheck reports the seeds' version). Needs block >= 64.
+// writes, and syncs again. Needs block >= 64.
 #pragma once
 
 #include <gpureduce/ladder/launch_multipass.cuh>
