@@ -42,7 +42,7 @@ TimingStats GpuTimer::measure(const std::function<void(cudaStream_t)>& enqueue, 
     ms.push_back(t);
   }
   const auto [lo, hi] = std::minmax_element(ms.begin(), ms.end());
-  return {median(ms), *lo, *hi, reps};
+  return {median(ms), *lo, *hi};
 }
 
 }  // namespace gpureduce

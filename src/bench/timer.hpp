@@ -17,7 +17,6 @@ struct TimingStats {
   double median_ms;
   double min_ms;
   double max_ms;
-  int samples;
 };
 
 class GpuTimer {
