@@ -6,20 +6,26 @@
 
 namespace gpureduce {
 
-// Thread 0 returns the block's reduction. warp_partials: shared, >= 32 elements. A caller that
-// reuses warp_partials for a second reduction needs a __syncthreads() in between.
+// Thread 0 returns the block's reduction. warp_partials: shared, >= 32 elements; identity: the
+// operator's identity. A caller that reuses warp_partials for a second reduction needs a
+// __syncthreads() in between.
 template <class T, class Op>
-__device__ __forceinline__ T block_reduce(T v, Op op, T* warp_partials) {
+__device__ __forceinline__ T block_reduce(T v, Op op, T identity, T* warp_partials) {
   const unsigned lane = threadIdx.x % warp_threads;
   const unsigned warp = threadIdx.x / warp_threads;
   v = warp_reduce(v, op);
   if (lane == 0) warp_partials[warp] = v;
   __syncthreads();
   if (warp == 0) {
-    v = lane < blockDim.x / warp_threads ? warp_partials[lane] : Op::template identity<T>();
+    v = lane < blockDim.x / warp_threads ? warp_partials[lane] : identity;
     v = warp_reduce(v, op);
   }
   return v;
+}
+
+template <class T, class Op>
+__device__ __forceinline__ T block_reduce(T v, Op op, T* warp_partials) {
+  return block_reduce(v, op, op.template identity<T>(), warp_partials);
 }
 
 }  // namespace gpureduce

@@ -1,29 +1,294 @@
-// Reduction operators: a binary combine plus its identity. Host and device, so the CPU tests check
-// exactly what the kernels run.
+// Reduction operators. Each has a combine (operator()), an identity, and lift(), which turns one
+// loaded element (and its index) into an accumulator; the kernels use nothing else, so a user
+// operator is wrapped into the same shape (see UserOp). All host and device, so the CPU tests
+// check exactly what the kernels run.
+//
+// NaN (floating types): with NanPolicy::propagate (the default, as in PyTorch and NumPy) any NaN
+// makes min/max/minmax NaN and argmin/argmax return the first NaN's index; sum and product
+// propagate NaN by IEEE arithmetic. With NanPolicy::ignore, NaN elements are skipped (min/max as
+// CUB's and C's fmin/fmax; sums as numpy.nansum); only an input of nothing but NaN gives NaN
+// (argmin/argmax: the first NaN's index), and sum/product of it the identity.
 #pragma once
 
-#include <gpureduce/config.hpp>
+#include <gpureduce/thread/numeric.hpp>
+#include <gpureduce/thread/result_types.hpp>
 
+#include <cstdint>
 #include <type_traits>
 
 namespace gpureduce {
 
-// Sum. Integer sums wrap modulo 2^bits (the result CUB and Thrust give in practice); the addition is
-// done on the unsigned type so the wrap is defined behaviour rather than signed overflow.
+enum class NanPolicy : unsigned char { propagate, ignore };
+
+namespace detail {
+// Integer addition and multiplication wrap modulo 2^bits, done on the unsigned type so the wrap is
+// defined behaviour rather than signed overflow.
+template <class A>
+GPUREDUCE_HD constexpr A wrap_add(A a, A b) {
+  if constexpr (std::is_integral_v<A> && std::is_signed_v<A>) {
+    using U = std::make_unsigned_t<A>;
+    return static_cast<A>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+
+template <class A>
+GPUREDUCE_HD constexpr A wrap_mul(A a, A b) {
+  if constexpr (std::is_integral_v<A> && std::is_signed_v<A>) {
+    using U = std::make_unsigned_t<A>;
+    return static_cast<A>(static_cast<U>(a) * static_cast<U>(b));
+  } else if constexpr (std::is_integral_v<A> && sizeof(A) < sizeof(int)) {
+    return static_cast<A>(static_cast<unsigned>(a) * static_cast<unsigned>(b));  // no int promotion overflow
+  } else {
+    return a * b;
+  }
+}
+
+// The element as the accumulator, or `skip` when it is a NaN to ignore.
+template <class A, class V>
+GPUREDUCE_HD constexpr A lift_skipping_nan(V x, NanPolicy nan, A skip) {
+  if (nan == NanPolicy::ignore && is_nan(x)) return skip;
+  return convert<A>(x);
+}
+
+// Min (Less = true) or max of two values under a NaN policy; on equal values the first argument.
+template <bool Less, class A>
+GPUREDUCE_HD constexpr A pick(A a, A b, NanPolicy nan) {
+  if constexpr (is_floating_v<A>) {
+    if (is_nan(a)) return nan == NanPolicy::ignore ? b : a;
+    if (is_nan(b)) return nan == NanPolicy::ignore ? a : b;
+  }
+  if constexpr (Less) return b < a ? b : a;
+  else return a < b ? b : a;
+}
+}  // namespace detail
+
+// Sum. Integer sums wrap modulo 2^bits of the accumulator (see accumulator.hpp for its width).
 struct Sum {
-  template <class T>
-  GPUREDUCE_HD static constexpr T identity() {
-    return T(0);
+  NanPolicy nan = NanPolicy::propagate;
+
+  template <class A>
+  GPUREDUCE_HD static constexpr A identity() {
+    return A(0);
+  }
+  template <class A>
+  GPUREDUCE_HD constexpr A operator()(A a, A b) const {
+    return detail::wrap_add(a, b);
+  }
+  template <class A, class V>
+  GPUREDUCE_HD constexpr A lift(V x, std::int64_t) const {
+    return detail::lift_skipping_nan<A>(x, nan, A(0));
+  }
+};
+
+struct Product {
+  NanPolicy nan = NanPolicy::propagate;
+
+  template <class A>
+  GPUREDUCE_HD static constexpr A identity() {
+    return A(1);
+  }
+  template <class A>
+  GPUREDUCE_HD constexpr A operator()(A a, A b) const {
+    return detail::wrap_mul(a, b);
+  }
+  template <class A, class V>
+  GPUREDUCE_HD constexpr A lift(V x, std::int64_t) const {
+    return detail::lift_skipping_nan<A>(x, nan, A(1));
+  }
+};
+
+struct Min {
+  NanPolicy nan = NanPolicy::propagate;
+
+  template <class A>
+  GPUREDUCE_HD static constexpr A identity() {
+    return highest<A>();
+  }
+  template <class A>
+  GPUREDUCE_HD constexpr A operator()(A a, A b) const {
+    return detail::pick<true>(a, b, nan);
+  }
+  template <class A, class V>
+  GPUREDUCE_HD constexpr A lift(V x, std::int64_t) const {
+    return convert<A>(x);
+  }
+};
+
+struct Max {
+  NanPolicy nan = NanPolicy::propagate;
+
+  template <class A>
+  GPUREDUCE_HD static constexpr A identity() {
+    return lowest<A>();
+  }
+  template <class A>
+  GPUREDUCE_HD constexpr A operator()(A a, A b) const {
+    return detail::pick<false>(a, b, nan);
+  }
+  template <class A, class V>
+  GPUREDUCE_HD constexpr A lift(V x, std::int64_t) const {
+    return convert<A>(x);
+  }
+};
+
+// Fused min and max in one pass. Accumulator MinMax<A>.
+struct MinMaxOp {
+  NanPolicy nan = NanPolicy::propagate;
+
+  template <class P>
+  GPUREDUCE_HD static constexpr P identity() {
+    using A = decltype(P::min);
+    return {highest<A>(), lowest<A>()};
+  }
+  template <class P>
+  GPUREDUCE_HD constexpr P operator()(P a, P b) const {
+    return {detail::pick<true>(a.min, b.min, nan), detail::pick<false>(a.max, b.max, nan)};
+  }
+  template <class P, class V>
+  GPUREDUCE_HD constexpr P lift(V x, std::int64_t) const {
+    using A = decltype(P::min);
+    const A v = convert<A>(x);
+    return {v, v};
+  }
+};
+
+namespace detail {
+// argmin (Less) / argmax: b replaces a when its value is strictly better, or equally good at a
+// smaller index. NaN counts as the best value under propagate and the worst under ignore.
+template <bool Less>
+struct ArgExtreme {
+  NanPolicy nan = NanPolicy::propagate;
+
+  template <class P>
+  GPUREDUCE_HD constexpr P identity() const {
+    using A = decltype(P::value);
+    constexpr std::int64_t no_index = highest<std::int64_t>();
+    if constexpr (is_floating_v<A>)
+      if (nan == NanPolicy::ignore) return {quiet_nan<A>(), no_index};
+    return {Less ? highest<A>() : lowest<A>(), no_index};
+  }
+  template <class P>
+  GPUREDUCE_HD constexpr P operator()(P a, P b) const {
+    return better(b, a) ? b : a;
+  }
+  template <class P, class V>
+  GPUREDUCE_HD constexpr P lift(V x, std::int64_t i) const {
+    return {convert<decltype(P::value)>(x), i};
   }
 
-  template <class T>
-  GPUREDUCE_HD constexpr T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    } else {
-      return a + b;
+ private:
+  template <class P>
+  GPUREDUCE_HD constexpr bool better(const P& b, const P& a) const {
+    if constexpr (is_floating_v<decltype(P::value)>) {
+      const bool bn = is_nan(b.value), an = is_nan(a.value);
+      if (bn != an) return nan == NanPolicy::propagate ? bn : an;
+      if (bn) return b.index < a.index;
     }
+    if (b.value != a.value) return Less ? b.value < a.value : a.value < b.value;
+    return b.index < a.index;
+  }
+};
+}  // namespace detail
+
+using ArgMin = detail::ArgExtreme<true>;
+using ArgMax = detail::ArgExtreme<false>;
+
+// Bitwise operators: integer types only (checked where the accumulator is chosen).
+struct BitAnd {
+  template <class A>
+  GPUREDUCE_HD static constexpr A identity() {
+    return static_cast<A>(~A(0));
+  }
+  template <class A>
+  GPUREDUCE_HD constexpr A operator()(A a, A b) const {
+    return static_cast<A>(a & b);
+  }
+  template <class A, class V>
+  GPUREDUCE_HD constexpr A lift(V x, std::int64_t) const {
+    return static_cast<A>(x);
+  }
+};
+
+struct BitOr {
+  template <class A>
+  GPUREDUCE_HD static constexpr A identity() {
+    return A(0);
+  }
+  template <class A>
+  GPUREDUCE_HD constexpr A operator()(A a, A b) const {
+    return static_cast<A>(a | b);
+  }
+  template <class A, class V>
+  GPUREDUCE_HD constexpr A lift(V x, std::int64_t) const {
+    return static_cast<A>(x);
+  }
+};
+
+struct BitXor {
+  template <class A>
+  GPUREDUCE_HD static constexpr A identity() {
+    return A(0);
+  }
+  template <class A>
+  GPUREDUCE_HD constexpr A operator()(A a, A b) const {
+    return static_cast<A>(a ^ b);
+  }
+  template <class A, class V>
+  GPUREDUCE_HD constexpr A lift(V x, std::int64_t) const {
+    return static_cast<A>(x);
+  }
+};
+
+// Logical all / any: an element is true when it is not zero (NaN is true, as in NumPy).
+// Accumulator bool.
+struct All {
+  template <class A>
+  GPUREDUCE_HD static constexpr A identity() {
+    return true;
+  }
+  template <class A>
+  GPUREDUCE_HD constexpr A operator()(A a, A b) const {
+    return a && b;
+  }
+  template <class A, class V>
+  GPUREDUCE_HD constexpr A lift(V x, std::int64_t) const {
+    return convert<compute_t<V>>(x) != compute_t<V>(0);
+  }
+};
+
+struct Any {
+  template <class A>
+  GPUREDUCE_HD static constexpr A identity() {
+    return false;
+  }
+  template <class A>
+  GPUREDUCE_HD constexpr A operator()(A a, A b) const {
+    return a || b;
+  }
+  template <class A, class V>
+  GPUREDUCE_HD constexpr A lift(V x, std::int64_t) const {
+    return convert<compute_t<V>>(x) != compute_t<V>(0);
+  }
+};
+
+// A caller's binary functor with the identity the caller gives, in the operator shape above. The
+// functor must be associative and commutative (the kernels combine in a fixed tree order that is
+// neither left-to-right nor the same for every n).
+template <class F, class A>
+struct UserOp {
+  F f;
+  A init;
+
+  template <class B>
+  GPUREDUCE_HD constexpr B identity() const {
+    return init;
+  }
+  GPUREDUCE_HD constexpr A operator()(A a, A b) const { return static_cast<A>(f(a, b)); }
+  template <class B, class V>
+  GPUREDUCE_HD constexpr B lift(V x, std::int64_t) const {
+    return convert<B>(x);
   }
 };
 

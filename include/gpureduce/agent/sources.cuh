@@ -1,0 +1,90 @@
+// What the kernels read: one array with an optional element-wise transform (reduce,
+// transform_reduce) or the element-wise product of two arrays (dot). A source loads one element by
+// index, or one 16-byte vector of the aligned body, and hands each value with its index to a sink.
+#pragma once
+
+#include <gpureduce/grid/vector_split.hpp>
+#include <gpureduce/thread/numeric.hpp>
+#include <gpureduce/thread/operators.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace gpureduce {
+
+template <class T>
+struct alignas(vector_bytes) Vector {
+  static constexpr unsigned size = vector_bytes / sizeof(T);
+  T v[size];
+};
+
+struct Identity {
+  template <class T>
+  GPUREDUCE_HD constexpr T operator()(T x) const {
+    return x;
+  }
+};
+
+template <class T, class Transform = Identity>
+struct ArraySource {
+  using element_type = T;
+  const T* data;
+  Transform transform;
+
+  GPUREDUCE_HD std::uintptr_t address() const { return reinterpret_cast<std::uintptr_t>(data); }
+  GPUREDUCE_HD VectorSplit split(std::uint64_t n) const { return VectorSplit::make(address(), n, sizeof(T)); }
+  template <class Sink>
+  __device__ __forceinline__ void load(std::uint64_t i, Sink&& sink) const {
+    sink(transform(data[i]), std::int64_t(i));
+  }
+  // The vector starting at element `first` (16-byte aligned).
+  __device__ __forceinline__ Vector<T> load_vector(std::uint64_t first) const {
+    return *reinterpret_cast<const Vector<T>*>(data + first);
+  }
+  template <class Sink>
+  __device__ __forceinline__ void consume_vector(const Vector<T>& x, std::uint64_t first, Sink&& sink) const {
+#pragma unroll
+    for (unsigned k = 0; k < Vector<T>::size; ++k) sink(transform(x.v[k]), std::int64_t(first + k));
+  }
+};
+
+// a[i] * b[i] in the accumulator type A. The split follows a; when b is misaligned against a
+// (addresses differ mod 16), b is read element by element.
+template <class T, class A>
+struct ProductSource {
+  using element_type = T;
+  const T* a;
+  const T* b;
+
+  GPUREDUCE_HD std::uintptr_t address() const { return reinterpret_cast<std::uintptr_t>(a); }
+  GPUREDUCE_HD VectorSplit split(std::uint64_t n) const { return VectorSplit::make(address(), n, sizeof(T)); }
+  GPUREDUCE_HD bool b_aligned_with_a() const {
+    return reinterpret_cast<std::uintptr_t>(a) % vector_bytes == reinterpret_cast<std::uintptr_t>(b) % vector_bytes;
+  }
+  template <class Sink>
+  __device__ __forceinline__ void load(std::uint64_t i, Sink&& sink) const {
+    sink(detail::wrap_mul(convert<A>(a[i]), convert<A>(b[i])), std::int64_t(i));
+  }
+  struct Pair {
+    Vector<T> a, b;
+  };
+  __device__ __forceinline__ Pair load_vector(std::uint64_t first) const {
+    Pair p;
+    p.a = *reinterpret_cast<const Vector<T>*>(a + first);
+    if (b_aligned_with_a()) {
+      p.b = *reinterpret_cast<const Vector<T>*>(b + first);
+    } else {
+#pragma unroll
+      for (unsigned k = 0; k < Vector<T>::size; ++k) p.b.v[k] = b[first + k];
+    }
+    return p;
+  }
+  template <class Sink>
+  __device__ __forceinline__ void consume_vector(const Pair& x, std::uint64_t first, Sink&& sink) const {
+#pragma unroll
+    for (unsigned k = 0; k < Vector<T>::size; ++k)
+      sink(detail::wrap_mul(convert<A>(x.a.v[k]), convert<A>(x.b.v[k])), std::int64_t(first + k));
+  }
+};
+
+}  // namespace gpureduce

@@ -1,0 +1,35 @@
+// The per-thread part of a reduction: one thread's share of the scalar head and tail, then its
+// share of the 16-byte vector body, Unroll vectors in flight before any is used.
+#pragma once
+
+#include <gpureduce/agent/sources.cuh>
+#include <gpureduce/grid/vector_split.hpp>
+
+#include <cstdint>
+
+namespace gpureduce {
+
+// Thread threadIdx.x of block `block` in a grid of `grid` blocks of BlockThreads. Returns the
+// accumulator of its elements combined into `acc`.
+template <unsigned BlockThreads, int Unroll, class A, class Source, class Op>
+__device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
+                                            std::uint64_t grid, Op op, A acc) {
+  using T = typename Source::element_type;
+  constexpr unsigned per_vec = Vector<T>::size;
+  auto sink = [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); };
+  for_each_scalar_edge(split, per_vec, block * BlockThreads + threadIdx.x, [&](std::uint64_t i) { src.load(i, sink); });
+  const std::uint64_t head = split.head;
+  VectorGrid<Unroll>{split.vectors, BlockThreads, grid}.for_each(
+      block, threadIdx.x,
+      [&](std::uint64_t v) {
+        decltype(src.load_vector(0)) x[Unroll];
+#pragma unroll
+        for (int k = 0; k < Unroll; ++k) x[k] = src.load_vector(head + (v + std::uint64_t(k) * BlockThreads) * per_vec);
+#pragma unroll
+        for (int k = 0; k < Unroll; ++k) src.consume_vector(x[k], head + (v + std::uint64_t(k) * BlockThreads) * per_vec, sink);
+      },
+      [&](std::uint64_t v) { src.consume_vector(src.load_vector(head + v * per_vec), head + v * per_vec, sink); });
+  return acc;
+}
+
+}  // namespace gpureduce

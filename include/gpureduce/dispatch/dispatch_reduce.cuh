@@ -1,0 +1,102 @@
+// From a validated call to one kernel launch: checks the arguments, picks the kernel and grid
+// (launch_plan.hpp, tuning_sm90.hpp), finds the workspace and launches on the caller's stream.
+// Nothing here synchronises.
+#pragma once
+
+#include <gpureduce/dispatch/launch_plan.hpp>
+#include <gpureduce/dispatch/tuning_sm90.hpp>
+#include <gpureduce/dispatch/workspace.hpp>
+#include <gpureduce/error.hpp>
+#include <gpureduce/kernel/reduce_kernels.cuh>
+#include <gpureduce/options.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace gpureduce::detail {
+
+// Device, managed and mapped pinned host memory qualify; pageable host memory does not.
+inline bool device_accessible(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky-free error the query leaves
+    return false;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ||
+         (a.type == cudaMemoryTypeHost && a.devicePointer != nullptr);
+}
+
+// Resident blocks of `kernel` on the current device, cached per kernel and device.
+template <auto Kernel, unsigned Threads>
+Status max_resident_blocks(int device, std::uint64_t* out) {
+  static std::mutex m;
+  static std::unordered_map<int, std::uint64_t> cache;
+  std::lock_guard lock(m);
+  if (const auto it = cache.find(device); it != cache.end()) {
+    *out = it->second;
+    return Status::ok();
+  }
+  int per_sm = 0, sms = 0;
+  if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, Threads, 0); e != cudaSuccess)
+    return Status::from_cuda(e);
+  if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
+    return Status::from_cuda(e);
+  *out = cache[device] = std::uint64_t(per_sm > 0 ? per_sm : 1) * std::uint64_t(sms);
+  return Status::ok();
+}
+
+template <class Source>
+Status check_source(const Source& src, std::uint64_t n) {
+  if constexpr (requires { src.data; }) {
+    if (n > 0 && src.data == nullptr) return Status::fail(Errc::null_pointer, "input pointer is null");
+    if (n > 0 && !device_accessible(src.data)) return Status::fail(Errc::not_device_memory, "input is not device memory");
+  } else {
+    if (n > 0 && (src.a == nullptr || src.b == nullptr)) return Status::fail(Errc::null_pointer, "input pointer is null");
+    if (n > 0 && (!device_accessible(src.a) || !device_accessible(src.b)))
+      return Status::fail(Errc::not_device_memory, "input is not device memory");
+  }
+  return Status::ok();
+}
+
+template <class A, class Out, class Source, class Op>
+Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cudaStream_t stream,
+                       const Options& opt) noexcept {
+  using T = typename Source::element_type;
+  constexpr ReduceTuning tuning = TuningSm90<sizeof(T)>::value;
+  constexpr auto grid = grid_kernel<tuning.grid_threads, tuning.grid_unroll, A, Out, Source, Op>;
+  constexpr auto single = single_block_kernel<tuning.single_threads, tuning.single_unroll, A, Out, Source, Op>;
+
+  try {
+    if (out == nullptr) return Status::fail(Errc::null_pointer, "result pointer is null");
+    if (n > std::uint64_t(INT64_MAX)) return Status::fail(Errc::invalid_argument, "count exceeds 2^63 - 1");
+    if (const Status s = check_source(src, n); !s) return s;
+    if (!device_accessible(out)) return Status::fail(Errc::not_device_memory, "result pointer is not device memory");
+    if (opt.workspace && opt.workspace_size < workspace_bytes)
+      return Status::fail(Errc::invalid_argument, "workspace smaller than gpureduce::workspace_bytes");
+
+    int device = 0;
+    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
+    std::uint64_t resident = 0;
+    if (const Status s = max_resident_blocks<grid, tuning.grid_threads>(device, &resident); !s) return s;
+    const LaunchPlan plan = plan_launch(n, src.address(), sizeof(T), tuning, resident, opt.force_blocks);
+    if (plan.single_block) {
+      single<<<1, tuning.single_threads, 0, stream>>>(src, n, out, op);
+    } else {
+      void* ws = opt.workspace;
+      if (!ws) {
+        unsigned char* slot = nullptr;
+        if (const Status s = WorkspacePool::for_device(device).slot(stream, &slot); !s) return s;
+        ws = slot + slot_result_bytes;
+      }
+      grid<<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op);
+    }
+    return Status::from_cuda(cudaGetLastError());
+  } catch (const std::bad_alloc&) {
+    return Status::fail(Errc::cuda_error, "host allocation failed");
+  } catch (const std::system_error&) {
+    return Status::fail(Errc::cuda_error, "host mutex failed");
+  }
+}
+
+}  // namespace gpureduce::detail

@@ -1,0 +1,90 @@
+// The workspace the grid kernel needs: a ticket counter that is zero between launches, then one
+// partial per block. The library keeps one slot per (device, stream): work on one stream runs in
+// order, so its reductions never overlap on their slot, and different streams (different host
+// threads included) never share one. Slots are allocated on a stream's first reduction, zero-filled
+// once, and kept (and reset to zero by each launch's last block) for the life of the process.
+//
+// Graph capture: a captured reduction keeps the slot of the stream it was captured on. Replaying
+// that graph while the same stream (or another replay of it) is reducing needs its own workspace
+// (Options::workspace).
+#pragma once
+
+#include <gpureduce/dispatch/launch_plan.hpp>
+#include <gpureduce/error.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace gpureduce {
+
+// Bytes of workspace one reduction needs (the caller-provided kind: zero-fill it once before its
+// first use; every completed reduction leaves it zero again).
+inline constexpr std::size_t workspace_bytes = 16 + max_grid_blocks * 16;
+
+namespace detail {
+
+// Slots hold a 32-byte result area for the *_sync calls, then the grid workspace.
+inline constexpr std::size_t slot_result_bytes = 32;
+inline constexpr std::size_t slot_bytes = (slot_result_bytes + workspace_bytes + 255) / 256 * 256;
+inline constexpr std::size_t slots_per_chunk = 16;
+
+class WorkspacePool {
+ public:
+  // Never destroyed: freeing device memory from a static destructor can run after the CUDA
+  // runtime has shut down.
+  static WorkspacePool& for_device(int device) {
+    static std::mutex m;
+    static std::unordered_map<int, WorkspacePool*> pools;
+    std::lock_guard lock(m);
+    auto& p = pools[device];
+    if (!p) p = new WorkspacePool();
+    return *p;
+  }
+
+  // The slot of `stream` on the current device (which owns the pool).
+  Status slot(cudaStream_t stream, unsigned char** out) {
+    unsigned long long id = 0;
+    if (const cudaError_t e = cudaStreamGetId(stream, &id); e != cudaSuccess) return Status::from_cuda(e);
+    std::lock_guard lock(m_);
+    if (const auto it = slots_.find(id); it != slots_.end()) {
+      *out = it->second;
+      return Status::ok();
+    }
+    if (free_.empty())
+      if (const Status s = grow(); !s) return s;
+    *out = free_.back();
+    free_.pop_back();
+    slots_.emplace(id, *out);
+    return Status::ok();
+  }
+
+ private:
+  // Allocating and zeroing must not join a graph the calling thread may be capturing: relaxed
+  // capture mode permits the allocation, and the zero-fill runs on a private stream.
+  Status grow() {
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    cudaThreadExchangeStreamCaptureMode(&mode);
+    unsigned char* chunk = nullptr;
+    cudaError_t e = cudaSuccess;
+    if (!zero_stream_) e = cudaStreamCreateWithFlags(&zero_stream_, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaMalloc(&chunk, slot_bytes * slots_per_chunk);
+    if (e == cudaSuccess) e = cudaMemsetAsync(chunk, 0, slot_bytes * slots_per_chunk, zero_stream_);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(zero_stream_);
+    cudaThreadExchangeStreamCaptureMode(&mode);
+    if (e != cudaSuccess) return Status::from_cuda(e);
+    for (std::size_t i = slots_per_chunk; i-- > 0;) free_.push_back(chunk + i * slot_bytes);
+    return Status::ok();
+  }
+
+  std::mutex m_;
+  std::unordered_map<unsigned long long, unsigned char*> slots_;
+  std::vector<unsigned char*> free_;
+  cudaStream_t zero_stream_ = nullptr;
+};
+
+}  // namespace detail
+}  // namespace gpureduce

@@ -1,0 +1,178 @@
+// The public API. Every call enqueues one kernel on `stream` and returns without synchronising;
+// the result is written to device memory (`out`). The *_sync calls are the exceptions, and say so:
+// they wait for the stream and return the value to the host.
+//
+//   gpureduce::sum(d_in, n, d_out, stream);                    // d_out: int64 for int32 input
+//   gpureduce::argmax(d_in, n, d_best, stream);                // IndexedValue<T>{value, index}
+//   gpureduce::max(d_in, n, d_out, stream, {.nan = gpureduce::NanPolicy::ignore});
+//   gpureduce::reduce(d_in, n, d_out, MyOp{}, identity, stream);   // any associative, commutative functor
+//   float s = gpureduce::sum_sync(d_half, n, stream);          // waits for the stream
+//
+// Errors throw gpureduce::error; try_reduce / try_transform_reduce / try_dot return a Status instead.
+#pragma once
+
+#include <gpureduce/dispatch/dispatch_reduce.cuh>
+#include <gpureduce/error.hpp>
+#include <gpureduce/options.hpp>
+#include <gpureduce/thread/accumulator.hpp>
+#include <gpureduce/thread/operators.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace gpureduce {
+
+namespace detail {
+template <class Op>
+concept has_identity = requires(const Op& op) { op.template identity<int>(); };
+
+template <class Op>
+inline constexpr bool is_arg_op_v = std::is_same_v<Op, ArgMin> || std::is_same_v<Op, ArgMax>;
+
+template <class Op>
+inline constexpr bool is_bitwise_op_v =
+    std::is_same_v<Op, BitAnd> || std::is_same_v<Op, BitOr> || std::is_same_v<Op, BitXor>;
+
+template <class AccT, class T, class Op>
+using chosen_accumulator_t = std::conditional_t<std::is_void_v<AccT>, accumulator_t<T, Op>, AccT>;
+
+// The built-in operators take their NaN policy from Options.
+template <class Op>
+Op with_options(Op op, const Options& opt) {
+  if constexpr (requires { op.nan; }) op.nan = opt.nan;
+  return op;
+}
+
+template <class T, class Op, class A, class Out>
+constexpr void check_types() {
+  static_assert(is_element_v<T>,
+                "gpureduce: elements must be an integer, floating-point, __half or __nv_bfloat16 type");
+  static_assert(has_identity<Op>,
+                "gpureduce: this operator has no identity; for your own functor call "
+                "reduce(in, n, out, op, identity, stream)");
+  static_assert(!is_bitwise_op_v<Op> || std::is_integral_v<T>, "gpureduce: bitwise and/or/xor need integer elements");
+  static_assert(std::is_trivially_copyable_v<A> && sizeof(A) <= 16 && alignof(A) <= 16,
+                "gpureduce: the accumulator must be trivially copyable and at most 16 bytes");
+  static_assert(requires(A a) { convert_result<Out>(a); },
+                "gpureduce: the accumulator type does not convert to the result pointer's type");
+}
+}  // namespace detail
+
+// Reduces in[0, n) with a built-in operator (Sum, Product, Min, Max, MinMaxOp, ArgMin, ArgMax,
+// BitAnd, BitOr, BitXor, All, Any) into *out. AccT overrides the accumulator (accumulator.hpp).
+template <class AccT = void, class T, class Out, class Op>
+Status try_reduce(const T* in, std::uint64_t n, Out* out, Op op, cudaStream_t stream = nullptr,
+                  const Options& opt = {}) noexcept {
+  using A = detail::chosen_accumulator_t<AccT, T, Op>;
+  detail::check_types<T, Op, A, Out>();
+  if constexpr (detail::is_arg_op_v<Op>)
+    if (n == 0) return Status::fail(Errc::empty_input, "argmin/argmax of an empty input has no index");
+  return detail::dispatch_reduce<A>(ArraySource<T>{in, {}}, n, out, detail::with_options(op, opt), stream, opt);
+}
+
+template <class AccT = void, class T, class Out, class Op>
+void reduce(const T* in, std::uint64_t n, Out* out, Op op, cudaStream_t stream = nullptr, const Options& opt = {}) {
+  throw_if_error(try_reduce<AccT>(in, n, out, op, stream, opt));
+}
+
+// A caller's functor f(a, b), associative and commutative, with its identity. The accumulator is
+// the identity's type unless AccT says otherwise.
+template <class AccT = void, class T, class Out, class F, class Init>
+  requires(!std::is_convertible_v<Init, cudaStream_t>)
+Status try_reduce(const T* in, std::uint64_t n, Out* out, F f, Init identity, cudaStream_t stream = nullptr,
+                  const Options& opt = {}) noexcept {
+  using A = std::conditional_t<std::is_void_v<AccT>, Init, AccT>;
+  static_assert(std::is_invocable_r_v<A, F, A, A>, "gpureduce: the functor must take two accumulators and return one");
+  using Op = UserOp<F, A>;
+  detail::check_types<T, Op, A, Out>();
+  return detail::dispatch_reduce<A>(ArraySource<T>{in, {}}, n, out, Op{f, static_cast<A>(identity)}, stream, opt);
+}
+
+template <class AccT = void, class T, class Out, class F, class Init>
+  requires(!std::is_convertible_v<Init, cudaStream_t>)
+void reduce(const T* in, std::uint64_t n, Out* out, F f, Init identity, cudaStream_t stream = nullptr,
+            const Options& opt = {}) {
+  throw_if_error(try_reduce<AccT>(in, n, out, f, identity, stream, opt));
+}
+
+// transform(x) applied to each element as it is loaded, then reduced with a built-in operator.
+template <class AccT = void, class T, class Out, class Transform, class Op>
+Status try_transform_reduce(const T* in, std::uint64_t n, Out* out, Transform transform, Op op,
+                            cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
+  using U = std::decay_t<std::invoke_result_t<Transform, T>>;
+  using A = detail::chosen_accumulator_t<AccT, U, Op>;
+  detail::check_types<U, Op, A, Out>();
+  if constexpr (detail::is_arg_op_v<Op>)
+    if (n == 0) return Status::fail(Errc::empty_input, "argmin/argmax of an empty input has no index");
+  return detail::dispatch_reduce<A>(ArraySource<T, Transform>{in, transform}, n, out, detail::with_options(op, opt),
+                                    stream, opt);
+}
+
+template <class AccT = void, class T, class Out, class Transform, class Op>
+void transform_reduce(const T* in, std::uint64_t n, Out* out, Transform transform, Op op,
+                      cudaStream_t stream = nullptr, const Options& opt = {}) {
+  throw_if_error(try_transform_reduce<AccT>(in, n, out, transform, op, stream, opt));
+}
+
+// sum a[i] * b[i], products formed in the accumulator type (the sum's: int64 for int32, float for
+// half, ...).
+template <class AccT = void, class T, class Out>
+Status try_dot(const T* a, const T* b, std::uint64_t n, Out* out, cudaStream_t stream = nullptr,
+               const Options& opt = {}) noexcept {
+  using A = detail::chosen_accumulator_t<AccT, T, Sum>;
+  detail::check_types<T, Sum, A, Out>();
+  return detail::dispatch_reduce<A>(ProductSource<T, A>{a, b}, n, out, detail::with_options(Sum{}, opt), stream, opt);
+}
+
+template <class AccT = void, class T, class Out>
+void dot(const T* a, const T* b, std::uint64_t n, Out* out, cudaStream_t stream = nullptr, const Options& opt = {}) {
+  throw_if_error(try_dot<AccT>(a, b, n, out, stream, opt));
+}
+
+// The named operators. Out may be any type the accumulator converts to (result_t<T, Op> keeps the
+// full accumulator; a narrower type rounds once, at the end).
+#define GPUREDUCE_NAMED(name, Op)                                                                         \
+  template <class AccT = void, class T, class Out>                                                        \
+  void name(const T* in, std::uint64_t n, Out* out, cudaStream_t stream = nullptr, const Options& opt = {}) { \
+    reduce<AccT>(in, n, out, Op{}, stream, opt);                                                          \
+  }
+GPUREDUCE_NAMED(sum, Sum)
+GPUREDUCE_NAMED(product, Product)
+GPUREDUCE_NAMED(min, Min)
+GPUREDUCE_NAMED(max, Max)
+GPUREDUCE_NAMED(minmax, MinMaxOp)
+GPUREDUCE_NAMED(argmin, ArgMin)
+GPUREDUCE_NAMED(argmax, ArgMax)
+GPUREDUCE_NAMED(bit_and, BitAnd)
+GPUREDUCE_NAMED(bit_or, BitOr)
+GPUREDUCE_NAMED(bit_xor, BitXor)
+GPUREDUCE_NAMED(all, All)
+GPUREDUCE_NAMED(any, Any)
+#undef GPUREDUCE_NAMED
+
+// Reduces, then waits for `stream` and returns the result to the host (through the stream's own
+// small result buffer in the library workspace).
+template <class AccT = void, class T, class Op>
+auto reduce_sync(const T* in, std::uint64_t n, Op op, cudaStream_t stream = nullptr, const Options& opt = {}) {
+  using R = std::conditional_t<std::is_void_v<AccT>, result_t<T, Op>, AccT>;
+  static_assert(sizeof(R) <= detail::slot_result_bytes);
+  int device = 0;
+  throw_if_error(Status::from_cuda(cudaGetDevice(&device)));
+  unsigned char* slot = nullptr;
+  throw_if_error(detail::WorkspacePool::for_device(device).slot(stream, &slot));
+  R* d_result = reinterpret_cast<R*>(slot);
+  reduce<AccT>(in, n, d_result, op, stream, opt);
+  R result;
+  throw_if_error(Status::from_cuda(cudaMemcpyAsync(&result, d_result, sizeof(R), cudaMemcpyDeviceToHost, stream)));
+  throw_if_error(Status::from_cuda(cudaStreamSynchronize(stream)));
+  return result;
+}
+
+template <class AccT = void, class T>
+auto sum_sync(const T* in, std::uint64_t n, cudaStream_t stream = nullptr, const Options& opt = {}) {
+  return reduce_sync<AccT>(in, n, Sum{}, stream, opt);
+}
+
+}  // namespace gpureduce

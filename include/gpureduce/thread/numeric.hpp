@@ -1,0 +1,73 @@
+// Element-type facts every layer needs, host and device: which types are floating point (the two
+// 16-bit formats included), NaN tests, the extreme values used as identities, and conversions
+// between element and accumulator types.
+#pragma once
+
+#include <gpureduce/config.hpp>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace gpureduce {
+
+template <class T>
+inline constexpr bool is_half_v = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+
+template <class T>
+inline constexpr bool is_floating_v = std::is_floating_point_v<T> || is_half_v<T>;
+
+// The element types the library reduces (the list; bool for all/any results).
+template <class T>
+inline constexpr bool is_element_v =
+    (std::is_arithmetic_v<T> && !std::is_same_v<T, char> && !std::is_same_v<T, long double>) || is_half_v<T>;
+
+// Half and bfloat16 are compared and accumulated in float (exact: float holds every value of both).
+template <class T>
+using compute_t = std::conditional_t<is_half_v<T>, float, T>;
+
+template <class T>
+GPUREDUCE_HD constexpr bool is_nan(T x) {
+  if constexpr (is_half_v<T>) return is_nan(static_cast<float>(x));
+  else if constexpr (std::is_floating_point_v<T>) return x != x;
+  else return false;
+}
+
+// +infinity for floating types, the largest value for integers.
+template <class T>
+GPUREDUCE_HD constexpr T highest() {
+  if constexpr (std::is_same_v<T, float>) return __builtin_huge_valf();
+  else if constexpr (std::is_same_v<T, double>) return __builtin_huge_val();
+  else if constexpr (std::is_same_v<T, bool>) return true;
+  else if constexpr (std::is_signed_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(~0ull) >> 1);
+  else return static_cast<T>(~0ull);
+}
+
+// -infinity for floating types, the smallest value for integers.
+template <class T>
+GPUREDUCE_HD constexpr T lowest() {
+  if constexpr (std::is_floating_point_v<T>) return -highest<T>();
+  else if constexpr (std::is_signed_v<T>) return static_cast<T>(-highest<T>() - 1);
+  else return T(0);
+}
+
+template <class T>
+GPUREDUCE_HD constexpr T quiet_nan() {
+  if constexpr (std::is_same_v<T, float>) return __builtin_nanf("");
+  else return __builtin_nan("");
+}
+
+// Value conversion between element, accumulator and output types. The 16-bit formats go through
+// float; float to half/bfloat16 rounds to nearest even.
+template <class To, class From>
+GPUREDUCE_HD constexpr To convert(From x) {
+  if constexpr (std::is_same_v<To, From>) return x;
+  else if constexpr (is_half_v<From>) return convert<To>(static_cast<float>(x));
+  else if constexpr (std::is_same_v<To, __half>) return __float2half_rn(static_cast<float>(x));
+  else if constexpr (std::is_same_v<To, __nv_bfloat16>) return __float2bfloat16_rn(static_cast<float>(x));
+  else return static_cast<To>(x);
+}
+
+}  // namespace gpureduce
