@@ -1,5 +1,6 @@
 #include "variants.hpp"
 
+#include <gpureduce/gpureduce.cuh>
 #include <gpureduce/ladder/registry.hpp>
 
 #include <cub/device/device_reduce.cuh>
@@ -80,6 +81,12 @@ std::vector<Variant<T>> make_variants(VariantResources& res, unsigned block, std
                    return launch(in, m, out, c);
                  }});
   }
+  // The production path through its public API (accumulating in T, as the rungs do).
+  v.push_back({"gpureduce", "production: gpureduce::sum", false, false,
+               [](const T* in, std::uint64_t m, T* out, T*, cudaStream_t s) {
+                 const Status st = try_reduce<T>(in, m, out, Sum{}, s);
+                 return st ? cudaSuccess : (st.cuda != cudaSuccess ? st.cuda : cudaErrorInvalidValue);
+               }});
   void* cub_temp = base + cub_offset;
   v.push_back({"cub", "cub::DeviceReduce::Sum", false, false,
                [cub_temp, cub_bytes](const T* in, std::uint64_t m, T* out, T*, cudaStream_t s) {

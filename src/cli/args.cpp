@@ -11,7 +11,8 @@ const char* const usage =
     "usage: gpureduce <command> [options]\n"
     "\n"
     "commands:\n"
-    "  ladder    run the reduction ladder (rungs r0..r9 and CUB, Thrust, cuBLAS) and print a table\n"
+    "  ladder    run the reduction ladder (rungs r0..r9, the production path, CUB, Thrust, cuBLAS)\n"
+    "  bench     the production path against CUB: every type x operator x size, same run\n"
     "\n"
     "ladder options:\n"
     "  --n N                  elements (decimal or 2^k; default 2^24)\n"
@@ -21,6 +22,15 @@ const char* const usage =
     "  --sweep                every n = 2^10 .. 2^28 instead of --n\n"
     "  --json FILE            also write the results as JSON\n"
     "  --seed S               input data seed\n"
+    "\n"
+    "bench options:\n"
+    "  --types T,T,...        of int8 int32 int64 float32 float64 float16 bfloat16 (default all)\n"
+    "  --ops OP,OP,...        of sum max argmax (default all)\n"
+    "  --n N[,N...]           sizes (default 2^10 .. 2^30 in x4 steps, up to 40% of device memory)\n"
+    "  --reps R               timed samples per row (default 20)\n"
+    "  --force-blocks K       1: the one-block kernel, K > 1: a grid of K blocks (default: tuned)\n"
+    "  --json FILE, --seed S  as for ladder\n"
+    "\n"
     "  -h, --help             this message\n"
     "\n"
     "exit status: 0 ok, 1 runtime error (no GPU, CUDA error, wrong result), 2 bad arguments\n";
@@ -46,6 +56,83 @@ std::optional<std::uint64_t> parse_count(const std::string& s) {
   return parse_unsigned<std::uint64_t>(s);
 }
 
+std::vector<std::uint64_t> bench_sizes() {
+  std::vector<std::uint64_t> v;
+  for (int k = 10; k <= 30; k += 2) v.push_back(std::uint64_t(1) << k);
+  return v;
+}
+
+namespace {
+
+// Comma-separated values, each parsed by `one`; nullopt if any is invalid.
+template <class V, class F>
+std::optional<std::vector<V>> parse_list(const std::string& s, F&& one) {
+  std::vector<V> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = s.find(',', start);
+    const auto v = one(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+    if (end == std::string::npos) return out;
+    start = end + 1;
+  }
+}
+
+Parsed parse_bench(const std::vector<std::string>& args) {
+  Parsed r;
+  r.command = Parsed::Command::bench;
+  BenchArgs& a = r.bench;
+  auto fail = [&](std::string msg) {
+    r.error = std::move(msg);
+    return r;
+  };
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& opt = args[i];
+    if (opt == "-h" || opt == "--help") {
+      r.command = Parsed::Command::help;
+      return r;
+    }
+    if (opt != "--types" && opt != "--ops" && opt != "--n" && opt != "--reps" && opt != "--json" && opt != "--seed" &&
+        opt != "--force-blocks")
+      return fail("unknown option '" + opt + "' (try --help)");
+    if (i + 1 >= args.size()) return fail("option " + opt + " needs a value");
+    const std::string& val = args[++i];
+    if (opt == "--types") {
+      const auto t = parse_list<ElemType>(val, [](const std::string& x) { return parse_elem_type(x); });
+      if (!t) return fail("--types: '" + val + "' is not a list of int8, int32, int64, float32, float64, float16, bfloat16");
+      a.types = *t;
+    } else if (opt == "--ops") {
+      const auto o = parse_list<BenchOp>(val, [](const std::string& x) { return parse_bench_op(x); });
+      if (!o) return fail("--ops: '" + val + "' is not a list of sum, max, argmax");
+      a.ops = *o;
+    } else if (opt == "--n") {
+      const auto n = parse_list<std::uint64_t>(val, [](const std::string& x) { return parse_count(x); });
+      if (!n) return fail("--n: '" + val + "' is not a list of counts (decimal or 2^k)");
+      a.sizes = *n;
+    } else if (opt == "--reps") {
+      const auto k = parse_unsigned<int>(val);
+      if (!k || *k < 1 || *k > 100000) return fail("--reps: '" + val + "' is not a whole number in 1..100000");
+      a.reps = *k;
+    } else if (opt == "--json") {
+      if (val.empty()) return fail("--json: empty file name");
+      a.json = val;
+    } else if (opt == "--seed") {
+      const auto s = parse_unsigned<std::uint64_t>(val);
+      if (!s) return fail("--seed: '" + val + "' is not a whole number");
+      a.seed = *s;
+    } else {
+      const auto k = parse_unsigned<std::uint64_t>(val);
+      if (!k) return fail("--force-blocks: '" + val + "' is not a whole number");
+      a.force_blocks = *k;
+    }
+  }
+  if (a.sizes.empty()) a.sizes = bench_sizes();
+  return r;
+}
+
+}  // namespace
+
 std::vector<std::uint64_t> sweep_sizes() {
   std::vector<std::uint64_t> v;
   for (int k = 10; k <= 28; ++k) v.push_back(std::uint64_t(1) << k);
@@ -60,6 +147,7 @@ Parsed parse(const std::vector<std::string>& args) {
   };
   if (args.empty()) return fail("missing command (try --help)");
   if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") return r;
+  if (args[0] == "bench") return parse_bench(args);
   if (args[0] != "ladder") return fail("unknown command '" + args[0] + "' (try --help)");
   r.command = Parsed::Command::ladder;
   LadderArgs& a = r.ladder;

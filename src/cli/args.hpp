@@ -1,6 +1,7 @@
 // Command-line parsing for `gpureduce`, kept free of CUDA so the CPU tests cover every error path.
 #pragma once
 
+#include "../common/elem_type.hpp"
 #include "../common/dtype.hpp"
 
 #include <cstdint>
@@ -24,9 +25,20 @@ struct LadderArgs {
   std::uint64_t seed = 20261121;
 };
 
+struct BenchArgs {
+  std::vector<ElemType> types{std::begin(all_elem_types), std::end(all_elem_types)};
+  std::vector<BenchOp> ops{std::begin(all_bench_ops), std::end(all_bench_ops)};
+  std::vector<std::uint64_t> sizes;  // default: bench_sizes()
+  int reps = 20;
+  std::string json;
+  std::uint64_t seed = 20261121;
+  std::uint64_t force_blocks = 0;
+};
+
 struct Parsed {
-  enum class Command { help, ladder } command = Command::help;
+  enum class Command { help, ladder, bench } command = Command::help;
   LadderArgs ladder;
+  BenchArgs bench;
   std::string error;  // non-empty: a one-line message, exit with exit_usage
 };
 
@@ -36,6 +48,7 @@ Parsed parse(const std::vector<std::string>& args);  // args without the program
 std::optional<std::uint64_t> parse_count(const std::string& s);
 
 std::vector<std::uint64_t> sweep_sizes();  // 2^10 .. 2^28
+std::vector<std::uint64_t> bench_sizes();  // 2^10 .. 2^30 in x4 steps
 
 extern const char* const usage;
 

@@ -16,7 +16,18 @@ std::uint64_t read_probe_bytes(const DeviceInfo& d) {
   return std::min<std::uint64_t>(std::uint64_t(1) << 30, d.global_mem_bytes / 4);
 }
 
-int run_ladder_command(const LadderArgs& args) {
+template <class Json>
+bool write_json_file(const std::string& path, Json&& write) {
+  if (path.empty()) return true;
+  std::ofstream f(path);
+  write(f);
+  if (!f) std::cerr << "gpureduce: error: cannot write " << path << "\n";
+  return bool(f);
+}
+
+// The GPU, a stream and timer on it, and the measured read ceiling; then body(info, timer).
+template <class Body>
+int with_device(Body&& body) {
   std::string why;
   const auto device = query_device(why);
   if (!device) {
@@ -28,27 +39,43 @@ int run_ladder_command(const LadderArgs& args) {
   GpuTimer timer(stream, device->l2_bytes);
   const RunInfo info{*device, measure_read_gbps(timer, read_probe_bytes(*device), 20), build_commit(), utc_now_iso8601()};
   print_header(std::cout, info);
-
-  LadderRun run{args.type, args.sweep ? sweep_sizes() : std::vector<std::uint64_t>{args.n}, args.block, args.reps,
-                args.seed};
-  const auto rows = run_ladder(*device, info.measured_read_gbps, timer, run, [&](std::size_t done, std::size_t total, std::uint64_t n) {
-    if (!args.sweep) return;
-    if (done < total) std::cerr << "\r[" << done + 1 << "/" << total << "] n = " << n << "          " << std::flush;
-    else std::cerr << "\r[" << total << "/" << total << "] done                    \n";
-  });
-  print_table(std::cout, args, rows);
-  if (!args.json.empty()) {
-    std::ofstream f(args.json);
-    write_json(f, info, args, rows);
-    if (!f) {
-      std::cerr << "gpureduce: error: cannot write " << args.json << "\n";
-      return exit_runtime_error;
-    }
-  }
-  const bool all_verified = std::all_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.verified; });
-  if (!all_verified) std::cerr << "gpureduce: error: some results did not verify (rows marked NO)\n";
+  const int rc = body(info, timer);
   cudaStreamDestroy(stream);
-  return all_verified ? exit_ok : exit_runtime_error;
+  return rc;
+}
+
+int run_bench_command(const BenchArgs& args) {
+  return with_device([&](const RunInfo& info, GpuTimer& timer) {
+    const ProductionRun run{args.types, args.ops, args.sizes, args.reps, args.seed, args.force_blocks};
+    const auto rows = run_production(info.device, timer, run, [](std::size_t done, std::size_t total) {
+      if (done < total) std::cerr << "\r[" << done + 1 << "/" << total << "]     " << std::flush;
+      else std::cerr << "\r[" << total << "/" << total << "] done\n";
+    });
+    print_bench_table(std::cout, info, args, rows);
+    if (!write_json_file(args.json, [&](std::ostream& f) { write_bench_json(f, info, args, rows); }))
+      return exit_runtime_error;
+    const bool ok = std::all_of(rows.begin(), rows.end(), [](const ProductionRow& r) { return r.verified; });
+    if (!ok) std::cerr << "gpureduce: error: some results disagree with CUB (rows marked NO)\n";
+    return ok ? exit_ok : exit_runtime_error;
+  });
+}
+
+int run_ladder_command(const LadderArgs& args) {
+  return with_device([&](const RunInfo& info, GpuTimer& timer) {
+    const LadderRun run{args.type, args.sweep ? sweep_sizes() : std::vector<std::uint64_t>{args.n}, args.block,
+                        args.reps, args.seed};
+    const auto rows =
+        run_ladder(info.device, info.measured_read_gbps, timer, run, [&](std::size_t done, std::size_t total, std::uint64_t n) {
+          if (!args.sweep) return;
+          if (done < total) std::cerr << "\r[" << done + 1 << "/" << total << "] n = " << n << "          " << std::flush;
+          else std::cerr << "\r[" << total << "/" << total << "] done                    \n";
+        });
+    print_table(std::cout, args, rows);
+    if (!write_json_file(args.json, [&](std::ostream& f) { write_json(f, info, args, rows); })) return exit_runtime_error;
+    const bool ok = std::all_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.verified; });
+    if (!ok) std::cerr << "gpureduce: error: some results did not verify (rows marked NO)\n";
+    return ok ? exit_ok : exit_runtime_error;
+  });
 }
 
 }  // namespace
@@ -66,7 +93,7 @@ int main(int argc, char** argv) {
     return exit_ok;
   }
   try {
-    return run_ladder_command(p.ladder);
+    return p.command == Parsed::Command::bench ? run_bench_command(p.bench) : run_ladder_command(p.ladder);
   } catch (const std::exception& e) {
     std::cerr << "gpureduce: error: " << e.what() << "\n";
     return exit_runtime_error;

@@ -26,6 +26,22 @@ std::string size_label(std::uint64_t n) {
   return s;
 }
 
+constexpr const char* timing_method =
+    "CUDA events, 3 warm-up runs, median of reps, L2 flushed (memset of 2x L2) before each sample";
+
+// Opens the top-level object and writes what identifies the run.
+void write_run_fields(JsonWriter& w, const RunInfo& info, const char* tool) {
+  const DeviceInfo& d = info.device;
+  w.begin_object();
+  w.field("tool", tool);
+  w.key("device").begin_object();
+  w.field("name", d.name).field("sm_count", d.sm_count).field("l2_bytes", d.l2_bytes);
+  w.field("driver", d.driver).field("cuda_driver_api", d.cuda_driver_api);
+  w.field("theoretical_gbps", d.theoretical_gbps).field("measured_read_gbps", info.measured_read_gbps);
+  w.end_object();
+  w.field("commit", info.commit).field("date", info.date);
+}
+
 }  // namespace
 
 std::string utc_now_iso8601() {
@@ -76,18 +92,10 @@ void print_table(std::ostream& os, const LadderArgs& args, const std::vector<Ben
 
 void write_json(std::ostream& os, const RunInfo& info, const LadderArgs& args, const std::vector<BenchRow>& rows) {
   JsonWriter w(os);
-  const DeviceInfo& d = info.device;
-  w.begin_object();
-  w.field("tool", "gpureduce ladder");
-  w.key("device").begin_object();
-  w.field("name", d.name).field("sm_count", d.sm_count).field("l2_bytes", d.l2_bytes);
-  w.field("driver", d.driver).field("cuda_driver_api", d.cuda_driver_api);
-  w.field("theoretical_gbps", d.theoretical_gbps).field("measured_read_gbps", info.measured_read_gbps);
-  w.end_object();
-  w.field("commit", info.commit).field("date", info.date);
+  write_run_fields(w, info, "gpureduce ladder");
   w.key("config").begin_object();
   w.field("block", int(args.block)).field("reps", args.reps).field("seed", args.seed).field("sweep", args.sweep);
-  w.field("timing", "CUDA events, 3 warm-up runs, median of reps, L2 flushed (memset of 2x L2) before each sample");
+  w.field("timing", timing_method);
   w.field("data", "uniform non-negative (int32: 0..1000, float: [0,1)), so cuBLAS asum equals the sum");
   w.end_object();
   w.key("rows").begin_array();
@@ -97,6 +105,51 @@ void write_json(std::ostream& os, const RunInfo& info, const LadderArgs& args, c
     w.field("n", r.n).field("median_ms", r.time.median_ms).field("min_ms", r.time.min_ms).field("max_ms", r.time.max_ms);
     w.field("gbps", r.gbps).field("pct_peak", r.pct_peak).field("verified", r.verified);
     w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  os << "\n";
+}
+
+void print_bench_table(std::ostream& os, const RunInfo& info, const BenchArgs& args,
+                       const std::vector<ProductionRow>& rows) {
+  const double peak = info.measured_read_gbps;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ProductionRow& r = rows[i];
+    if (i == 0 || rows[i - 1].op != r.op || rows[i - 1].type != r.type)
+      os << "\n" << elem_type_name(r.type) << " " << bench_op_name(r.op) << ", median of " << args.reps
+         << " samples, L2 flushed before each\n\n"
+         << "| n | gpureduce (us) | CUB (us) | speed-up | gpureduce GB/s | % ceiling | CUB GB/s | verified |\n"
+         << "|---|---:|---:|---:|---:|---:|---:|---|\n";
+    os << "| " << size_label(r.n) << " | " << fmt("%.1f", r.ours.median_ms * 1e3) << " | "
+       << fmt("%.1f", r.cub.median_ms * 1e3) << " | " << fmt("%.2fx", r.cub.median_ms / r.ours.median_ms) << " | "
+       << fmt("%.0f", r.ours_gbps) << " | " << fmt("%.1f", 100 * r.ours_gbps / peak) << " | " << fmt("%.0f", r.cub_gbps)
+       << " | " << (r.verified ? "yes" : "NO") << " |\n";
+  }
+}
+
+void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& args,
+                      const std::vector<ProductionRow>& rows) {
+  JsonWriter w(os);
+  write_run_fields(w, info, "gpureduce bench");
+  w.key("config").begin_object();
+  w.field("reps", args.reps).field("seed", args.seed).field("force_blocks", args.force_blocks);
+  w.field("timing", timing_method);
+  w.field("data", "device-generated hash: integers in [-100, 100], floating values in [-1, 1)");
+  w.field("verified", "gpureduce's result equals CUB's (sum of floats: within the summation error bound)");
+  w.end_object();
+  w.key("rows").begin_array();
+  const double peak = info.measured_read_gbps;
+  for (const ProductionRow& r : rows) {
+    for (const bool ours : {true, false}) {
+      const TimingStats& t = ours ? r.ours : r.cub;
+      const double gbps = ours ? r.ours_gbps : r.cub_gbps;
+      w.begin_object();
+      w.field("variant", ours ? "gpureduce" : "cub").field("type", elem_type_name(r.type)).field("op", bench_op_name(r.op));
+      w.field("n", r.n).field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms);
+      w.field("gbps", gbps).field("pct_peak", 100 * gbps / peak).field("verified", r.verified);
+      w.end_object();
+    }
   }
   w.end_array();
   w.end_object();

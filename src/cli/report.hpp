@@ -1,8 +1,9 @@
-// The ladder's outputs: the markdown table on stdout and the JSON results file.
+// The outputs of `ladder` and `bench`: markdown tables on stdout and the JSON results files.
 #pragma once
 
 #include "../bench/device_info.hpp"
 #include "../bench/ladder_bench.hpp"
+#include "../bench/production_bench.hpp"
 #include "args.hpp"
 
 #include <ostream>
@@ -21,6 +22,11 @@ struct RunInfo {
 void print_header(std::ostream& os, const RunInfo& info);
 void print_table(std::ostream& os, const LadderArgs& args, const std::vector<BenchRow>& rows);
 void write_json(std::ostream& os, const RunInfo& info, const LadderArgs& args, const std::vector<BenchRow>& rows);
+
+void print_bench_table(std::ostream& os, const RunInfo& info, const BenchArgs& args,
+                       const std::vector<ProductionRow>& rows);
+void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& args,
+                      const std::vector<ProductionRow>& rows);
 
 std::string utc_now_iso8601();
 std::string build_commit();  // $GPUREDUCE_COMMIT if set, else the commit recorded at configure time

@@ -1,13 +1,22 @@
-// The operators the kernels use, run on the host.
+// The operators, identities, accumulator rules and NaN policies the kernels use, run on the host.
+#include <gpureduce/thread/accumulator.hpp>
 #include <gpureduce/thread/operators.hpp>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
 
 namespace gpureduce {
 namespace {
+
+constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();
+constexpr float inf_f = std::numeric_limits<float>::infinity();
 
 TEST(test_thread_operators, sum_identity_and_values) {
   EXPECT_EQ(Sum::identity<std::int32_t>(), 0);
@@ -16,12 +25,135 @@ TEST(test_thread_operators, sum_identity_and_values) {
   EXPECT_EQ(Sum{}(0.5f, 0.25f), 0.75f);
 }
 
-TEST(test_thread_operators, signed_sum_wraps_modulo_2_pow_32) {
+TEST(test_thread_operators, signed_sum_and_product_wrap) {
   constexpr std::int32_t max = std::numeric_limits<std::int32_t>::max();
   constexpr std::int32_t min = std::numeric_limits<std::int32_t>::min();
   EXPECT_EQ(Sum{}(max, 1), min);
   EXPECT_EQ(Sum{}(min, -1), max);
   static_assert(Sum{}(max, 2) == min + 1, "wrap is defined, so usable in constant expressions");
+  static_assert(Product{}(std::int64_t(1) << 62, std::int64_t(4)) == 0);
+  static_assert(Product{}(std::uint16_t(65535), std::uint16_t(65535)) == 1);  // no int overflow on promotion
+}
+
+TEST(test_thread_operators, identities_are_neutral) {
+  std::mt19937 rng(1);
+  for (int k = 0; k < 100; ++k) {
+    const auto i = static_cast<std::int16_t>(rng());
+    EXPECT_EQ(Min{}(Min::identity<std::int16_t>(), i), i);
+    EXPECT_EQ(Max{}(Max::identity<std::int16_t>(), i), i);
+    EXPECT_EQ(BitAnd{}(BitAnd::identity<std::int16_t>(), i), i);
+    EXPECT_EQ(BitOr{}(BitOr::identity<std::int16_t>(), i), i);
+    EXPECT_EQ(BitXor{}(BitXor::identity<std::int16_t>(), i), i);
+    EXPECT_EQ(Product{}(Product::identity<std::int16_t>(), i), i);
+  }
+  EXPECT_EQ(Min::identity<float>(), inf_f);
+  EXPECT_EQ(Max::identity<double>(), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(Min::identity<std::uint8_t>(), 255);
+  EXPECT_EQ(Max::identity<std::int8_t>(), -128);
+  EXPECT_EQ(Min::identity<std::int64_t>(), std::numeric_limits<std::int64_t>::max());
+  EXPECT_TRUE(All::identity<bool>());
+  EXPECT_FALSE(Any::identity<bool>());
+}
+
+TEST(test_thread_operators, accumulator_rules) {
+  static_assert(std::is_same_v<accumulator_t<std::int8_t, Sum>, std::int64_t>);
+  static_assert(std::is_same_v<accumulator_t<std::int32_t, Sum>, std::int64_t>);
+  static_assert(std::is_same_v<accumulator_t<std::uint16_t, Product>, std::uint64_t>);
+  static_assert(std::is_same_v<accumulator_t<std::uint64_t, Sum>, std::uint64_t>);
+  static_assert(std::is_same_v<accumulator_t<__half, Sum>, float>);
+  static_assert(std::is_same_v<accumulator_t<__nv_bfloat16, Sum>, float>);
+  static_assert(std::is_same_v<accumulator_t<double, Sum>, double>);
+  static_assert(std::is_same_v<accumulator_t<std::int8_t, Max>, std::int8_t>);
+  static_assert(std::is_same_v<accumulator_t<__half, Min>, float>);
+  static_assert(std::is_same_v<result_t<__half, Min>, __half>);
+  static_assert(std::is_same_v<accumulator_t<__half, ArgMax>, IndexedValue<float>>);
+  static_assert(std::is_same_v<result_t<__half, ArgMax>, IndexedValue<__half>>);
+  static_assert(std::is_same_v<accumulator_t<float, All>, bool>);
+  static_assert(std::is_same_v<result_t<__nv_bfloat16, MinMaxOp>, MinMax<__nv_bfloat16>>);
+  SUCCEED();
+}
+
+TEST(test_thread_operators, conversions_round_half_once) {
+  EXPECT_EQ(convert<float>(__float2half_rn(0.1f)), __half2float(__float2half_rn(0.1f)));
+  const auto r = convert_result<IndexedValue<__half>>(IndexedValue<float>{2.5f, 7});
+  EXPECT_EQ(__half2float(r.value), 2.5f);
+  EXPECT_EQ(r.index, 7);
+  EXPECT_EQ(Sum{}.lift<float>(__float2bfloat16_rn(3.0f), 0), 3.0f);
+}
+
+TEST(test_thread_operators, nan_policies_of_min_and_max) {
+  const Min prop{}, ign{NanPolicy::ignore};
+  EXPECT_TRUE(std::isnan(prop(1.f, nan_f)));
+  EXPECT_TRUE(std::isnan(prop(nan_f, 1.f)));
+  EXPECT_EQ(ign(1.f, nan_f), 1.f);
+  EXPECT_EQ(ign(nan_f, 1.f), 1.f);
+  EXPECT_TRUE(std::isnan(ign(nan_f, nan_f)));
+  EXPECT_TRUE(std::isnan(Max{}(-inf_f, nan_f)));
+  const MinMaxOp mm{NanPolicy::ignore};
+  const auto r = mm(mm.lift<MinMax<float>>(nan_f, 0), mm.lift<MinMax<float>>(2.f, 1));
+  EXPECT_EQ(r.min, 2.f);
+  EXPECT_EQ(r.max, 2.f);
+}
+
+TEST(test_thread_operators, sum_ignore_skips_nan_on_load) {
+  const Sum ign{NanPolicy::ignore};
+  EXPECT_EQ(ign.lift<float>(nan_f, 0), 0.f);
+  EXPECT_EQ((Product{NanPolicy::ignore}.lift<double>(double(nan_f), 0)), 1.0);
+  EXPECT_TRUE(std::isnan(Sum{}.lift<float>(nan_f, 0)));
+}
+
+TEST(test_thread_operators, logical_all_any_treat_nan_as_true) {
+  EXPECT_TRUE(All{}.lift<bool>(nan_f, 0));
+  EXPECT_FALSE(Any{}.lift<bool>(-0.0f, 0));
+  EXPECT_TRUE(Any{}.lift<bool>(std::int8_t(-1), 0));
+}
+
+// Reduces values in a random tree order (shuffled, then pairs combined level by level, as the
+// kernels' shuffles and partials do) and checks the result does not depend on the order: argmin
+// and argmax must be commutative and associative even with ties and NaNs.
+template <class Op>
+IndexedValue<float> reduce_in_random_tree(const Op& op, const std::vector<float>& x, std::mt19937& rng) {
+  std::vector<IndexedValue<float>> v;
+  for (std::size_t i = 0; i < x.size(); ++i) v.push_back(op.template lift<IndexedValue<float>>(x[i], std::int64_t(i)));
+  std::shuffle(v.begin(), v.end(), rng);
+  v.push_back(op.template identity<IndexedValue<float>>());
+  while (v.size() > 1) {
+    std::vector<IndexedValue<float>> next;
+    for (std::size_t i = 0; i + 1 < v.size(); i += 2) next.push_back(rng() % 2 ? op(v[i], v[i + 1]) : op(v[i + 1], v[i]));
+    if (v.size() % 2) next.push_back(v.back());
+    v = next;
+  }
+  return v[0];
+}
+
+TEST(test_thread_operators, argmin_argmax_first_index_under_any_order) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<float> x(1 + rng() % 40);
+    for (auto& v : x) v = float(int(rng() % 5) - 2);                 // many ties
+    if (trial % 3 == 0) x[rng() % x.size()] = nan_f;                  // NaN somewhere
+    if (trial % 5 == 0) x[rng() % x.size()] = nan_f;
+    if (trial % 7 == 0) std::fill(x.begin(), x.end(), nan_f);         // all NaN
+    for (NanPolicy p : {NanPolicy::propagate, NanPolicy::ignore}) {
+      // Reference: first NaN when propagating (or all NaN), else first extreme.
+      std::int64_t first_nan = -1, lo = -1, hi = -1;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        if (std::isnan(x[i])) { if (first_nan < 0) first_nan = std::int64_t(i); continue; }
+        if (lo < 0 || x[i] < x[lo]) lo = std::int64_t(i);
+        if (hi < 0 || x[i] > x[hi]) hi = std::int64_t(i);
+      }
+      const bool nan_wins = first_nan >= 0 && (p == NanPolicy::propagate || lo < 0);
+      EXPECT_EQ(reduce_in_random_tree(ArgMin{p}, x, rng).index, nan_wins ? first_nan : lo) << trial;
+      EXPECT_EQ(reduce_in_random_tree(ArgMax{p}, x, rng).index, nan_wins ? first_nan : hi) << trial;
+    }
+  }
+}
+
+TEST(test_thread_operators, user_op_wraps_a_functor_and_identity) {
+  const auto op = UserOp<std::plus<int>, int>{{}, 10};
+  EXPECT_EQ(op.identity<int>(), 10);
+  EXPECT_EQ(op(2, 3), 5);
+  EXPECT_EQ(op.lift<int>(std::int8_t(-4), 0), -4);
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ class WorkspacePool {
     unsigned char* chunk = nullptr;
     cudaError_t e = cudaSuccess;
     if (!zero_stream_) e = cudaStreamCreateWithFlags(&zero_stream_, cudaStreamNonBlocking);
-    if (e == cudaSuccess) e = cudaMalloc(&chunk, slot_bytes * slots_per_chunk);
+    if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&chunk), slot_bytes * slots_per_chunk);
     if (e == cudaSuccess) e = cudaMemsetAsync(chunk, 0, slot_bytes * slots_per_chunk, zero_stream_);
     if (e == cudaSuccess) e = cudaStreamSynchronize(zero_stream_);
     cudaThreadExchangeStreamCaptureMode(&mode);

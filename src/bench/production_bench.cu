@@ -1,0 +1,176 @@
+#include "production_bench.hpp"
+
+#include "cuda_check.hpp"
+
+#include "../common/host_reference.hpp"
+
+#include <gpureduce/gpureduce.cuh>
+
+#include <cub/device/device_reduce.cuh>
+
+#include <algorithm>
+#include <cstring>
+
+namespace gpureduce {
+
+namespace {
+
+// Seeded hash data, generated on the device (host generation of 2^30 elements would dominate the
+// run): integers in [-100, 100], floating values in [-1, 1). Never constant, mixed signs.
+template <class T>
+__global__ void fill_kernel(T* x, std::uint64_t n, std::uint64_t seed) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::uint64_t(gridDim.x) * blockDim.x) {
+    std::uint64_t h = (i + seed) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
+    if constexpr (std::is_integral_v<T>) x[i] = static_cast<T>(int(h % 201) - 100);
+    else x[i] = convert<T>(float(double(h >> 11) * 0x1.0p-52 - 1.0));
+  }
+}
+
+template <class T>
+struct Tag {
+  using type = T;
+};
+
+template <class F>
+void with_type(ElemType t, F&& f) {
+  switch (t) {
+    case ElemType::int8: return f(Tag<std::int8_t>{});
+    case ElemType::int32: return f(Tag<std::int32_t>{});
+    case ElemType::int64: return f(Tag<std::int64_t>{});
+    case ElemType::float32: return f(Tag<float>{});
+    case ElemType::float64: return f(Tag<double>{});
+    case ElemType::float16: return f(Tag<__half>{});
+    case ElemType::bfloat16: return f(Tag<__nv_bfloat16>{});
+  }
+}
+
+template <class V>
+V copy_to_host(const V* d) {
+  V v;
+  GPUREDUCE_CUDA(cudaMemcpy(&v, d, sizeof(V), cudaMemcpyDeviceToHost));
+  return v;
+}
+
+template <class V>
+double as_double(V v) {
+  if constexpr (is_half_v<V>) return static_cast<float>(v);
+  else return static_cast<double>(v);
+}
+
+template <class A>
+struct ToAccumulator {
+  template <class T>
+  __device__ A operator()(T x) const {
+    return convert<A>(x);
+  }
+};
+
+// One operator on one input size: gpureduce and CUB, verified against each other, then timed.
+template <class T>
+ProductionRow measure(BenchOp op, const T* in, std::uint64_t n, GpuTimer& timer, const ProductionRun& run) {
+  Options opt;
+  opt.force_blocks = run.force_blocks;
+  std::function<void(cudaStream_t)> ours, cub_run;
+  std::function<bool()> agree;
+  DeviceBuffer<unsigned char> temp, out_ours(32), out_cub(32);
+  std::size_t temp_bytes = 0;
+  const auto n64 = static_cast<std::int64_t>(n);
+  if (op == BenchOp::sum) {
+    using A = accumulator_t<T, Sum>;
+    auto* o = reinterpret_cast<A*>(out_ours.get());
+    auto* c = reinterpret_cast<A*>(out_cub.get());
+    // CUB's Sum cannot add a half to a float accumulator; its TransformReduce converts on load.
+    auto cub_sum = [=](void* t, std::size_t& b, cudaStream_t s) {
+      if constexpr (is_half_v<T>)
+        return cub::DeviceReduce::TransformReduce(t, b, in, c, n64, cuda::std::plus<A>{}, ToAccumulator<A>{}, A(0), s);
+      else
+        return cub::DeviceReduce::Sum(t, b, in, c, n64, s);
+    };
+    GPUREDUCE_CUDA(cub_sum(nullptr, temp_bytes, nullptr));
+    temp = DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes, 1));
+    ours = [=](cudaStream_t s) { sum(in, n, o, s, opt); };
+    cub_run = [=, t = temp.get()](cudaStream_t s) {
+      std::size_t b = temp_bytes;
+      GPUREDUCE_CUDA(cub_sum(t, b, s));
+    };
+    agree = [=] {
+      const A a = copy_to_host(o), b = copy_to_host(c);
+      if constexpr (std::is_integral_v<A>) return a == b;
+      // Both within gamma_h * sum|x| <= gamma_h * n of the exact sum (|x| < 1).
+      else return check_float_sum(a, static_cast<long double>(b), 2.0L * n, n, 2 * summation_depth_bound(n, 256)).ok;
+    };
+  } else if (op == BenchOp::max) {
+    auto* o = reinterpret_cast<T*>(out_ours.get());
+    auto* c = reinterpret_cast<T*>(out_cub.get());
+    GPUREDUCE_CUDA(cub::DeviceReduce::Max(nullptr, temp_bytes, in, c, n64));
+    temp = DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes, 1));
+    ours = [=](cudaStream_t s) { max(in, n, o, s, opt); };
+    cub_run = [=, t = temp.get()](cudaStream_t s) {
+      std::size_t b = temp_bytes;
+      GPUREDUCE_CUDA(cub::DeviceReduce::Max(t, b, in, c, n64, s));
+    };
+    agree = [=] { return as_double(copy_to_host(o)) == as_double(copy_to_host(c)); };
+  } else {
+    auto* o = reinterpret_cast<IndexedValue<T>*>(out_ours.get());
+    auto* cv = reinterpret_cast<T*>(out_cub.get());
+    auto* ci = reinterpret_cast<std::int64_t*>(out_cub.get() + 16);
+    GPUREDUCE_CUDA(cub::DeviceReduce::ArgMax(nullptr, temp_bytes, in, cv, ci, n64));
+    temp = DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes, 1));
+    ours = [=](cudaStream_t s) { argmax(in, n, o, s, opt); };
+    cub_run = [=, t = temp.get()](cudaStream_t s) {
+      std::size_t b = temp_bytes;
+      GPUREDUCE_CUDA(cub::DeviceReduce::ArgMax(t, b, in, cv, ci, n64, s));
+    };
+    agree = [=] {
+      const IndexedValue<T> a = copy_to_host(o);
+      return as_double(a.value) == as_double(copy_to_host(cv)) && a.index == copy_to_host(ci);
+    };
+  }
+  GPUREDUCE_CUDA(cudaMemset(out_ours.get(), 0xA5, 32));
+  GPUREDUCE_CUDA(cudaMemset(out_cub.get(), 0x5A, 32));
+  ours(timer.stream());
+  cub_run(timer.stream());
+  GPUREDUCE_CUDA(cudaStreamSynchronize(timer.stream()));
+  const bool verified = agree();
+  const TimingStats t_ours = timer.measure(ours, run.reps);
+  const TimingStats t_cub = timer.measure(cub_run, run.reps);
+  const double bytes = double(n) * sizeof(T);
+  auto gbps = [&](const TimingStats& t) { return t.median_ms > 0 ? bytes / (t.median_ms * 1e6) : 0.0; };
+  return {op, ElemType{}, n, t_ours, t_cub, gbps(t_ours), gbps(t_cub), verified};
+}
+
+}  // namespace
+
+std::vector<ProductionRow> run_production(const DeviceInfo& device, GpuTimer& timer, const ProductionRun& run,
+                                          const std::function<void(std::size_t, std::size_t)>& progress) {
+  std::vector<ProductionRow> rows;
+  const std::size_t total = run.types.size() * run.ops.size() * run.sizes.size();
+  std::size_t done = 0;
+  for (const ElemType type : run.types) {
+    with_type(type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      // Inputs up to 40% of device memory (the GPU test machine's 80 GB holds 2^30 of every type).
+      const std::uint64_t cap = device.global_mem_bytes * 2 / 5 / sizeof(T);
+      std::uint64_t max_n = 0;
+      for (std::uint64_t n : run.sizes)
+        if (n <= cap) max_n = std::max(max_n, n);
+      DeviceBuffer<T> in(std::max<std::uint64_t>(max_n, 1));
+      fill_kernel<<<1024, 256>>>(in.get(), max_n, run.seed);
+      GPUREDUCE_CUDA(cudaDeviceSynchronize());
+      for (const BenchOp op : run.ops)
+        for (const std::uint64_t n : run.sizes) {
+          progress(done++, total);
+          if (n > max_n) continue;
+          ProductionRow r = measure<T>(op, in.get(), n, timer, run);
+          r.type = type;
+          rows.push_back(r);
+        }
+    });
+  }
+  progress(total, total);
+  return rows;
+}
+
+}  // namespace gpureduce

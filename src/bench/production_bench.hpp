@@ -1,0 +1,37 @@
+// `gpureduce bench`: the production path against CUB, same inputs, same run, every element type
+// and operator of the sweep.
+#pragma once
+
+#include "device_info.hpp"
+#include "../common/elem_type.hpp"
+#include "timer.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gpureduce {
+
+struct ProductionRun {
+  std::vector<ElemType> types;
+  std::vector<BenchOp> ops;
+  std::vector<std::uint64_t> sizes;  // sizes beyond the free device memory are skipped
+  int reps = 20;
+  std::uint64_t seed = 1;
+  std::uint64_t force_blocks = 0;  // Options::force_blocks for the gpureduce rows
+};
+
+struct ProductionRow {
+  BenchOp op;
+  ElemType type;
+  std::uint64_t n;
+  TimingStats ours, cub;
+  double ours_gbps, cub_gbps;  // input bytes / median time
+  bool verified;               // gpureduce's result agrees with CUB's (exactly, or within the sum bound)
+};
+
+std::vector<ProductionRow> run_production(const DeviceInfo& device, GpuTimer& timer, const ProductionRun& run,
+                                          const std::function<void(std::size_t, std::size_t)>& progress);
+
+}  // namespace gpureduce

@@ -1,0 +1,46 @@
+// The public API's argument checks that come before any CUDA call, so they run without a GPU.
+#include <gpureduce/gpureduce.cuh>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace gpureduce {
+namespace {
+
+TEST(test_api_errors, null_result_pointer) {
+  const float* in = reinterpret_cast<const float*>(16);
+  const Status s = try_reduce(in, 10, static_cast<float*>(nullptr), Sum{});
+  EXPECT_EQ(s.code, Errc::null_pointer);
+  EXPECT_EQ(std::string(s.message), "result pointer is null");
+}
+
+TEST(test_api_errors, null_input_with_elements) {
+  float* out = reinterpret_cast<float*>(16);
+  EXPECT_EQ(try_reduce(static_cast<const float*>(nullptr), 1, out, Max{}).code, Errc::null_pointer);
+  EXPECT_EQ(try_dot(static_cast<const float*>(nullptr), static_cast<const float*>(nullptr), 5, out).code,
+            Errc::null_pointer);
+}
+
+TEST(test_api_errors, argmin_argmax_of_empty_input) {
+  const int* in = reinterpret_cast<const int*>(16);
+  auto* out = reinterpret_cast<IndexedValue<int>*>(16);
+  EXPECT_EQ(try_reduce(in, 0, out, ArgMin{}).code, Errc::empty_input);
+  EXPECT_EQ(try_reduce(in, 0, out, ArgMax{}).code, Errc::empty_input);
+  try {
+    argmax(in, 0, out);
+    FAIL() << "no exception";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), Errc::empty_input);
+    EXPECT_NE(std::string(e.what()).find("empty"), std::string::npos);
+  }
+}
+
+TEST(test_api_errors, count_beyond_int64) {
+  const int* in = reinterpret_cast<const int*>(16);
+  long long* out = reinterpret_cast<long long*>(16);
+  EXPECT_EQ(try_reduce(in, ~0ull, out, Sum{}).code, Errc::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gpureduce

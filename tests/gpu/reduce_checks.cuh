@@ -1,0 +1,208 @@
+// Shared by the production GPU tests: device buffers at a chosen misalignment, seeded inputs, and
+// one check per operator against the sequential host references in tests/common.
+#pragma once
+
+#include <gpureduce/gpureduce.cuh>
+
+#include "../../src/common/host_reference.hpp"
+#include "../common/reference_ops.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace gpureduce::test {
+
+inline bool gpu_available(std::string& why) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) why = cudaGetErrorString(e);
+  else if (count == 0) why = "no CUDA device";
+  return e == cudaSuccess && count > 0;
+}
+
+#define GPUREDUCE_REQUIRE_GPU()                                   \
+  do {                                                            \
+    std::string why_;                                             \
+    if (!::gpureduce::test::gpu_available(why_)) GTEST_SKIP() << why_; \
+  } while (0)
+
+#define GPUREDUCE_CHECK_CUDA(call) ASSERT_EQ((call), cudaSuccess) << #call
+
+inline std::uint64_t test_seed() {
+  static const std::uint64_t s = [] {
+    const char* e = std::getenv("GPUREDUCE_SEED");
+    return e ? std::strtoull(e, nullptr, 0) : std::random_device{}() | (std::uint64_t(std::random_device{}()) << 32);
+  }();
+  return s;
+}
+
+// Mixed-sign values: integers over the whole type, floats in [-1, 1). `odd` forces odd integers
+// (products of odd numbers never collapse to 0 modulo 2^64) and floats in [0.9, 1.1].
+template <class T>
+std::vector<T> random_input(std::uint64_t n, std::uint64_t seed, bool odd = false) {
+  std::vector<T> v(n);
+  std::mt19937_64 rng(seed);
+  if constexpr (std::is_integral_v<T>) {
+    for (auto& x : v) x = static_cast<T>(rng() | (odd ? 1u : 0u));
+  } else {
+    std::uniform_real_distribution<float> d(odd ? 0.9f : -1.f, odd ? 1.1f : 1.f);
+    std::uniform_real_distribution<double> dd(-1, 1);
+    for (auto& x : v) {
+      if constexpr (std::is_same_v<T, double>) x = odd ? 0.9 + 0.2 * (dd(rng) + 1) / 2 : dd(rng);
+      else x = convert<T>(d(rng));
+    }
+  }
+  return v;
+}
+
+// Device copy of host data starting `offset` elements past a 256-byte aligned allocation.
+template <class T>
+class DeviceInput {
+ public:
+  DeviceInput(const std::vector<T>& h, unsigned offset) {
+    EXPECT_EQ(cudaMalloc(&base_, (h.size() + offset + 1) * sizeof(T)), cudaSuccess);
+    ptr_ = reinterpret_cast<T*>(base_) + offset;
+    if (!h.empty()) EXPECT_EQ(cudaMemcpy(ptr_, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  ~DeviceInput() { cudaFree(base_); }
+  DeviceInput(const DeviceInput&) = delete;
+  DeviceInput& operator=(const DeviceInput&) = delete;
+  const T* get() const { return ptr_; }
+
+ private:
+  void* base_ = nullptr;
+  T* ptr_ = nullptr;
+};
+
+// Runs `call(out)` on a poisoned device result and returns the result.
+template <class R, class Call>
+R run_to_host(Call&& call) {
+  R* d = nullptr;
+  EXPECT_EQ(cudaMalloc(&d, sizeof(R)), cudaSuccess);
+  EXPECT_EQ(cudaMemset(d, 0xA5, sizeof(R)), cudaSuccess);
+  call(d);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  R r;
+  EXPECT_EQ(cudaMemcpy(&r, d, sizeof(R), cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(d);
+  return r;
+}
+
+template <class T>
+long double ld(T x) {
+  return reference::to_ld(x);
+}
+
+// Same value, NaN equal to NaN (the library's results are compared exactly).
+inline bool same_value(long double a, long double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+// Float sums: within gamma_h * sum|x| (host_reference.hpp); h bounded with the fewest threads any
+// launch uses (256).
+template <class A>
+void expect_float_sum(A got, const reference::FloatSum& ref, std::uint64_t n, const char* what) {
+  if (ref.has_nan || std::isnan(ref.sum)) {  // a NaN, or +inf and -inf together
+    EXPECT_TRUE(std::isnan(ld(got))) << what;
+    return;
+  }
+  if (std::isinf(ref.sum)) {
+    EXPECT_EQ(ld(got), ref.sum) << what;
+    return;
+  }
+  const FloatCheck c = check_float_sum(got, ref.sum, ref.abs_sum, n, summation_depth_bound(n, 256));
+  EXPECT_TRUE(c.ok) << what << ": got " << double(ld(got)) << " reference " << double(ref.sum) << " error "
+                    << double(c.error) << " bound " << double(c.bound);
+}
+
+// Every built-in operator on one input (already on the device at d), against the host references.
+template <class T>
+void check_all_ops(const std::vector<T>& h, const T* d, const Options& opt = {}) {
+  const std::uint64_t n = h.size();
+  const bool ignore = opt.nan == NanPolicy::ignore;
+  using SumA = accumulator_t<T, Sum>;
+  const auto s = run_to_host<SumA>([&](SumA* o) { sum(d, n, o, nullptr, opt); });
+  if constexpr (std::is_integral_v<T>) {
+    EXPECT_EQ(static_cast<std::uint64_t>(s), reference::int_sum(h.data(), n)) << "sum";
+    EXPECT_EQ(static_cast<std::uint64_t>(run_to_host<SumA>([&](SumA* o) { dot(d, d, n, o, nullptr, opt); })),
+              [&] {
+                std::uint64_t r = 0;
+                for (T x : h) r += static_cast<std::uint64_t>(std::int64_t(x)) * static_cast<std::uint64_t>(std::int64_t(x));
+                return r;
+              }())
+        << "dot";
+    EXPECT_EQ(run_to_host<T>([&](T* o) { bit_and(d, n, o, nullptr, opt); }),
+              [&] { T r = T(~T(0)); for (T x : h) r &= x; return r; }()) << "bit_and";
+    EXPECT_EQ(run_to_host<T>([&](T* o) { bit_or(d, n, o, nullptr, opt); }),
+              [&] { T r = 0; for (T x : h) r |= x; return r; }()) << "bit_or";
+    EXPECT_EQ(run_to_host<T>([&](T* o) { bit_xor(d, n, o, nullptr, opt); }),
+              [&] { T r = 0; for (T x : h) r ^= x; return r; }()) << "bit_xor";
+  } else {
+    expect_float_sum(s, reference::float_sum(h.data(), n, ignore), n, "sum");
+    reference::FloatSum sq;
+    for (T x : h) {
+      const long double v = ld(x) * ld(x);
+      if (std::isnan(v)) sq.has_nan = true;
+      sq.sum += v, sq.abs_sum += std::fabs(v);
+    }
+    if (!ignore) expect_float_sum(run_to_host<SumA>([&](SumA* o) { dot(d, d, n, o, nullptr, opt); }), sq, n, "dot");
+  }
+  // min / max / minmax: exact.
+  {
+    long double mn = std::numeric_limits<long double>::infinity(), mx = -mn;
+    bool any_nan = false, all_nan = n > 0;
+    for (T x : h) {
+      const long double v = ld(x);
+      if (std::isnan(v)) { any_nan = true; continue; }
+      all_nan = false;
+      mn = std::min(mn, v), mx = std::max(mx, v);
+    }
+    if constexpr (std::is_integral_v<T>) mn = n ? mn : ld(highest<T>()), mx = n ? mx : ld(lowest<T>());
+    if (any_nan && (!ignore || all_nan)) mn = mx = NAN;
+    const T gmin = run_to_host<T>([&](T* o) { min(d, n, o, nullptr, opt); });
+    const T gmax = run_to_host<T>([&](T* o) { max(d, n, o, nullptr, opt); });
+    const auto gmm = run_to_host<MinMax<T>>([&](MinMax<T>* o) { minmax(d, n, o, nullptr, opt); });
+    EXPECT_TRUE(same_value(ld(gmin), mn)) << "min " << double(ld(gmin)) << " vs " << double(mn);
+    EXPECT_TRUE(same_value(ld(gmax), mx)) << "max " << double(ld(gmax)) << " vs " << double(mx);
+    EXPECT_TRUE(same_value(ld(gmm.min), mn) && same_value(ld(gmm.max), mx)) << "minmax";
+  }
+  if (n > 0) {
+    const auto rmin = reference::arg_extreme<true>(h.data(), n, ignore);
+    const auto rmax = reference::arg_extreme<false>(h.data(), n, ignore);
+    const auto gmin = run_to_host<IndexedValue<T>>([&](IndexedValue<T>* o) { argmin(d, n, o, nullptr, opt); });
+    const auto gmax = run_to_host<IndexedValue<T>>([&](IndexedValue<T>* o) { argmax(d, n, o, nullptr, opt); });
+    EXPECT_EQ(gmin.index, rmin.index) << "argmin";
+    EXPECT_TRUE(same_value(ld(gmin.value), rmin.value)) << "argmin value";
+    EXPECT_EQ(gmax.index, rmax.index) << "argmax";
+    EXPECT_TRUE(same_value(ld(gmax.value), rmax.value)) << "argmax value";
+  } else {
+    IndexedValue<T>* o = nullptr;
+    EXPECT_EQ(try_reduce(d, 0, o, ArgMax{}).code, Errc::empty_input);
+  }
+  bool all_ref = true, any_ref = false;
+  for (T x : h) all_ref = all_ref && ld(x) != 0, any_ref = any_ref || ld(x) != 0;
+  EXPECT_EQ(run_to_host<bool>([&](bool* o) { all(d, n, o, nullptr, opt); }), all_ref) << "all";
+  EXPECT_EQ(run_to_host<bool>([&](bool* o) { any(d, n, o, nullptr, opt); }), any_ref) << "any";
+}
+
+// Product on odd integers / floats near 1 (so the float product neither overflows nor underflows).
+template <class T>
+void check_product(const std::vector<T>& h, const T* d) {
+  using A = accumulator_t<T, Product>;
+  const A got = run_to_host<A>([&](A* o) { product(d, h.size(), o); });
+  if constexpr (std::is_integral_v<T>) {
+    EXPECT_EQ(static_cast<std::uint64_t>(got), reference::int_product(h.data(), h.size()));
+  } else {
+    long double p = 1;
+    for (T x : h) p *= ld(x);
+    // Each of at most n roundings is within a relative u of its exact value: |err| <= gamma_n |p|.
+    const long double u = std::numeric_limits<A>::epsilon() / 2.0L, nu = h.size() * u;
+    EXPECT_LE(std::fabs(ld(got) - p), nu / (1 - nu) * std::fabs(p) + 1e-30L) << "product";
+  }
+}
+
+}  // namespace gpureduce::test

@@ -1,0 +1,228 @@
+// The production API beyond per-type correctness: graphs, concurrency, determinism, counts beyond
+// 2^31, error reporting, the _sync calls, user functors, transforms and caller workspaces.
+#include "reduce_checks.cuh"
+
+#include <thread>
+
+namespace gpureduce::test {
+namespace {
+
+struct AbsMax {
+  __host__ __device__ int operator()(int a, int b) const { return a > b ? a : b; }
+};
+struct Square {
+  __host__ __device__ double operator()(float x) const { return double(x) * x; }
+};
+
+TEST(test_reduce_api, graph_capture_replays_on_new_data) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const std::uint64_t n = (1u << 22) + 5;  // the grid kernel, so the workspace protocol is exercised
+  cudaStream_t s;
+  GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  auto h = random_input<std::int32_t>(n, seed);
+  DeviceInput<std::int32_t> d(h, 0);
+  std::int64_t* out = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMalloc(&out, sizeof(std::int64_t)));
+  cudaGraph_t graph;
+  GPUREDUCE_CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  sum(d.get(), n, out, s);
+  GPUREDUCE_CHECK_CUDA(cudaStreamEndCapture(s, &graph));
+  cudaGraphExec_t exec;
+  GPUREDUCE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 3; ++replay) {
+    h = random_input<std::int32_t>(n, seed + replay + 1);
+    GPUREDUCE_CHECK_CUDA(cudaMemcpy(const_cast<std::int32_t*>(d.get()), h.data(), n * 4, cudaMemcpyHostToDevice));
+    GPUREDUCE_CHECK_CUDA(cudaMemset(out, 0xA5, sizeof(std::int64_t)));
+    GPUREDUCE_CHECK_CUDA(cudaGraphLaunch(exec, s));
+    GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));
+    std::int64_t got = 0;
+    GPUREDUCE_CHECK_CUDA(cudaMemcpy(&got, out, sizeof(got), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(std::uint64_t(got), reference::int_sum(h.data(), n)) << "replay " << replay;
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaFree(out);
+  cudaStreamDestroy(s);
+}
+
+// 4 host threads, 2 streams each, reducing different inputs at once with the library workspace.
+TEST(test_reduce_api, eight_streams_from_four_threads) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  constexpr int threads = 4, streams_per_thread = 2, rounds = 20;
+  const std::uint64_t n = (1u << 21) + 3;
+  std::vector<std::vector<float>> inputs;
+  for (int i = 0; i < threads * streams_per_thread; ++i) inputs.push_back(random_input<float>(n, seed + i));
+  std::vector<int> failures(threads, 0);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      cudaStream_t s[streams_per_thread];
+      float* d[streams_per_thread];
+      float* out = nullptr;
+      cudaMalloc(&out, rounds * streams_per_thread * sizeof(float));
+      for (int k = 0; k < streams_per_thread; ++k) {
+        cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking);
+        cudaMalloc(&d[k], n * sizeof(float));
+        cudaMemcpy(d[k], inputs[t * streams_per_thread + k].data(), n * sizeof(float), cudaMemcpyHostToDevice);
+      }
+      for (int r = 0; r < rounds; ++r)
+        for (int k = 0; k < streams_per_thread; ++k) sum(d[k], n, out + r * streams_per_thread + k, s[k]);
+      cudaDeviceSynchronize();
+      std::vector<float> got(rounds * streams_per_thread);
+      cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost);
+      for (int k = 0; k < streams_per_thread; ++k) {
+        const auto& h = inputs[t * streams_per_thread + k];
+        const auto ref = reference::float_sum(h.data(), n, false);
+        for (int r = 0; r < rounds; ++r) {
+          const float g = got[r * streams_per_thread + k];
+          if (!check_float_sum(g, ref.sum, ref.abs_sum, n, summation_depth_bound(n, 256)).ok) ++failures[t];
+          if (std::memcmp(&g, &got[k], sizeof(float)) != 0) ++failures[t];  // same bits every round
+        }
+        cudaStreamDestroy(s[k]);
+        cudaFree(d[k]);
+      }
+      cudaFree(out);
+    });
+  }
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < threads; ++t) EXPECT_EQ(failures[t], 0) << "host thread " << t;
+}
+
+TEST(test_reduce_api, bit_identical_over_ten_runs) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  for (const std::uint64_t n : {1000ull, 1ull << 16, (1ull << 24) + 1}) {
+    const auto h = random_input<float>(n, seed + n);
+    DeviceInput<float> d(h, 3);
+    const float first = run_to_host<float>([&](float* o) { sum(d.get(), n, o); });
+    for (int run = 1; run < 10; ++run) {
+      const float again = run_to_host<float>([&](float* o) { sum(d.get(), n, o); });
+      EXPECT_EQ(std::memcmp(&first, &again, sizeof(float)), 0) << "n=" << n << " run " << run;
+    }
+  }
+}
+
+// More than 2^31 int8 elements: the sum (int64) and the argmax index beyond 2^31.
+TEST(test_reduce_api, more_than_two_pow_31_int8) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t n = (1ull << 31) + 4099;
+  std::size_t free_bytes = 0, total = 0;
+  GPUREDUCE_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total));
+  if (free_bytes < n + (1u << 28)) GTEST_SKIP() << "needs " << n << " bytes of free device memory";
+  std::vector<std::int8_t> h(n);
+  std::uint64_t x = test_seed() | 1;
+  for (auto& v : h) {  // xorshift: fast enough for 2^31 draws, values in [-100, 100]
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    v = std::int8_t(int(x % 201) - 100);
+  }
+  const std::uint64_t at = n - 77;
+  h[at] = 127;
+  DeviceInput<std::int8_t> d(h, 0);
+  const auto s = run_to_host<std::int64_t>([&](std::int64_t* o) { sum(d.get(), n, o); });
+  EXPECT_EQ(std::uint64_t(s), reference::int_sum(h.data(), n));
+  const auto m = run_to_host<IndexedValue<std::int8_t>>([&](IndexedValue<std::int8_t>* o) { argmax(d.get(), n, o); });
+  EXPECT_EQ(m.value, 127);
+  EXPECT_EQ(m.index, std::int64_t(at));
+}
+
+TEST(test_reduce_api, errors_name_the_argument) {
+  GPUREDUCE_REQUIRE_GPU();
+  DeviceInput<float> d(random_input<float>(100, 1), 0);
+  float host_out = 0;
+  float* dev_out = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMalloc(&dev_out, sizeof(float)));
+  EXPECT_EQ(try_reduce(d.get(), 100, &host_out, Sum{}).code, Errc::not_device_memory);
+  std::vector<float> host_in(100, 1.f);
+  EXPECT_EQ(try_reduce(host_in.data(), 100, dev_out, Sum{}).code, Errc::not_device_memory);
+  EXPECT_EQ(try_reduce(static_cast<const float*>(nullptr), 100, dev_out, Sum{}).code, Errc::null_pointer);
+  Options small;
+  small.workspace = dev_out;
+  small.workspace_size = 4;
+  EXPECT_EQ(try_reduce(d.get(), 100, dev_out, Sum{}, nullptr, small).code, Errc::invalid_argument);
+  try {
+    sum(d.get(), 100, &host_out);
+    FAIL() << "no exception";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), Errc::not_device_memory);
+    EXPECT_NE(std::string(e.what()).find("result pointer"), std::string::npos) << e.what();
+  }
+  cudaFree(dev_out);
+}
+
+TEST(test_reduce_api, sync_calls_functors_transforms_and_caller_workspace) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const std::uint64_t n = 300001;
+  const auto hi = random_input<std::int32_t>(n, seed);
+  DeviceInput<std::int32_t> di(hi, 1);
+  EXPECT_EQ(std::uint64_t(sum_sync(di.get(), n)), reference::int_sum(hi.data(), n));
+  const auto am = reduce_sync(di.get(), n, ArgMin{});
+  EXPECT_EQ(am.index, reference::arg_extreme<true>(hi.data(), n, false).index);
+
+  // A user functor (identity given), and the int32 accumulator chosen over the default int64.
+  const int mx = run_to_host<int>([&](int* o) { reduce(di.get(), n, o, AbsMax{}, std::numeric_limits<int>::min()); });
+  EXPECT_EQ(mx, *std::max_element(hi.begin(), hi.end()));
+  const auto s32 = run_to_host<std::int32_t>([&](std::int32_t* o) { sum<std::int32_t>(di.get(), n, o); });
+  EXPECT_EQ(s32, wrapped<std::int32_t>(std::int64_t(reference::int_sum(hi.data(), n))));
+
+  // transform_reduce: sum of squares in double.
+  const auto hf = random_input<float>(n, seed + 1);
+  DeviceInput<float> df(hf, 2);
+  reference::FloatSum sq;
+  for (float x : hf) sq.sum += (long double)x * x, sq.abs_sum += (long double)x * x;
+  expect_float_sum(run_to_host<double>([&](double* o) { transform_reduce(df.get(), n, o, Square{}, Sum{}); }), sq, n,
+                   "sum of squares");
+
+  // half input, float accumulator, result rounded once to half.
+  const auto hh = random_input<__half>(n, seed + 2);
+  DeviceInput<__half> dh(hh, 5);
+  const float fs = sum_sync(dh.get(), n);
+  const __half hs = run_to_host<__half>([&](__half* o) { sum(dh.get(), n, o); });
+  EXPECT_EQ(__half2float(hs), __half2float(__float2half_rn(fs)));
+
+  // A caller-provided workspace, zero-filled once and reused.
+  void* ws = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMalloc(&ws, workspace_bytes));
+  GPUREDUCE_CHECK_CUDA(cudaMemset(ws, 0, workspace_bytes));
+  Options opt;
+  opt.workspace = ws;
+  opt.workspace_size = workspace_bytes;
+  for (int k = 0; k < 3; ++k) {
+    const auto s = run_to_host<std::int64_t>([&](std::int64_t* o) { sum(di.get(), n, o, nullptr, opt); });
+    EXPECT_EQ(std::uint64_t(s), reference::int_sum(hi.data(), n));
+  }
+  cudaFree(ws);
+}
+
+// Small inputs through both kernels, for compute-sanitizer (tools/sanitize.sh runs *sanitizer_sizes*).
+template <class T>
+void sanitizer_sizes_for() {
+  for (const std::uint64_t n : {1ull, 33ull, 1025ull, 65537ull}) {
+    const auto h = random_input<T>(n, test_seed() + n);
+    const DeviceInput<T> d(h, 1);
+    for (const std::uint64_t blocks : {0ull, 1ull, 3ull}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " blocks=" + std::to_string(blocks));
+      Options opt;
+      opt.force_blocks = blocks;
+      check_all_ops(h, d.get(), opt);
+    }
+  }
+}
+
+TEST(test_reduce_api, sanitizer_sizes) {
+  GPUREDUCE_REQUIRE_GPU();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(test_seed()));
+  sanitizer_sizes_for<std::int8_t>();
+  sanitizer_sizes_for<float>();
+  sanitizer_sizes_for<double>();
+  sanitizer_sizes_for<__half>();
+}
+
+}  // namespace
+}  // namespace gpureduce::test

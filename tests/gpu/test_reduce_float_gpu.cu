@@ -1,0 +1,52 @@
+#include "reduce_typed_tests.cuh"
+
+namespace gpureduce::test {
+using FloatTypes = ::testing::Types<float, double, __half, __nv_bfloat16>;
+INSTANTIATE_TYPED_TEST_SUITE_P(floats, test_reduce_types, FloatTypes);
+
+template <class T>
+class test_reduce_nan_inf : public ::testing::Test {};
+TYPED_TEST_SUITE(test_reduce_nan_inf, FloatTypes);
+
+// NaN at the first, the last and a random position, +-inf alone and together, under both NaN
+// policies; every operator is checked against the references' NaN rules.
+TYPED_TEST(test_reduce_nan_inf, placed_specials_under_both_policies) {
+  GPUREDUCE_REQUIRE_GPU();
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const T nan = convert<T>(quiet_nan<float>()), inf = convert<T>(highest<float>());
+  const T minf = convert<T>(lowest<float>());
+  std::mt19937_64 rng(seed);
+  for (const std::uint64_t n : {1ull, 33ull, 100003ull}) {
+    const auto base = random_input<T>(n, seed + n);
+    const std::uint64_t r = rng() % n, r2 = rng() % n;
+    struct Case {
+      const char* name;
+      std::vector<std::pair<std::uint64_t, T>> set;
+    };
+    const Case cases[] = {{"nan first", {{0, nan}}},
+                          {"nan last", {{n - 1, nan}}},
+                          {"nan random", {{r, nan}}},
+                          {"two nans", {{r, nan}, {r2, nan}}},
+                          {"+inf", {{r, inf}}},
+                          {"-inf", {{r2, minf}}},
+                          {"+inf and -inf", {{r, inf}, {n - 1 - r, minf}}},
+                          {"nan and +inf", {{r, inf}, {r2, nan}}},
+                          {"all nan", {}}};
+    for (const Case& c : cases) {
+      auto h = base;
+      if (std::string(c.name) == "all nan") h.assign(n, nan);
+      for (auto [i, v] : c.set) h[i] = v;
+      for (NanPolicy p : {NanPolicy::propagate, NanPolicy::ignore}) {
+        SCOPED_TRACE(std::string(c.name) + " n=" + std::to_string(n) +
+                     (p == NanPolicy::ignore ? " ignore" : " propagate"));
+        Options opt;
+        opt.nan = p;
+        const DeviceInput<T> d(h, 0);
+        check_all_ops(h, d.get(), opt);
+      }
+    }
+  }
+}
+}  // namespace gpureduce::test
