@@ -1,6 +1,7 @@
 // Per-call options of the public API.
 #pragma once
 
+#include <gpureduce/dispatch/launch_plan.hpp>
 #include <gpureduce/thread/operators.hpp>
 
 #include <cstddef>
@@ -15,8 +16,10 @@ struct Options {
   // use, used by one reduction at a time. nullptr: the library's per-stream workspace.
   void* workspace = nullptr;
   std::size_t workspace_size = 0;
-  // 0: the tuned launch. 1: force the one-block kernel; k > 1: force a grid of k blocks. The result
-  // is correct either way; tests and benchmarks use it to compare paths.
+  // The kernel and grid are chosen by size; these force them instead (the result is correct
+  // either way; tests and benchmarks compare paths with them). force_blocks > 0 fixes the grid
+  // kernel's block count.
+  Kernel force_kernel = Kernel::automatic;
   std::uint64_t force_blocks = 0;
 };
 

@@ -71,7 +71,8 @@ struct ToAccumulator {
 template <class T>
 ProductionRow measure(BenchOp op, const T* in, std::uint64_t n, GpuTimer& timer, const ProductionRun& run) {
   Options opt;
-  opt.force_blocks = run.force_blocks;
+  opt.force_kernel = run.kernel;
+  opt.force_blocks = run.grid_blocks;
   std::function<void(cudaStream_t)> ours, cub_run;
   std::function<bool()> agree;
   DeviceBuffer<unsigned char> temp, out_ours(32), out_cub(32);

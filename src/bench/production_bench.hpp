@@ -4,6 +4,8 @@
 
 #include "device_info.hpp"
 #include "../common/elem_type.hpp"
+
+#include <gpureduce/dispatch/launch_plan.hpp>
 #include "timer.hpp"
 
 #include <cstdint>
@@ -19,7 +21,8 @@ struct ProductionRun {
   std::vector<std::uint64_t> sizes;  // sizes beyond the free device memory are skipped
   int reps = 20;
   std::uint64_t seed = 1;
-  std::uint64_t force_blocks = 0;  // Options::force_blocks for the gpureduce rows
+  Kernel kernel = Kernel::automatic;  // Options::force_kernel and force_blocks for the gpureduce rows
+  std::uint64_t grid_blocks = 0;
 };
 
 struct ProductionRow {

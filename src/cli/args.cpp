@@ -28,7 +28,8 @@ const char* const usage =
     "  --ops OP,OP,...        of sum max argmax (default all)\n"
     "  --n N[,N...]           sizes (default 2^10 .. 2^30 in x4 steps, up to 40% of device memory)\n"
     "  --reps R               timed samples per row (default 20)\n"
-    "  --force-blocks K       1: the one-block kernel, K > 1: a grid of K blocks (default: tuned)\n"
+    "  --kernel K             auto | one-block | cluster | grid: force gpureduce's kernel (default auto)\n"
+    "  --grid-blocks B        with the grid kernel, B blocks (default: sized from the input)\n"
     "  --json FILE, --seed S  as for ladder\n"
     "\n"
     "  -h, --help             this message\n"
@@ -94,7 +95,7 @@ Parsed parse_bench(const std::vector<std::string>& args) {
       return r;
     }
     if (opt != "--types" && opt != "--ops" && opt != "--n" && opt != "--reps" && opt != "--json" && opt != "--seed" &&
-        opt != "--force-blocks")
+        opt != "--kernel" && opt != "--grid-blocks")
       return fail("unknown option '" + opt + "' (try --help)");
     if (i + 1 >= args.size()) return fail("option " + opt + " needs a value");
     const std::string& val = args[++i];
@@ -121,10 +122,14 @@ Parsed parse_bench(const std::vector<std::string>& args) {
       const auto s = parse_unsigned<std::uint64_t>(val);
       if (!s) return fail("--seed: '" + val + "' is not a whole number");
       a.seed = *s;
+    } else if (opt == "--kernel") {
+      if (val != "auto" && val != "one-block" && val != "cluster" && val != "grid")
+        return fail("--kernel: '" + val + "' is not one of auto, one-block, cluster, grid");
+      a.kernel = val;
     } else {
       const auto k = parse_unsigned<std::uint64_t>(val);
-      if (!k) return fail("--force-blocks: '" + val + "' is not a whole number");
-      a.force_blocks = *k;
+      if (!k || *k < 1) return fail("--grid-blocks: '" + val + "' is not a whole number >= 1");
+      a.grid_blocks = *k;
     }
   }
   if (a.sizes.empty()) a.sizes = bench_sizes();

@@ -32,7 +32,8 @@ struct BenchArgs {
   int reps = 20;
   std::string json;
   std::uint64_t seed = 20261121;
-  std::uint64_t force_blocks = 0;
+  std::string kernel = "auto";     // auto | one-block | cluster | grid
+  std::uint64_t grid_blocks = 0;  // > 0: the grid kernel's block count
 };
 
 struct Parsed {

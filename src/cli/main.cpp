@@ -46,7 +46,11 @@ int with_device(Body&& body) {
 
 int run_bench_command(const BenchArgs& args) {
   return with_device([&](const RunInfo& info, GpuTimer& timer) {
-    const ProductionRun run{args.types, args.ops, args.sizes, args.reps, args.seed, args.force_blocks};
+    const Kernel kernel = args.kernel == "one-block" ? Kernel::one_block
+                          : args.kernel == "cluster" ? Kernel::cluster
+                          : args.kernel == "grid"    ? Kernel::grid
+                                                     : Kernel::automatic;
+    const ProductionRun run{args.types, args.ops, args.sizes, args.reps, args.seed, kernel, args.grid_blocks};
     const auto rows = run_production(info.device, timer, run, [](std::size_t done, std::size_t total) {
       if (done < total) std::cerr << "\r[" << done + 1 << "/" << total << "]     " << std::flush;
       else std::cerr << "\r[" << total << "/" << total << "] done\n";

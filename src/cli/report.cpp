@@ -133,7 +133,7 @@ void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& ar
   JsonWriter w(os);
   write_run_fields(w, info, "gpureduce bench");
   w.key("config").begin_object();
-  w.field("reps", args.reps).field("seed", args.seed).field("force_blocks", args.force_blocks);
+  w.field("reps", args.reps).field("seed", args.seed).field("kernel", args.kernel).field("grid_blocks", args.grid_blocks);
   w.field("timing", timing_method);
   w.field("data", "device-generated hash: integers in [-100, 100], floating values in [-1, 1)");
   w.field("verified", "gpureduce's result equals CUB's (sum of floats: within the summation error bound)");

@@ -39,18 +39,22 @@ TEST(test_thread_operators, identities_are_neutral) {
   std::mt19937 rng(1);
   for (int k = 0; k < 100; ++k) {
     const auto i = static_cast<std::int16_t>(rng());
-    EXPECT_EQ(Min{}(Min::identity<std::int16_t>(), i), i);
-    EXPECT_EQ(Max{}(Max::identity<std::int16_t>(), i), i);
+    EXPECT_EQ(Min{}(Min{}.identity<std::int16_t>(), i), i);
+    EXPECT_EQ(Max{}(Max{}.identity<std::int16_t>(), i), i);
     EXPECT_EQ(BitAnd{}(BitAnd::identity<std::int16_t>(), i), i);
     EXPECT_EQ(BitOr{}(BitOr::identity<std::int16_t>(), i), i);
     EXPECT_EQ(BitXor{}(BitXor::identity<std::int16_t>(), i), i);
     EXPECT_EQ(Product{}(Product::identity<std::int16_t>(), i), i);
   }
-  EXPECT_EQ(Min::identity<float>(), inf_f);
-  EXPECT_EQ(Max::identity<double>(), -std::numeric_limits<double>::infinity());
-  EXPECT_EQ(Min::identity<std::uint8_t>(), 255);
-  EXPECT_EQ(Max::identity<std::int8_t>(), -128);
-  EXPECT_EQ(Min::identity<std::int64_t>(), std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(Min{}.identity<float>(), inf_f);
+  EXPECT_EQ(Max{}.identity<double>(), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(Min{}.identity<std::uint8_t>(), 255);
+  EXPECT_EQ(Max{}.identity<std::int8_t>(), -128);
+  EXPECT_EQ(Min{}.identity<std::int64_t>(), std::numeric_limits<std::int64_t>::max());
+  // Under ignore, a floating min/max identity is NaN: any value replaces it, all-NaN stays NaN.
+  EXPECT_TRUE(std::isnan(Min{NanPolicy::ignore}.identity<float>()));
+  EXPECT_EQ(Min{NanPolicy::ignore}(Min{NanPolicy::ignore}.identity<float>(), -inf_f), -inf_f);
+  EXPECT_EQ(Max{NanPolicy::ignore}.identity<int>(), std::numeric_limits<int>::min());
   EXPECT_TRUE(All::identity<bool>());
   EXPECT_FALSE(Any::identity<bool>());
 }

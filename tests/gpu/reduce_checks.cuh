@@ -154,7 +154,7 @@ void check_all_ops(const std::vector<T>& h, const T* d, const Options& opt = {})
   // min / max / minmax: exact.
   {
     long double mn = std::numeric_limits<long double>::infinity(), mx = -mn;
-    bool any_nan = false, all_nan = n > 0;
+    bool any_nan = false, all_nan = true;
     for (T x : h) {
       const long double v = ld(x);
       if (std::isnan(v)) { any_nan = true; continue; }
@@ -162,7 +162,8 @@ void check_all_ops(const std::vector<T>& h, const T* d, const Options& opt = {})
       mn = std::min(mn, v), mx = std::max(mx, v);
     }
     if constexpr (std::is_integral_v<T>) mn = n ? mn : ld(highest<T>()), mx = n ? mx : ld(lowest<T>());
-    if (any_nan && (!ignore || all_nan)) mn = mx = NAN;
+    if (any_nan && !ignore) mn = mx = NAN;
+    if (is_floating_v<T> && ignore && all_nan) mn = mx = NAN;  // only NaN, or nothing
     const T gmin = run_to_host<T>([&](T* o) { min(d, n, o, nullptr, opt); });
     const T gmax = run_to_host<T>([&](T* o) { max(d, n, o, nullptr, opt); });
     const auto gmm = run_to_host<MinMax<T>>([&](MinMax<T>* o) { minmax(d, n, o, nullptr, opt); });

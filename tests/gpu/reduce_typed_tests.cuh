@@ -44,7 +44,7 @@ TYPED_TEST_P(test_reduce_types, misaligned_pointers) {
   }
 }
 
-// The one-block kernel and grids of several sizes give the right answer on the same inputs.
+// The one-block kernel, the cluster and grids of several sizes give the right answer on the same inputs.
 TYPED_TEST_P(test_reduce_types, forced_launch_shapes) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;
@@ -53,9 +53,14 @@ TYPED_TEST_P(test_reduce_types, forced_launch_shapes) {
   for (const std::uint64_t n : {33ull, 65537ull, (1ull << 20) + 3}) {
     const auto h = random_input<T>(n, seed + 7 * n);
     const DeviceInput<T> d(h, 1);
+    Options opt;
+    opt.force_kernel = Kernel::one_block;
+    check_all_ops(h, d.get(), opt);
+    opt.force_kernel = Kernel::cluster;
+    check_all_ops(h, d.get(), opt);
     for (const std::uint64_t blocks : {1ull, 2ull, 7ull, 1000ull, 4096ull}) {
-      SCOPED_TRACE("n=" + std::to_string(n) + " blocks=" + std::to_string(blocks));
-      Options opt;
+      SCOPED_TRACE("n=" + std::to_string(n) + " grid blocks=" + std::to_string(blocks));
+      opt.force_kernel = Kernel::grid;
       opt.force_blocks = blocks;
       check_all_ops(h, d.get(), opt);
     }

@@ -200,16 +200,17 @@ TEST(test_reduce_api, sync_calls_functors_transforms_and_caller_workspace) {
   cudaFree(ws);
 }
 
-// Small inputs through both kernels, for compute-sanitizer (tools/sanitize.sh runs *sanitizer_sizes*).
+// Small inputs through every kernel, for compute-sanitizer (tools/sanitize.sh runs *sanitizer_sizes*).
 template <class T>
 void sanitizer_sizes_for() {
   for (const std::uint64_t n : {1ull, 33ull, 1025ull, 65537ull}) {
     const auto h = random_input<T>(n, test_seed() + n);
     const DeviceInput<T> d(h, 1);
-    for (const std::uint64_t blocks : {0ull, 1ull, 3ull}) {
-      SCOPED_TRACE("n=" + std::to_string(n) + " blocks=" + std::to_string(blocks));
+    for (const Kernel k : {Kernel::one_block, Kernel::cluster, Kernel::grid}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " kernel=" + std::to_string(int(k)));
       Options opt;
-      opt.force_blocks = blocks;
+      opt.force_kernel = k;
+      opt.force_blocks = k == Kernel::grid ? 3 : 0;
       check_all_ops(h, d.get(), opt);
     }
   }

@@ -27,6 +27,20 @@ inline bool device_accessible(const void* p) {
          (a.type == cudaMemoryTypeHost && a.devicePointer != nullptr);
 }
 
+// While a reduction is being captured into a graph in the global capture mode, the first call's
+// set-up (occupancy query, which loads the kernel; workspace allocation) would be refused as
+// unsafe. These calls do not touch the capturing stream, so relax the mode for the call's duration.
+class RelaxedCaptureScope {
+ public:
+  RelaxedCaptureScope() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+  ~RelaxedCaptureScope() { cudaThreadExchangeStreamCaptureMode(&mode_); }
+  RelaxedCaptureScope(const RelaxedCaptureScope&) = delete;
+  RelaxedCaptureScope& operator=(const RelaxedCaptureScope&) = delete;
+
+ private:
+  cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
+};
+
 // Resident blocks of `kernel` on the current device, cached per kernel and device.
 template <auto Kernel, unsigned Threads>
 Status max_resident_blocks(int device, std::uint64_t* out) {
@@ -66,8 +80,10 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
   constexpr ReduceTuning tuning = TuningSm90<sizeof(T)>::value;
   constexpr auto grid = grid_kernel<tuning.grid_threads, tuning.grid_unroll, A, Out, Source, Op>;
   constexpr auto single = single_block_kernel<tuning.single_threads, tuning.single_unroll, A, Out, Source, Op>;
+  constexpr auto cluster = cluster_kernel<tuning.cluster_threads, tuning.cluster_unroll, A, Out, Source, Op>;
 
   try {
+    const RelaxedCaptureScope relaxed;
     if (out == nullptr) return Status::fail(Errc::null_pointer, "result pointer is null");
     if (n > std::uint64_t(INT64_MAX)) return Status::fail(Errc::invalid_argument, "count exceeds 2^63 - 1");
     if (const Status s = check_source(src, n); !s) return s;
@@ -79,17 +95,40 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
     std::uint64_t resident = 0;
     if (const Status s = max_resident_blocks<grid, tuning.grid_threads>(device, &resident); !s) return s;
-    const LaunchPlan plan = plan_launch(n, src.address(), sizeof(T), tuning, resident, opt.force_blocks);
-    if (plan.single_block) {
+    int cc_major = 0;
+    if (const cudaError_t e = cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device);
+        e != cudaSuccess)
+      return Status::from_cuda(e);
+    const LaunchPlan plan = plan_launch(n, src.address(), sizeof(T), tuning, resident, cc_major >= 9,
+                                        opt.force_kernel, opt.force_blocks);
+    if (plan.kernel == Kernel::one_block) {
       single<<<1, tuning.single_threads, 0, stream>>>(src, n, out, op);
-    } else {
+    }
+    if (plan.kernel == Kernel::cluster) {
+      cudaLaunchConfig_t config{};
+      config.gridDim = dim3(tuning.cluster_blocks);
+      config.blockDim = dim3(tuning.cluster_threads);
+      config.stream = stream;
+      cudaLaunchAttribute cluster_dim{};
+      cluster_dim.id = cudaLaunchAttributeClusterDimension;
+      cluster_dim.val.clusterDim.x = tuning.cluster_blocks;
+      cluster_dim.val.clusterDim.y = cluster_dim.val.clusterDim.z = 1;
+      config.attrs = &cluster_dim;
+      config.numAttrs = 1;
+      if (cudaLaunchKernelEx(&config, cluster, src, n, out, op) == cudaSuccess) return Status::ok();
+      // No room for the cluster (a partitioned or busy GPU): the grid kernel needs none.
+      cudaGetLastError();
+    }
+    if (plan.kernel != Kernel::one_block) {
       void* ws = opt.workspace;
       if (!ws) {
         unsigned char* slot = nullptr;
         if (const Status s = WorkspacePool::for_device(device).slot(stream, &slot); !s) return s;
         ws = slot + slot_result_bytes;
       }
-      grid<<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op);
+      const std::uint64_t blocks = plan.kernel == Kernel::grid ? plan.blocks
+                                   : plan_launch(n, src.address(), sizeof(T), tuning, resident, false).blocks;
+      grid<<<unsigned(blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op);
     }
     return Status::from_cuda(cudaGetLastError());
   } catch (const std::bad_alloc&) {

@@ -15,30 +15,45 @@ struct ReduceTuning {
   unsigned single_threads;             // threads of single_block_kernel
   int single_unroll;
   std::uint64_t single_block_max_bytes;  // inputs up to this size take the one-block kernel
+  unsigned cluster_threads;            // threads per block of cluster_kernel
+  int cluster_unroll;
+  unsigned cluster_blocks;             // blocks in the one cluster (8: the portable maximum)
+  std::uint64_t cluster_max_bytes;     // larger inputs (or devices without clusters) take the grid
 };
+
+enum class Kernel : unsigned char { automatic, one_block, cluster, grid };
 
 // The grid workspace holds one partial per block; 4096 blocks of 16-byte partials (the largest
 // accumulator) cover 31 resident blocks per SM on a 132-SM H100.
 inline constexpr std::uint64_t max_grid_blocks = 4096;
 
 struct LaunchPlan {
-  bool single_block;
+  Kernel kernel;  // never automatic
   unsigned threads;
   std::uint64_t blocks;
 };
 
-// forced_blocks: 0 picks by size; 1 forces the one-block kernel; k > 1 forces a grid of k blocks
-// (capped at max_grid_blocks). Used by tests and the benchmark to compare paths on the same input.
+// The kernel by input size (force: a kernel chosen by the caller, for tests and benchmarks), and
+// its grid. grid_blocks > 0 fixes the grid kernel's block count (capped at max_grid_blocks).
+// has_clusters: the device launches thread-block clusters (sm_90 and later).
 GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t addr, unsigned elem_bytes,
                                               const ReduceTuning& t, std::uint64_t max_resident_blocks,
-                                              std::uint64_t forced_blocks = 0) {
-  if (forced_blocks == 1 || (forced_blocks == 0 && n <= t.single_block_max_bytes / elem_bytes))
-    return {true, t.single_threads, 1};
-  if (forced_blocks > 1) return {false, t.grid_threads, min_u64(forced_blocks, max_grid_blocks)};
+                                              bool has_clusters, Kernel force = Kernel::automatic,
+                                              std::uint64_t grid_blocks = 0) {
+  Kernel k = force;
+  if (k == Kernel::cluster && !has_clusters) k = Kernel::grid;
+  if (k == Kernel::automatic) {
+    if (n <= t.single_block_max_bytes / elem_bytes) k = Kernel::one_block;
+    else if (has_clusters && n <= t.cluster_max_bytes / elem_bytes) k = Kernel::cluster;
+    else k = Kernel::grid;
+  }
+  if (k == Kernel::one_block) return {k, t.single_threads, 1};
+  if (k == Kernel::cluster) return {k, t.cluster_threads, t.cluster_blocks};
+  if (grid_blocks > 0) return {k, t.grid_threads, min_u64(grid_blocks, max_grid_blocks)};
   const VectorSplit split = VectorSplit::make(addr, n, elem_bytes);
   const std::uint64_t per_batch = std::uint64_t(t.grid_unroll) * t.grid_threads;
   const std::uint64_t cap = min_u64(max_resident_blocks, max_grid_blocks);
-  return {false, t.grid_threads, max_u64(1, min_u64(ceil_div(split.vectors, per_batch), cap))};
+  return {k, t.grid_threads, max_u64(1, min_u64(ceil_div(split.vectors, per_batch), cap))};
 }
 
 }  // namespace gpureduce

@@ -63,18 +63,15 @@ class WorkspacePool {
   }
 
  private:
-  // Allocating and zeroing must not join a graph the calling thread may be capturing: relaxed
-  // capture mode permits the allocation, and the zero-fill runs on a private stream.
+  // Allocating and zeroing must not join a graph the calling thread may be capturing: the zero-fill
+  // runs on a private stream (callers hold a RelaxedCaptureScope, which permits the allocation).
   Status grow() {
-    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    cudaThreadExchangeStreamCaptureMode(&mode);
     unsigned char* chunk = nullptr;
     cudaError_t e = cudaSuccess;
     if (!zero_stream_) e = cudaStreamCreateWithFlags(&zero_stream_, cudaStreamNonBlocking);
     if (e == cudaSuccess) e = cudaMalloc(reinterpret_cast<void**>(&chunk), slot_bytes * slots_per_chunk);
     if (e == cudaSuccess) e = cudaMemsetAsync(chunk, 0, slot_bytes * slots_per_chunk, zero_stream_);
     if (e == cudaSuccess) e = cudaStreamSynchronize(zero_stream_);
-    cudaThreadExchangeStreamCaptureMode(&mode);
     if (e != cudaSuccess) return Status::from_cuda(e);
     for (std::size_t i = slots_per_chunk; i-- > 0;) free_.push_back(chunk + i * slot_bytes);
     return Status::ok();

@@ -1,7 +1,11 @@
-// The two kernels of the production path; dispatch picks one per call, so every reduction is a
+// The three kernels of the production path; dispatch picks one per call, so every reduction is a
 // single launch.
 //   single_block_kernel  small inputs: one block reads everything and writes the result. No
 //                        workspace, no atomics: the shortest path from launch to result.
+//   cluster_kernel       mid-size inputs (sm_90): one thread-block cluster. Its blocks meet at the
+//                        cluster barrier and block 0 reads their totals from their shared memory
+//                        (DSMEM): many SMs' worth of loads in flight without the global-memory
+//                        hand-off of the grid kernel.
 //   grid_kernel          a persistent grid (at most one wave of resident blocks). Each block
 //                        writes its partial; the block that draws the last ticket combines the
 //                        partials in block order (the same bits on every run) and writes the result.
@@ -11,7 +15,9 @@
 #include <gpureduce/block/block_reduce.cuh>
 #include <gpureduce/thread/accumulator.hpp>
 
+#include <cooperative_groups.h>
 #include <cuda/atomic>
+#include <nv/target>
 
 #include <cstdint>
 
@@ -27,6 +33,28 @@ __global__ void __launch_bounds__(BlockThreads) single_block_kernel(Source src, 
   A acc = thread_partial<BlockThreads, Unroll>(src, src.split(n), 0, 1, op, identity);
   acc = block_reduce(acc, op, identity, warp_partials);
   if (threadIdx.x == 0) *out = convert_result<Out>(acc);
+}
+
+// Launched as exactly one cluster (gridDim.x = cluster size, at most 32 blocks).
+template <unsigned BlockThreads, int Unroll, class A, class Out, class Source, class Op>
+__global__ void __launch_bounds__(BlockThreads) cluster_kernel(Source src, std::uint64_t n, Out* out, Op op) {
+  NV_IF_TARGET(NV_PROVIDES_SM_90, (
+    namespace cg = cooperative_groups;
+    __shared__ A warp_partials[warp_threads];
+    __shared__ A block_total;
+    const A identity = op.template identity<A>();
+    A acc = thread_partial<BlockThreads, Unroll>(src, src.split(n), blockIdx.x, gridDim.x, op, identity);
+    acc = block_reduce(acc, op, identity, warp_partials);
+    if (threadIdx.x == 0) block_total = acc;
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();  // release/acquire: every block's total is visible to block 0
+    if (cluster.block_rank() == 0 && threadIdx.x < warp_threads) {
+      A v = threadIdx.x < cluster.num_blocks() ? *cluster.map_shared_rank(&block_total, threadIdx.x) : identity;
+      v = warp_reduce(v, op);
+      if (threadIdx.x == 0) *out = convert_result<Out>(v);
+    }
+    cluster.sync();  // the other blocks' shared memory must outlive block 0's reads
+  ), (__trap();))
 }
 
 template <unsigned BlockThreads, int Unroll, class A, class Out, class Source, class Op>

@@ -6,8 +6,8 @@
 // NaN (floating types): with NanPolicy::propagate (the default, as in PyTorch and NumPy) any NaN
 // makes min/max/minmax NaN and argmin/argmax return the first NaN's index; sum and product
 // propagate NaN by IEEE arithmetic. With NanPolicy::ignore, NaN elements are skipped (min/max as
-// CUB's and C's fmin/fmax; sums as numpy.nansum); only an input of nothing but NaN gives NaN
-// (argmin/argmax: the first NaN's index), and sum/product of it the identity.
+// C's fmin/fmax; sums as numpy.nansum); min/max/minmax of an input of nothing but NaN, or of no
+// elements, is NaN (argmin/argmax: the first NaN's index), and sum/product of it the identity.
 #pragma once
 
 #include <gpureduce/thread/numeric.hpp>
@@ -50,6 +50,15 @@ template <class A, class V>
 GPUREDUCE_HD constexpr A lift_skipping_nan(V x, NanPolicy nan, A skip) {
   if (nan == NanPolicy::ignore && is_nan(x)) return skip;
   return convert<A>(x);
+}
+
+// The identity of min (bound = +inf) or max (-inf). Under NanPolicy::ignore a floating identity is
+// NaN instead, which every value replaces, so an input of only NaN (or none) gives NaN.
+template <class A>
+GPUREDUCE_HD constexpr A extreme_identity(A bound, NanPolicy nan) {
+  if constexpr (is_floating_v<A>)
+    if (nan == NanPolicy::ignore) return quiet_nan<A>();
+  return bound;
 }
 
 // Min (Less = true) or max of two values under a NaN policy; on equal values the first argument.
@@ -103,8 +112,8 @@ struct Min {
   NanPolicy nan = NanPolicy::propagate;
 
   template <class A>
-  GPUREDUCE_HD static constexpr A identity() {
-    return highest<A>();
+  GPUREDUCE_HD constexpr A identity() const {
+    return detail::extreme_identity<A>(highest<A>(), nan);
   }
   template <class A>
   GPUREDUCE_HD constexpr A operator()(A a, A b) const {
@@ -120,8 +129,8 @@ struct Max {
   NanPolicy nan = NanPolicy::propagate;
 
   template <class A>
-  GPUREDUCE_HD static constexpr A identity() {
-    return lowest<A>();
+  GPUREDUCE_HD constexpr A identity() const {
+    return detail::extreme_identity<A>(lowest<A>(), nan);
   }
   template <class A>
   GPUREDUCE_HD constexpr A operator()(A a, A b) const {
@@ -138,9 +147,9 @@ struct MinMaxOp {
   NanPolicy nan = NanPolicy::propagate;
 
   template <class P>
-  GPUREDUCE_HD static constexpr P identity() {
+  GPUREDUCE_HD constexpr P identity() const {
     using A = decltype(P::min);
-    return {highest<A>(), lowest<A>()};
+    return {detail::extreme_identity<A>(highest<A>(), nan), detail::extreme_identity<A>(lowest<A>(), nan)};
   }
   template <class P>
   GPUREDUCE_HD constexpr P operator()(P a, P b) const {
