@@ -28,7 +28,7 @@ const char* const usage =
     "  --ops OP,OP,...        of sum max argmax (default all)\n"
     "  --n N[,N...]           sizes (default 2^10 .. 2^30 in x4 steps, up to 40% of device memory)\n"
     "  --reps R               timed samples per row (default 20)\n"
-    "  --kernel K             auto | one-block | cluster | grid: force gpureduce's kernel (default auto)\n"
+    "  --kernel K             auto | one-block | grid: force gpureduce's kernel (default auto)\n"
     "  --grid-blocks B        with the grid kernel, B blocks (default: sized from the input)\n"
     "  --json FILE, --seed S  as for ladder\n"
     "\n"
@@ -123,8 +123,8 @@ Parsed parse_bench(const std::vector<std::string>& args) {
       if (!s) return fail("--seed: '" + val + "' is not a whole number");
       a.seed = *s;
     } else if (opt == "--kernel") {
-      if (val != "auto" && val != "one-block" && val != "cluster" && val != "grid")
-        return fail("--kernel: '" + val + "' is not one of auto, one-block, cluster, grid");
+      if (val != "auto" && val != "one-block" && val != "grid")
+        return fail("--kernel: '" + val + "' is not one of auto, one-block, grid");
       a.kernel = val;
     } else {
       const auto k = parse_unsigned<std::uint64_t>(val);

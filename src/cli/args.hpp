@@ -32,7 +32,7 @@ struct BenchArgs {
   int reps = 20;
   std::string json;
   std::uint64_t seed = 20261121;
-  std::string kernel = "auto";     // auto | one-block | cluster | grid
+  std::string kernel = "auto";     // auto | one-block | grid
   std::uint64_t grid_blocks = 0;  // > 0: the grid kernel's block count
 };
 

@@ -47,7 +47,6 @@ int with_device(Body&& body) {
 int run_bench_command(const BenchArgs& args) {
   return with_device([&](const RunInfo& info, GpuTimer& timer) {
     const Kernel kernel = args.kernel == "one-block" ? Kernel::one_block
-                          : args.kernel == "cluster" ? Kernel::cluster
                           : args.kernel == "grid"    ? Kernel::grid
                                                      : Kernel::automatic;
     const ProductionRun run{args.types, args.ops, args.sizes, args.reps, args.seed, kernel, args.grid_blocks};

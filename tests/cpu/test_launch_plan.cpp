@@ -13,44 +13,39 @@ constexpr std::uint64_t resident = 132 * 8;  // H100, 8 blocks of 256 threads pe
 
 TEST(test_dispatch_launch_plan, kernel_by_size) {
   for (std::uint64_t n : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(31), t.single_block_max_bytes / 4}) {
-    const LaunchPlan p = plan_launch(n, 0, 4, t, resident, true);
+    const LaunchPlan p = plan_launch(n, 0, 4, t, resident);
     EXPECT_EQ(p.kernel, Kernel::one_block) << n;
     EXPECT_EQ(p.blocks, 1u);
     EXPECT_EQ(p.threads, t.single_threads);
   }
-  const LaunchPlan c = plan_launch(t.single_block_max_bytes / 4 + 1, 0, 4, t, resident, true);
-  EXPECT_EQ(c.kernel, Kernel::cluster);
-  EXPECT_EQ(c.blocks, t.cluster_blocks);
-  EXPECT_EQ(plan_launch(t.cluster_max_bytes / 4, 0, 4, t, resident, true).kernel, Kernel::cluster);
-  EXPECT_EQ(plan_launch(t.cluster_max_bytes / 4 + 1, 0, 4, t, resident, true).kernel, Kernel::grid);
-  // Without clusters (before sm_90) mid sizes take the grid.
-  EXPECT_EQ(plan_launch(t.single_block_max_bytes / 4 + 1, 0, 4, t, resident, false).kernel, Kernel::grid);
-  EXPECT_EQ(plan_launch(t.single_block_max_bytes / 4 + 1, 0, 4, t, resident, false, Kernel::cluster).kernel,
+  EXPECT_EQ(plan_launch(t.single_block_max_bytes / 4 + 1, 0, 4, t, resident).kernel, Kernel::grid);
+  // 1-byte elements leave the one-block kernel earlier (more work per byte).
+  EXPECT_EQ(plan_launch(TuningSm90<1>::value.single_block_max_bytes + 1, 0, 1, TuningSm90<1>::value, resident).kernel,
             Kernel::grid);
 }
 
 TEST(test_dispatch_launch_plan, grid_covers_the_vectors_up_to_one_wave) {
   const std::uint64_t per_block = std::uint64_t(t.grid_unroll) * t.grid_threads * 4;  // int32 elements
-  const auto grid = [](std::uint64_t n, std::uint64_t res) { return plan_launch(n, 0, 4, t, res, false, Kernel::grid); };
+  const auto grid = [](std::uint64_t n, std::uint64_t res) { return plan_launch(n, 0, 4, t, res, Kernel::grid); };
   EXPECT_EQ(grid(10 * per_block, resident).blocks, 10u);
   EXPECT_EQ(grid(10 * per_block + 4, resident).blocks, 11u);
   EXPECT_EQ(grid(std::uint64_t(1) << 32, resident).blocks, resident);
   EXPECT_EQ(grid(std::uint64_t(1) << 32, 100000).blocks, max_grid_blocks);
   // A misaligned start moves elements into the scalar head, never past the vector count.
-  EXPECT_EQ(plan_launch(10 * per_block, 4, 4, t, resident, false, Kernel::grid).blocks, 10u);
+  EXPECT_EQ(plan_launch(10 * per_block, 4, 4, t, resident, Kernel::grid).blocks, 10u);
 }
 
 TEST(test_dispatch_launch_plan, forced_shapes) {
-  EXPECT_EQ(plan_launch(1u << 28, 0, 4, t, resident, true, Kernel::one_block).kernel, Kernel::one_block);
-  EXPECT_EQ(plan_launch(5, 0, 4, t, resident, true, Kernel::cluster).kernel, Kernel::cluster);
-  const LaunchPlan p = plan_launch(5, 0, 4, t, resident, true, Kernel::grid, 7);
+  EXPECT_EQ(plan_launch(1u << 28, 0, 4, t, resident, Kernel::one_block).kernel, Kernel::one_block);
+  const LaunchPlan p = plan_launch(5, 0, 4, t, resident, Kernel::grid, 7);
   EXPECT_EQ(p.kernel, Kernel::grid);
   EXPECT_EQ(p.blocks, 7u);
-  EXPECT_EQ(plan_launch(5, 0, 4, t, resident, true, Kernel::grid, 1u << 20).blocks, max_grid_blocks);
+  EXPECT_EQ(plan_launch(5, 0, 4, t, resident, Kernel::grid, 1u << 20).blocks, max_grid_blocks);
 }
 
 TEST(test_dispatch_launch_plan, workspace_holds_a_partial_per_block) {
-  EXPECT_GE(workspace_bytes, 16 + max_grid_blocks * 16);
+  EXPECT_GE(workspace_bytes, grid_ticketed_offset + max_grid_blocks * 16);
+  EXPECT_GE(grid_ticketed_offset, grid_flagged_offset + max_grid_blocks * 16);  // the regions never overlap
   EXPECT_EQ(detail::slot_bytes % 256, 0u);
   EXPECT_GE(detail::slot_bytes, detail::slot_result_bytes + workspace_bytes);
 }

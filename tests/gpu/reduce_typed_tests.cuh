@@ -44,7 +44,7 @@ TYPED_TEST_P(test_reduce_types, misaligned_pointers) {
   }
 }
 
-// The one-block kernel, the cluster and grids of several sizes give the right answer on the same inputs.
+// The one-block kernel and grids of several sizes give the right answer on the same inputs.
 TYPED_TEST_P(test_reduce_types, forced_launch_shapes) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;
@@ -55,8 +55,6 @@ TYPED_TEST_P(test_reduce_types, forced_launch_shapes) {
     const DeviceInput<T> d(h, 1);
     Options opt;
     opt.force_kernel = Kernel::one_block;
-    check_all_ops(h, d.get(), opt);
-    opt.force_kernel = Kernel::cluster;
     check_all_ops(h, d.get(), opt);
     for (const std::uint64_t blocks : {1ull, 2ull, 7ull, 1000ull, 4096ull}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " grid blocks=" + std::to_string(blocks));

@@ -206,7 +206,7 @@ void sanitizer_sizes_for() {
   for (const std::uint64_t n : {1ull, 33ull, 1025ull, 65537ull}) {
     const auto h = random_input<T>(n, test_seed() + n);
     const DeviceInput<T> d(h, 1);
-    for (const Kernel k : {Kernel::one_block, Kernel::cluster, Kernel::grid}) {
+    for (const Kernel k : {Kernel::one_block, Kernel::grid}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " kernel=" + std::to_string(int(k)));
       Options opt;
       opt.force_kernel = k;

@@ -80,7 +80,6 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
   constexpr ReduceTuning tuning = TuningSm90<sizeof(T)>::value;
   constexpr auto grid = grid_kernel<tuning.grid_threads, tuning.grid_unroll, A, Out, Source, Op>;
   constexpr auto single = single_block_kernel<tuning.single_threads, tuning.single_unroll, A, Out, Source, Op>;
-  constexpr auto cluster = cluster_kernel<tuning.cluster_threads, tuning.cluster_unroll, A, Out, Source, Op>;
 
   try {
     const RelaxedCaptureScope relaxed;
@@ -95,40 +94,18 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
     std::uint64_t resident = 0;
     if (const Status s = max_resident_blocks<grid, tuning.grid_threads>(device, &resident); !s) return s;
-    int cc_major = 0;
-    if (const cudaError_t e = cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device);
-        e != cudaSuccess)
-      return Status::from_cuda(e);
-    const LaunchPlan plan = plan_launch(n, src.address(), sizeof(T), tuning, resident, cc_major >= 9,
-                                        opt.force_kernel, opt.force_blocks);
+    const LaunchPlan plan =
+        plan_launch(n, src.address(), sizeof(T), tuning, resident, opt.force_kernel, opt.force_blocks);
     if (plan.kernel == Kernel::one_block) {
       single<<<1, tuning.single_threads, 0, stream>>>(src, n, out, op);
-    }
-    if (plan.kernel == Kernel::cluster) {
-      cudaLaunchConfig_t config{};
-      config.gridDim = dim3(tuning.cluster_blocks);
-      config.blockDim = dim3(tuning.cluster_threads);
-      config.stream = stream;
-      cudaLaunchAttribute cluster_dim{};
-      cluster_dim.id = cudaLaunchAttributeClusterDimension;
-      cluster_dim.val.clusterDim.x = tuning.cluster_blocks;
-      cluster_dim.val.clusterDim.y = cluster_dim.val.clusterDim.z = 1;
-      config.attrs = &cluster_dim;
-      config.numAttrs = 1;
-      if (cudaLaunchKernelEx(&config, cluster, src, n, out, op) == cudaSuccess) return Status::ok();
-      // No room for the cluster (a partitioned or busy GPU): the grid kernel needs none.
-      cudaGetLastError();
-    }
-    if (plan.kernel != Kernel::one_block) {
+    } else {
       void* ws = opt.workspace;
       if (!ws) {
         unsigned char* slot = nullptr;
         if (const Status s = WorkspacePool::for_device(device).slot(stream, &slot); !s) return s;
         ws = slot + slot_result_bytes;
       }
-      const std::uint64_t blocks = plan.kernel == Kernel::grid ? plan.blocks
-                                   : plan_launch(n, src.address(), sizeof(T), tuning, resident, false).blocks;
-      grid<<<unsigned(blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op);
+      grid<<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op);
     }
     return Status::from_cuda(cudaGetLastError());
   } catch (const std::bad_alloc&) {

@@ -15,17 +15,20 @@ struct ReduceTuning {
   unsigned single_threads;             // threads of single_block_kernel
   int single_unroll;
   std::uint64_t single_block_max_bytes;  // inputs up to this size take the one-block kernel
-  unsigned cluster_threads;            // threads per block of cluster_kernel
-  int cluster_unroll;
-  unsigned cluster_blocks;             // blocks in the one cluster (8: the portable maximum)
-  std::uint64_t cluster_max_bytes;     // larger inputs (or devices without clusters) take the grid
 };
 
-enum class Kernel : unsigned char { automatic, one_block, cluster, grid };
+enum class Kernel : unsigned char { automatic, one_block, grid };
 
-// The grid workspace holds one partial per block; 4096 blocks of 16-byte partials (the largest
-// accumulator) cover 31 resident blocks per SM on a 132-SM H100.
+// The grid workspace holds one partial per block; 4096 blocks cover 31 resident blocks per SM on a
+// 132-SM H100. Layout (zero-filled once; every launch leaves it ready for the next on its stream):
+//   [0, 4)    ticket counter, zero between launches (16-byte accumulators)
+//   [8, 16)   launch epoch (accumulators of at most 8 bytes)
+//   [16, ...) flagged partials: 16 bytes per block, the partial and the epoch that wrote it
+//   [...]     ticketed partials: one 16-byte accumulator per block
 inline constexpr std::uint64_t max_grid_blocks = 4096;
+inline constexpr std::size_t grid_flagged_offset = 16;
+inline constexpr std::size_t grid_ticketed_offset = grid_flagged_offset + max_grid_blocks * 16;
+inline constexpr std::size_t grid_workspace_bytes = grid_ticketed_offset + max_grid_blocks * 16;
 
 struct LaunchPlan {
   Kernel kernel;  // never automatic
@@ -35,20 +38,12 @@ struct LaunchPlan {
 
 // The kernel by input size (force: a kernel chosen by the caller, for tests and benchmarks), and
 // its grid. grid_blocks > 0 fixes the grid kernel's block count (capped at max_grid_blocks).
-// has_clusters: the device launches thread-block clusters (sm_90 and later).
 GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t addr, unsigned elem_bytes,
                                               const ReduceTuning& t, std::uint64_t max_resident_blocks,
-                                              bool has_clusters, Kernel force = Kernel::automatic,
-                                              std::uint64_t grid_blocks = 0) {
+                                              Kernel force = Kernel::automatic, std::uint64_t grid_blocks = 0) {
   Kernel k = force;
-  if (k == Kernel::cluster && !has_clusters) k = Kernel::grid;
-  if (k == Kernel::automatic) {
-    if (n <= t.single_block_max_bytes / elem_bytes) k = Kernel::one_block;
-    else if (has_clusters && n <= t.cluster_max_bytes / elem_bytes) k = Kernel::cluster;
-    else k = Kernel::grid;
-  }
+  if (k == Kernel::automatic) k = n <= t.single_block_max_bytes / elem_bytes ? Kernel::one_block : Kernel::grid;
   if (k == Kernel::one_block) return {k, t.single_threads, 1};
-  if (k == Kernel::cluster) return {k, t.cluster_threads, t.cluster_blocks};
   if (grid_blocks > 0) return {k, t.grid_threads, min_u64(grid_blocks, max_grid_blocks)};
   const VectorSplit split = VectorSplit::make(addr, n, elem_bytes);
   const std::uint64_t per_batch = std::uint64_t(t.grid_unroll) * t.grid_threads;

@@ -16,9 +16,7 @@ struct TuningSm90 {
   // last-block hand-off costs ~1.2 us: 5.2-5.5 us at any grid of 2-132 blocks for n <= 2^14)
   // up to 64 KB of 4- and 8-byte elements (2^14 int32: 5.1 us one block, 5.6 grid) and 32 KB of
   // 1-byte ones, where the per-element work makes the block slower (2^16 int8: 6.6 us, grid 5.9).
-  // Cluster: 8 blocks x 1024 threads x 4 vectors = 512 KB per round trip, combined through DSMEM.
-  static constexpr ReduceTuning value{256, 4, 512, 4, ElemBytes >= 4 ? 64 * 1024 : 32 * 1024,
-                                      1024, 4, 8, 2 * 1024 * 1024};
+  static constexpr ReduceTuning value{256, 4, 512, 4, ElemBytes >= 4 ? 64 * 1024 : 32 * 1024};
 };
 
 }  // namespace gpureduce

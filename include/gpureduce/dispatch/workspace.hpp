@@ -4,9 +4,9 @@
 // threads included) never share one. Slots are allocated on a stream's first reduction, zero-filled
 // once, and kept (and reset to zero by each launch's last block) for the life of the process.
 //
-// Graph capture: a captured reduction keeps the slot of the stream it was captured on. Replaying
-// that graph while the same stream (or another replay of it) is reducing needs its own workspace
-// (Options::workspace).
+// Graph capture: a captured reduction keeps the slot it was given at capture (one per capturing
+// stream handle). Replays of graphs captured on one stream must not overlap one another; graphs
+// replayed concurrently need their own workspace (Options::workspace).
 #pragma once
 
 #include <gpureduce/dispatch/launch_plan.hpp>
@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -23,7 +24,7 @@ namespace gpureduce {
 
 // Bytes of workspace one reduction needs (the caller-provided kind: zero-fill it once before its
 // first use; every completed reduction leaves it zero again).
-inline constexpr std::size_t workspace_bytes = 16 + max_grid_blocks * 16;
+inline constexpr std::size_t workspace_bytes = grid_workspace_bytes;
 
 namespace detail {
 
@@ -45,12 +46,19 @@ class WorkspacePool {
     return *p;
   }
 
-  // The slot of `stream` on the current device (which owns the pool).
+  // The slot of `stream` on the current device (which owns the pool). Streams are told apart by
+  // their unique ID (handles of destroyed streams are reused, and the per-thread default stream has
+  // one handle for all threads); a stream being captured refuses that query, so captures are keyed
+  // by handle in a map of their own.
   Status slot(cudaStream_t stream, unsigned char** out) {
-    unsigned long long id = 0;
-    if (const cudaError_t e = cudaStreamGetId(stream, &id); e != cudaSuccess) return Status::from_cuda(e);
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (const cudaError_t e = cudaStreamIsCapturing(stream, &capture); e != cudaSuccess) return Status::from_cuda(e);
+    unsigned long long key = reinterpret_cast<std::uintptr_t>(stream);
+    if (capture == cudaStreamCaptureStatusNone)
+      if (const cudaError_t e = cudaStreamGetId(stream, &key); e != cudaSuccess) return Status::from_cuda(e);
+    auto& slots = capture == cudaStreamCaptureStatusNone ? by_id_ : by_captured_handle_;
     std::lock_guard lock(m_);
-    if (const auto it = slots_.find(id); it != slots_.end()) {
+    if (const auto it = slots.find(key); it != slots.end()) {
       *out = it->second;
       return Status::ok();
     }
@@ -58,7 +66,7 @@ class WorkspacePool {
       if (const Status s = grow(); !s) return s;
     *out = free_.back();
     free_.pop_back();
-    slots_.emplace(id, *out);
+    slots.emplace(key, *out);
     return Status::ok();
   }
 
@@ -78,7 +86,7 @@ class WorkspacePool {
   }
 
   std::mutex m_;
-  std::unordered_map<unsigned long long, unsigned char*> slots_;
+  std::unordered_map<unsigned long long, unsigned char*> by_id_, by_captured_handle_;
   std::vector<unsigned char*> free_;
   cudaStream_t zero_stream_ = nullptr;
 };

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Summarises a `gpureduce bench --json` file against the production targets of issue 3: per row
+the speed-up over CUB (CUB time / gpureduce time) and, for int32/float32 sum, the target it is held
+to. Prints markdown.
+usage: tools/bench_summary.py RESULTS.json"""
+import json
+import sys
+
+
+def target(op, t, n):
+    """(minimum speed-up, label) for the row, or the sweep-wide floor."""
+    k = n.bit_length() - 1
+    if op == "sum" and t in ("int32", "float32"):
+        if k >= 26:
+            return 1.00, ">= 1.00x" + (", >= 94% ceiling" if k >= 28 else "")
+        if 20 <= k <= 24:
+            return 1.15, ">= 1.15x"
+    if 14 <= k <= 18:
+        return 1 / 0.7, "time <= 0.7x CUB"
+    if k <= 12:
+        return 1 / 0.9, "time <= 0.9x CUB"
+    return 1 / 1.02, "none below 0.98x"
+
+
+def main():
+    data = json.loads(open(sys.argv[1]).read())
+    ceiling = data["device"]["measured_read_gbps"]
+    rows = {}
+    for r in data["rows"]:
+        rows.setdefault((r["op"], r["type"], r["n"]), {})[r["variant"]] = r
+    print(f"{data['device']['name']}, commit {data['commit'][:12]}, read ceiling {ceiling:.0f} GB/s\n")
+    print("| op | type | n | gpureduce us | CUB us | speed-up | % ceiling | target | met |")
+    print("|---|---|---|---:|---:|---:|---:|---|---|")
+    missed = 0
+    for (op, t, n), v in rows.items():
+        ours, cub = v["gpureduce"], v["cub"]
+        speedup = cub["median_ms"] / ours["median_ms"]
+        need, label = target(op, t, n)
+        ok = speedup >= need and ours["verified"]
+        if op == "sum" and t in ("int32", "float32") and n >= 2 ** 28:
+            ok = ok and ours["pct_peak"] >= 94
+        missed += not ok
+        print(f"| {op} | {t} | 2^{n.bit_length() - 1} | {ours['median_ms'] * 1e3:.1f} | "
+              f"{cub['median_ms'] * 1e3:.1f} | {speedup:.2f}x | {ours['pct_peak']:.1f} | {label} | "
+              f"{'yes' if ok else 'NO'} |")
+    print(f"\n{len(rows) - missed} of {len(rows)} rows meet their target")
+
+
+if __name__ == "__main__":
+    main()
