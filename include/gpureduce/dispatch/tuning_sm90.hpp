@@ -13,10 +13,11 @@ struct TuningSm90 {
   // Grid: 256 threads x 4 vectors of 16 B = 64 B in flight per thread, 128 KB per SM at full
   // occupancy: ladder rung r9 read 3028 GB/s with it at 2^28 int32 (101% of a plain streaming read).
   // One block: 512 threads x 4 vectors = 32 KB per round trip. It beats the grid kernel (whose
-  // last-block hand-off costs ~1.2 us: 5.2-5.5 us at any grid of 2-132 blocks for n <= 2^14)
-  // up to 64 KB of 4- and 8-byte elements (2^14 int32: 5.1 us one block, 5.6 grid) and 32 KB of
-  // 1-byte ones, where the per-element work makes the block slower (2^16 int8: 6.6 us, grid 5.9).
-  static constexpr ReduceTuning value{256, 4, 512, 4, ElemBytes >= 4 ? 64 * 1024 : 32 * 1024};
+  // hand-off between blocks costs ~0.5 us: 4.4-4.9 us at n = 2^10 against 4.1-4.3) up to 64 KB
+  // (2^13 float32: 4.4 us one block, 5.2 grid; 2^15 float16: 5.2 against 5.6; 2^14 float64: 6.1
+  // against 5.7) except for 1-byte elements, whose per-element work slows the block past 32 KB
+  // (2^16 int8: 6.8 us, grid 5.5).
+  static constexpr ReduceTuning value{256, 4, 512, 4, ElemBytes >= 2 ? 64 * 1024 : 32 * 1024};
 };
 
 }  // namespace gpureduce
