@@ -7,7 +7,10 @@ figure in README.md or docs/ is typed by hand. A block
     <!-- /results -->
 
 becomes the ladder table for that n; `sweep=r9,cub` instead gives median microseconds per n for
-those variants. --check exits 1 when a document is out of date (CTest runs this).
+those variants. From a `gpureduce bench` file, `speedup=OP` gives CUB's time over gpureduce's per n
+and element type for that operator, and `detail=OP:TYPE,TYPE` the times, ratio and % of the read
+ceiling. `example=NAME` copies a marked snippet from a test source (so README examples compile
+and run as tests). --check exits 1 when a document is out of date (CTest runs this).
 usage: tools/render_results.py [--check] DOC.md..."""
 import json
 import re
@@ -60,12 +63,73 @@ def sweep_table(data, variants):
     return "\n".join(out) + "\n"
 
 
+def bench_rows(data, op):
+    rows = {}
+    for r in data["rows"]:
+        if r["op"] == op:
+            rows.setdefault((r["type"], r["n"]), {})[r["variant"]] = r
+    return rows
+
+
+def bench_caption(data, what):
+    d = data["device"]
+    return (f"{what}; {d['name']}, driver {d['driver']}; measured read ceiling {d['measured_read_gbps']:.0f} GB/s; "
+            f"commit {data['commit'][:10]}, {data['date'][:10]}")
+
+
+def speedup_table(data, op):
+    rows = bench_rows(data, op)
+    types = list(dict.fromkeys(t for t, _ in rows))
+    ns = sorted({n for _, n in rows})
+    out = [bench_caption(data, f"{op}: CUB time / gpureduce time (above 1: gpureduce faster)"), "",
+           "| n | " + " | ".join(types) + " |", "|---:|" + "---:|" * len(types)]
+    for n in ns:
+        cells = []
+        for t in types:
+            v = rows.get((t, n))
+            ok = v and v["gpureduce"]["verified"]
+            cells.append(f"{v['cub']['median_ms'] / v['gpureduce']['median_ms']:.2f}" + ("" if ok else " (NO)") if v else "")
+        out.append(f"| 2^{n.bit_length() - 1} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def detail_table(data, arg):
+    op, types = arg.split(":")
+    rows = bench_rows(data, op)
+    out = [bench_caption(data, f"{op}, median microseconds"), "",
+           "| n | type | gpureduce | CUB | CUB / gpureduce | gpureduce GB/s | % of ceiling |",
+           "|---:|---|---:|---:|---:|---:|---:|"]
+    for n in sorted({n for _, n in rows}):
+        for t in types.split(","):
+            v = rows.get((t, n))
+            if not v:
+                continue
+            g, c = v["gpureduce"], v["cub"]
+            out.append(f"| 2^{n.bit_length() - 1} | {t} | {g['median_ms'] * 1e3:.1f} | {c['median_ms'] * 1e3:.1f} | "
+                       f"{c['median_ms'] / g['median_ms']:.2f} | {g['gbps']:.0f} | {g['pct_peak']:.1f} |")
+    return "\n".join(out) + "\n"
+
+
+def example(path, name):
+    """The lines between `// [example: NAME]` and `// [/example]` in a test source, dedented."""
+    text = path.read_text()
+    m = re.search(r"^[ \t]*// \[example: " + re.escape(name) + r"\]\n(.*?)^[ \t]*// \[/example\]", text, re.S | re.M)
+    if not m:
+        raise SystemExit(f"no example {name} in {path}")
+    lines = m.group(1).rstrip("\n").split("\n")
+    indent = min(len(l) - len(l.lstrip()) for l in lines if l.strip())
+    return "```cpp\n" + "\n".join(l[indent:] for l in lines) + "\n```\n"
+
+
 def render(text):
+    kinds = {"n": lambda d, a: ladder_table(d, int(a)), "sweep": lambda d, a: sweep_table(d, a.split(",")),
+             "speedup": speedup_table, "detail": detail_table}
+
     def sub(m):
+        if m.group(3) == "example":
+            return m.group(1) + example(ROOT / m.group(2), m.group(4)) + m.group(6)
         data = json.loads((ROOT / m.group(2)).read_text())
-        kind, arg = m.group(3), m.group(4)
-        body = ladder_table(data, int(arg)) if kind == "n" else sweep_table(data, arg.split(","))
-        return m.group(1) + body + m.group(6)
+        return m.group(1) + kinds[m.group(3)](data, m.group(4)) + m.group(6)
     return BLOCK.sub(sub, text)
 
 

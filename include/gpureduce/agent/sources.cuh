@@ -41,10 +41,14 @@ struct ArraySource {
   __device__ __forceinline__ Vector<T> load_vector(std::uint64_t first) const {
     return *reinterpret_cast<const Vector<T>*>(data + first);
   }
+  // Hands the vector's transformed values, indices first.., to sink(values, first).
   template <class Sink>
   __device__ __forceinline__ void consume_vector(const Vector<T>& x, std::uint64_t first, Sink&& sink) const {
+    using U = decltype(transform(x.v[0]));
+    U y[Vector<T>::size];
 #pragma unroll
-    for (unsigned k = 0; k < Vector<T>::size; ++k) sink(transform(x.v[k]), std::int64_t(first + k));
+    for (unsigned k = 0; k < Vector<T>::size; ++k) y[k] = transform(x.v[k]);
+    sink(y, std::int64_t(first));
   }
 };
 
@@ -81,9 +85,10 @@ struct ProductSource {
   }
   template <class Sink>
   __device__ __forceinline__ void consume_vector(const Pair& x, std::uint64_t first, Sink&& sink) const {
+    A y[Vector<T>::size];
 #pragma unroll
-    for (unsigned k = 0; k < Vector<T>::size; ++k)
-      sink(detail::wrap_mul(convert<A>(x.a.v[k]), convert<A>(x.b.v[k])), std::int64_t(first + k));
+    for (unsigned k = 0; k < Vector<T>::size; ++k) y[k] = detail::wrap_mul(convert<A>(x.a.v[k]), convert<A>(x.b.v[k]));
+    sink(y, std::int64_t(first));
   }
 };
 

@@ -6,8 +6,25 @@
 #include <gpureduce/grid/vector_split.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace gpureduce {
+
+template <class Op, class A, class Values>
+concept has_lift_vector = requires(const Op& op, const Values& y) { op.template lift_vector<A>(y, std::int64_t(0)); };
+
+// The values of one vector (indices first, first + 1, ...) into acc: through the operator's
+// lift_vector where it has one (argmin/argmax), else one element at a time.
+template <class A, class Op, class Values>
+__device__ __forceinline__ A combine_vector(A acc, const Op& op, const Values& y, std::int64_t first) {
+  if constexpr (has_lift_vector<Op, A, Values>) {
+    return op(acc, op.template lift_vector<A>(y, first));
+  } else {
+#pragma unroll
+    for (unsigned k = 0; k < std::extent_v<Values>; ++k) acc = op(acc, op.template lift<A>(y[k], first + k));
+    return acc;
+  }
+}
 
 // Thread threadIdx.x of block `block` in a grid of `grid` blocks of BlockThreads. Returns the
 // accumulator of its elements combined into `acc`.
@@ -17,6 +34,7 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
   using T = typename Source::element_type;
   constexpr unsigned per_vec = Vector<T>::size;
   auto sink = [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); };
+  auto vector_sink = [&](const auto& y, std::int64_t first) { acc = combine_vector(acc, op, y, first); };
   for_each_scalar_edge(split, per_vec, block * BlockThreads + threadIdx.x, [&](std::uint64_t i) { src.load(i, sink); });
   const std::uint64_t head = split.head;
   VectorGrid<Unroll>{split.vectors, BlockThreads, grid}.for_each(
@@ -26,9 +44,10 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
 #pragma unroll
         for (int k = 0; k < Unroll; ++k) x[k] = src.load_vector(head + (v + std::uint64_t(k) * BlockThreads) * per_vec);
 #pragma unroll
-        for (int k = 0; k < Unroll; ++k) src.consume_vector(x[k], head + (v + std::uint64_t(k) * BlockThreads) * per_vec, sink);
+        for (int k = 0; k < Unroll; ++k)
+          src.consume_vector(x[k], head + (v + std::uint64_t(k) * BlockThreads) * per_vec, vector_sink);
       },
-      [&](std::uint64_t v) { src.consume_vector(src.load_vector(head + v * per_vec), head + v * per_vec, sink); });
+      [&](std::uint64_t v) { src.consume_vector(src.load_vector(head + v * per_vec), head + v * per_vec, vector_sink); });
   return acc;
 }
 

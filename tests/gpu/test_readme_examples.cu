@@ -1,0 +1,109 @@
+// The README's API examples, compiled and run as tests; tools/render_results.py copies the marked
+// snippets into README.md (and the docs check keeps them identical).
+#include "reduce_checks.cuh"
+
+namespace gpureduce::test {
+namespace {
+
+// [example: functor]
+struct AbsMax {  // any associative, commutative functor
+  __host__ __device__ float operator()(float a, float b) const { return fabsf(a) > fabsf(b) ? fabsf(a) : fabsf(b); }
+};
+// [/example]
+
+TEST(test_readme_examples, basic_calls) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t n = 1000003;
+  const auto h32 = random_input<std::int32_t>(n, test_seed());
+  const auto hf = random_input<float>(n, test_seed() + 1);
+  DeviceInput<std::int32_t> in32(h32, 0);
+  DeviceInput<float> inf(hf, 0);
+  const std::int32_t* d_in = in32.get();
+  const float* d_x = inf.get();
+  std::int64_t* d_sum;
+  gpureduce::IndexedValue<float>* d_best;
+  float* d_max;
+  cudaMalloc(&d_sum, sizeof *d_sum);
+  cudaMalloc(&d_best, sizeof *d_best);
+  cudaMalloc(&d_max, sizeof *d_max);
+  cudaStream_t stream;
+  cudaStreamCreate(&stream);
+
+  // [example: basic]
+  // int32 in, int64 accumulator and result (accumulator.hpp has the rules); asynchronous, one launch
+  gpureduce::sum(d_in, n, d_sum, stream);
+  // value and first index of the largest element; NaN wins unless ignored
+  gpureduce::argmax(d_x, n, d_best, stream);
+  gpureduce::max(d_x, n, d_max, stream, {.nan = gpureduce::NanPolicy::ignore});
+  // your own operator with its identity
+  gpureduce::reduce(d_x, n, d_max, AbsMax{}, 0.0f, stream);
+  // the value on the host: the _sync suffix says this call waits for the stream
+  const double total = gpureduce::sum_sync(d_x, n, stream);
+  // no exceptions: a Status
+  if (gpureduce::Status s = gpureduce::try_reduce(d_x, n, d_max, gpureduce::Min{}, stream); !s)
+    std::fprintf(stderr, "%s\n", s.message);
+  // [/example]
+
+  cudaStreamSynchronize(stream);
+  std::int64_t sum = 0;
+  cudaMemcpy(&sum, d_sum, sizeof sum, cudaMemcpyDeviceToHost);
+  EXPECT_EQ(std::uint64_t(sum), reference::int_sum(h32.data(), n));
+  const auto best = reference::arg_extreme<false>(hf.data(), n, false);
+  IndexedValue<float> got{};
+  cudaMemcpy(&got, d_best, sizeof got, cudaMemcpyDeviceToHost);
+  EXPECT_EQ(got.index, best.index);
+  float mn = 0;
+  cudaMemcpy(&mn, d_max, sizeof mn, cudaMemcpyDeviceToHost);
+  EXPECT_EQ(mn, *std::min_element(hf.begin(), hf.end()));
+  expect_float_sum(float(total), reference::float_sum(hf.data(), n, false), n, "sum_sync");
+  cudaFree(d_sum);
+  cudaFree(d_best);
+  cudaFree(d_max);
+  cudaStreamDestroy(stream);
+}
+
+TEST(test_readme_examples, graph_and_workspace) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t n = 1 << 20;
+  const auto h = random_input<double>(n, test_seed());
+  DeviceInput<double> in(h, 0);
+  const double* d_x = in.get();
+  double* d_out;
+  cudaMalloc(&d_out, sizeof *d_out);
+  cudaStream_t stream;
+  cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+
+  // [example: graph]
+  // Capturable: the graph holds one kernel node, and nothing in the call synchronises.
+  cudaGraph_t graph;
+  cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+  gpureduce::dot(d_x, d_x, n, d_out, stream);  // sum of squares, in double
+  cudaStreamEndCapture(stream, &graph);
+  cudaGraphExec_t exec;
+  cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphLaunch(exec, stream);
+
+  // A workspace of your own (zero it once): for graphs replayed concurrently, or to keep
+  // allocation out of the first call.
+  void* ws;
+  cudaMalloc(&ws, gpureduce::workspace_bytes);
+  cudaMemset(ws, 0, gpureduce::workspace_bytes);
+  gpureduce::Options opt;
+  opt.workspace = ws;
+  opt.workspace_size = gpureduce::workspace_bytes;
+  gpureduce::sum(d_x, n, d_out, stream, opt);
+  // [/example]
+
+  cudaStreamSynchronize(stream);
+  double got = 0;
+  cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost);
+  expect_float_sum(got, reference::float_sum(h.data(), n, false), n, "sum with own workspace");
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaFree(ws);
+  cudaFree(d_out);
+  cudaStreamDestroy(stream);
+}
+
+}  // namespace
+}  // namespace gpureduce::test
