@@ -60,20 +60,27 @@ __global__ void __launch_bounds__(BlockThreads)
     // block order. No fence and no atomic round trip: one store per block, polled from L2.
     auto* epoch_word = reinterpret_cast<unsigned long long*>(ws + 8);
     auto* partials = reinterpret_cast<FlaggedPartial*>(ws + grid_flagged_offset);
-    const unsigned long long epoch =
-        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*epoch_word).load(cuda::memory_order_relaxed) + 1;
+    // Read by one thread per block: a load per thread of one word would queue at one L2 slice.
+    auto current_epoch = [&] {
+      return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*epoch_word).load(cuda::memory_order_relaxed);
+    };
     const A acc = thread_partial<BlockThreads, Unroll>(src, src.split(n), blockIdx.x, gridDim.x, op, identity);
     const A block_total = block_reduce(acc, op, identity, warp_partials);
     if (!is_last_block) {
       if (threadIdx.x == 0) {
-        FlaggedPartial p{0, epoch};
+        FlaggedPartial p{0, current_epoch() + 1};
         std::memcpy(&p.bits, &block_total, sizeof(A));
         store_flagged(partials + blockIdx.x, p);
       }
       return;
     }
     __shared__ A own_total;
-    if (threadIdx.x == 0) own_total = block_total;
+    __shared__ unsigned long long epoch;
+    if (threadIdx.x == 0) {
+      own_total = block_total;
+      epoch = current_epoch() + 1;
+    }
+    __syncthreads();  // also frees warp_partials for the second reduction
     A v = identity;
     for (unsigned i = threadIdx.x; i + 1 < gridDim.x; i += BlockThreads) {
       FlaggedPartial p = load_flagged(partials + i);
@@ -82,7 +89,6 @@ __global__ void __launch_bounds__(BlockThreads)
       std::memcpy(&x, &p.bits, sizeof(A));
       v = op(v, x);
     }
-    __syncthreads();  // own_total written; warp_partials free again
     if (threadIdx.x == 0) v = op(v, own_total);
     v = block_reduce(v, op, identity, warp_partials);
     if (threadIdx.x == 0) {
