@@ -81,13 +81,29 @@ __global__ void __launch_bounds__(BlockThreads)
       epoch = current_epoch() + 1;
     }
     __syncthreads();  // also frees warp_partials for the second reduction
+    // Each thread collects partials threadIdx.x, + BlockThreads, ... in chunks whose loads are all
+    // in flight at once (polled one after another, each would cost a round trip to L2).
+    constexpr unsigned chunk = 4;
     A v = identity;
-    for (unsigned i = threadIdx.x; i + 1 < gridDim.x; i += BlockThreads) {
-      FlaggedPartial p = load_flagged(partials + i);
-      while (p.epoch != epoch) p = load_flagged(partials + i);
-      A x;
-      std::memcpy(&x, &p.bits, sizeof(A));
-      v = op(v, x);
+    for (unsigned first = threadIdx.x; first + 1 < gridDim.x; first += chunk * BlockThreads) {
+      FlaggedPartial p[chunk] = {};  // epoch 0: not yet seen (launch epochs start at 1)
+      for (bool done = false; !done;) {
+#pragma unroll
+        for (unsigned k = 0; k < chunk; ++k) {
+          const unsigned i = first + k * BlockThreads;
+          if (i + 1 < gridDim.x && p[k].epoch != epoch) p[k] = load_flagged(partials + i);
+        }
+        done = true;
+#pragma unroll
+        for (unsigned k = 0; k < chunk; ++k) done &= first + k * BlockThreads + 1 >= gridDim.x || p[k].epoch == epoch;
+      }
+#pragma unroll
+      for (unsigned k = 0; k < chunk; ++k) {
+        if (first + k * BlockThreads + 1 >= gridDim.x) break;
+        A x;
+        std::memcpy(&x, &p[k].bits, sizeof(A));
+        v = op(v, x);
+      }
     }
     if (threadIdx.x == 0) v = op(v, own_total);
     v = block_reduce(v, op, identity, warp_partials);
