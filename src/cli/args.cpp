@@ -65,6 +65,24 @@ std::vector<std::uint64_t> bench_sizes() {
 
 namespace {
 
+// --reps, --json or --seed, shared by ladder and bench: the error message, or "" when valid.
+std::string parse_run_option(const std::string& opt, const std::string& val, int& reps, std::string& json,
+                             std::uint64_t& seed) {
+  if (opt == "--reps") {
+    const auto k = parse_unsigned<int>(val);
+    if (!k || *k < 1 || *k > 100000) return "--reps: '" + val + "' is not a whole number in 1..100000";
+    reps = *k;
+  } else if (opt == "--json") {
+    if (val.empty()) return "--json: empty file name";
+    json = val;
+  } else {
+    const auto s = parse_unsigned<std::uint64_t>(val);
+    if (!s) return "--seed: '" + val + "' is not a whole number";
+    seed = *s;
+  }
+  return "";
+}
+
 // Comma-separated values, each parsed by `one`; nullopt if any is invalid.
 template <class V, class F>
 std::optional<std::vector<V>> parse_list(const std::string& s, F&& one) {
@@ -111,17 +129,8 @@ Parsed parse_bench(const std::vector<std::string>& args) {
       const auto n = parse_list<std::uint64_t>(val, [](const std::string& x) { return parse_count(x); });
       if (!n) return fail("--n: '" + val + "' is not a list of counts (decimal or 2^k)");
       a.sizes = *n;
-    } else if (opt == "--reps") {
-      const auto k = parse_unsigned<int>(val);
-      if (!k || *k < 1 || *k > 100000) return fail("--reps: '" + val + "' is not a whole number in 1..100000");
-      a.reps = *k;
-    } else if (opt == "--json") {
-      if (val.empty()) return fail("--json: empty file name");
-      a.json = val;
-    } else if (opt == "--seed") {
-      const auto s = parse_unsigned<std::uint64_t>(val);
-      if (!s) return fail("--seed: '" + val + "' is not a whole number");
-      a.seed = *s;
+    } else if (opt == "--reps" || opt == "--json" || opt == "--seed") {
+      if (std::string e = parse_run_option(opt, val, a.reps, a.json, a.seed); !e.empty()) return fail(e);
     } else if (opt == "--kernel") {
       if (val != "auto" && val != "one-block" && val != "grid")
         return fail("--kernel: '" + val + "' is not one of auto, one-block, grid");
@@ -182,17 +191,8 @@ Parsed parse(const std::vector<std::string>& args) {
       const auto b = parse_unsigned<unsigned>(val);
       if (!b || !ladder::is_valid_block(*b)) return fail("--block: '" + val + "' is not one of 64, 128, 256, 512, 1024");
       a.block = *b;
-    } else if (opt == "--reps") {
-      const auto k = parse_unsigned<int>(val);
-      if (!k || *k < 1 || *k > 100000) return fail("--reps: '" + val + "' is not a whole number in 1..100000");
-      a.reps = *k;
-    } else if (opt == "--json") {
-      if (val.empty()) return fail("--json: empty file name");
-      a.json = val;
-    } else {
-      const auto s = parse_unsigned<std::uint64_t>(val);
-      if (!s) return fail("--seed: '" + val + "' is not a whole number");
-      a.seed = *s;
+    } else if (std::string e = parse_run_option(opt, val, a.reps, a.json, a.seed); !e.empty()) {
+      return fail(e);
     }
   }
   return r;
