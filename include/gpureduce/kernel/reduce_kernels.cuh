@@ -60,15 +60,17 @@ __global__ void __launch_bounds__(BlockThreads)
     // block order. No fence and no atomic round trip: one store per block, polled from L2.
     auto* epoch_word = reinterpret_cast<unsigned long long*>(ws + 8);
     auto* partials = reinterpret_cast<FlaggedPartial*>(ws + grid_flagged_offset);
-    // Read by one thread per block: a load per thread of one word would queue at one L2 slice.
-    auto current_epoch = [&] {
-      return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*epoch_word).load(cuda::memory_order_relaxed);
-    };
+    // This launch's epoch, read by one thread per block (a load per thread of one word would queue
+    // at one L2 slice) before the input, so that its round trip overlaps the loads.
+    const unsigned long long launch_epoch =
+        threadIdx.x == 0
+            ? cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*epoch_word).load(cuda::memory_order_relaxed) + 1
+            : 0;
     const A acc = thread_partial<BlockThreads, Unroll>(src, src.split(n), blockIdx.x, gridDim.x, op, identity);
     const A block_total = block_reduce(acc, op, identity, warp_partials);
     if (!is_last_block) {
       if (threadIdx.x == 0) {
-        FlaggedPartial p{0, current_epoch() + 1};
+        FlaggedPartial p{0, launch_epoch};
         std::memcpy(&p.bits, &block_total, sizeof(A));
         store_flagged(partials + blockIdx.x, p);
       }
@@ -78,7 +80,7 @@ __global__ void __launch_bounds__(BlockThreads)
     __shared__ unsigned long long epoch;
     if (threadIdx.x == 0) {
       own_total = block_total;
-      epoch = current_epoch() + 1;
+      epoch = launch_epoch;
     }
     __syncthreads();  // also frees warp_partials for the second reduction
     // Each thread collects partials threadIdx.x, + BlockThreads, ... in chunks whose loads are all
