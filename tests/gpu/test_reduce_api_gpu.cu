@@ -34,7 +34,8 @@ TEST(test_reduce_api, graph_capture_replays_on_new_data) {
   for (int replay = 0; replay < 3; ++replay) {
     h = random_input<std::int32_t>(n, seed + replay + 1);
     GPUREDUCE_CHECK_CUDA(cudaMemcpy(const_cast<std::int32_t*>(d.get()), h.data(), n * 4, cudaMemcpyHostToDevice));
-    GPUREDUCE_CHECK_CUDA(cudaMemset(out, 0xA5, sizeof(std::int64_t)));
+    // On the graph's stream: a legacy-stream memset would not be ordered before the replay.
+    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(out, 0xA5, sizeof(std::int64_t), s));
     GPUREDUCE_CHECK_CUDA(cudaGraphLaunch(exec, s));
     GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));
     std::int64_t got = 0;

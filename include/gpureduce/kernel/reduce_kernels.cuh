@@ -60,28 +60,21 @@ __global__ void __launch_bounds__(BlockThreads)
     // block order. No fence and no atomic round trip: one store per block, polled from L2.
     auto* epoch_word = reinterpret_cast<unsigned long long*>(ws + 8);
     auto* partials = reinterpret_cast<FlaggedPartial*>(ws + grid_flagged_offset);
-    // This launch's epoch, read by one thread per block (a load per thread of one word would queue
-    // at one L2 slice) before the input, so that its round trip overlaps the loads.
-    const unsigned long long launch_epoch =
-        threadIdx.x == 0
-            ? cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*epoch_word).load(cuda::memory_order_relaxed) + 1
-            : 0;
+    // This launch's epoch, read before the input so that its round trip overlaps the loads.
+    const unsigned long long epoch =
+        cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*epoch_word).load(cuda::memory_order_relaxed) + 1;
     const A acc = thread_partial<BlockThreads, Unroll>(src, src.split(n), blockIdx.x, gridDim.x, op, identity);
     const A block_total = block_reduce(acc, op, identity, warp_partials);
     if (!is_last_block) {
       if (threadIdx.x == 0) {
-        FlaggedPartial p{0, launch_epoch};
+        FlaggedPartial p{0, epoch};
         std::memcpy(&p.bits, &block_total, sizeof(A));
         store_flagged(partials + blockIdx.x, p);
       }
       return;
     }
     __shared__ A own_total;
-    __shared__ unsigned long long epoch;
-    if (threadIdx.x == 0) {
-      own_total = block_total;
-      epoch = launch_epoch;
-    }
+    if (threadIdx.x == 0) own_total = block_total;
     __syncthreads();  // also frees warp_partials for the second reduction
     // Each thread collects partials threadIdx.x, + BlockThreads, ... in chunks whose loads are all
     // in flight at once (polled one after another, each would cost a round trip to L2).
