@@ -76,28 +76,38 @@ __global__ void __launch_bounds__(BlockThreads)
     __shared__ A own_total;
     if (threadIdx.x == 0) own_total = block_total;
     __syncthreads();  // also frees warp_partials for the second reduction
-    // Each thread collects partials threadIdx.x, + BlockThreads, ... in chunks whose loads are all
-    // in flight at once (polled one after another, each would cost a round trip to L2).
-    constexpr unsigned chunk = 4;
     A v = identity;
-    for (unsigned first = threadIdx.x; first + 1 < gridDim.x; first += chunk * BlockThreads) {
-      FlaggedPartial p[chunk] = {};  // epoch 0: not yet seen (launch epochs start at 1)
-      for (bool done = false; !done;) {
+    if (gridDim.x <= BlockThreads + 1) {
+      // At most one partial per thread: poll it.
+      if (threadIdx.x + 1 < gridDim.x) {
+        FlaggedPartial p = load_flagged(partials + threadIdx.x);
+        while (p.epoch != epoch) p = load_flagged(partials + threadIdx.x);
+        std::memcpy(&v, &p.bits, sizeof(A));
+      }
+    } else {
+      // Partials threadIdx.x, + BlockThreads, ... in chunks whose loads are all in flight at once
+      // (polled one after another, each would cost a round trip to L2: +1 us at 2^24).
+      constexpr unsigned chunk = 4;
+      for (unsigned first = threadIdx.x; first + 1 < gridDim.x; first += chunk * BlockThreads) {
+        FlaggedPartial p[chunk] = {};  // epoch 0: not yet seen (launch epochs start at 1)
+        for (bool done = false; !done;) {
+#pragma unroll
+          for (unsigned k = 0; k < chunk; ++k) {
+            const unsigned i = first + k * BlockThreads;
+            if (i + 1 < gridDim.x && p[k].epoch != epoch) p[k] = load_flagged(partials + i);
+          }
+          done = true;
+#pragma unroll
+          for (unsigned k = 0; k < chunk; ++k) done &= first + k * BlockThreads + 1 >= gridDim.x || p[k].epoch == epoch;
+        }
 #pragma unroll
         for (unsigned k = 0; k < chunk; ++k) {
-          const unsigned i = first + k * BlockThreads;
-          if (i + 1 < gridDim.x && p[k].epoch != epoch) p[k] = load_flagged(partials + i);
+          if (first + k * BlockThreads + 1 < gridDim.x) {  // no break: p[] must stay in registers
+            A x;
+            std::memcpy(&x, &p[k].bits, sizeof(A));
+            v = op(v, x);
+          }
         }
-        done = true;
-#pragma unroll
-        for (unsigned k = 0; k < chunk; ++k) done &= first + k * BlockThreads + 1 >= gridDim.x || p[k].epoch == epoch;
-      }
-#pragma unroll
-      for (unsigned k = 0; k < chunk; ++k) {
-        if (first + k * BlockThreads + 1 >= gridDim.x) break;
-        A x;
-        std::memcpy(&x, &p[k].bits, sizeof(A));
-        v = op(v, x);
       }
     }
     if (threadIdx.x == 0) v = op(v, own_total);
