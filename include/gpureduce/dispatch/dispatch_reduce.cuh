@@ -20,7 +20,7 @@ namespace gpureduce::detail {
 inline bool device_accessible(const void* p) {
   cudaPointerAttributes a{};
   if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky-free error the query leaves
+    cudaGetLastError();  // the failed query also sets the last error: clear it
     return false;
   }
   return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ||

@@ -13,10 +13,11 @@ struct TuningSm90 {
   // Grid: 256 threads x 4 vectors of 16 B = 64 B in flight per thread, 128 KB per SM at full
   // occupancy: ladder rung r9 read 3028 GB/s with it at 2^28 int32 (101% of a plain streaming read).
   // One block: 512 threads x 4 vectors = 32 KB per round trip. It beats the grid kernel (whose
-  // hand-off between blocks costs ~0.5 us: 4.4-4.9 us at n = 2^10 against 4.1-4.3) up to 64 KB
-  // (2^13 float32: 4.4 us one block, 5.2 grid; 2^15 float16: 5.2 against 5.6; 2^14 float64: 6.1
+  // hand-off between blocks costs ~0.5 us: 4.5-4.9 us at n = 2^10 against 4.2-4.4) up to 64 KB
+  // (2^13 float32: 4.5 us one block, 5.1 grid; 2^15 float16: 5.2 against 6.3; 2^13 float64: 5.0
   // against 5.7) except for 1-byte elements, whose per-element work slows the block past 32 KB
-  // (2^16 int8: 6.8 us, grid 5.5).
+  // (2^15 int8: 5.4 us both; 2^16 int8: 7.0 against 5.4). Sum, commit 8cb472e,
+  // bench/results/20261122_NVIDIA_H100_80GB_HBM3_tune.txt.
   static constexpr ReduceTuning value{256, 4, 512, 4, ElemBytes >= 2 ? 64 * 1024 : 32 * 1024};
 };
 

@@ -66,12 +66,8 @@ template <class T, bool Less>
 struct result<T, ArgExtreme<Less>> {
   using type = IndexedValue<T>;
 };
-template <class T>
-struct result<T, Min> {
-  using type = T;
-};
-template <class T>
-struct result<T, Max> {
+template <class T, bool Less>
+struct result<T, Extreme<Less>> {
   using type = T;
 };
 }  // namespace detail

@@ -109,39 +109,29 @@ struct Product {
   }
 };
 
-struct Min {
+namespace detail {
+// min (Less) or max under a NaN policy.
+template <bool Less>
+struct Extreme {
   NanPolicy nan = NanPolicy::propagate;
 
   template <class A>
   GPUREDUCE_HD constexpr A identity() const {
-    return detail::extreme_identity<A>(highest<A>(), nan);
+    return extreme_identity<A>(Less ? highest<A>() : lowest<A>(), nan);
   }
   template <class A>
   GPUREDUCE_HD constexpr A operator()(A a, A b) const {
-    return detail::pick<true>(a, b, nan);
+    return pick<Less>(a, b, nan);
   }
   template <class A, class V>
   GPUREDUCE_HD constexpr A lift(V x, std::int64_t) const {
     return convert<A>(x);
   }
 };
+}  // namespace detail
 
-struct Max {
-  NanPolicy nan = NanPolicy::propagate;
-
-  template <class A>
-  GPUREDUCE_HD constexpr A identity() const {
-    return detail::extreme_identity<A>(lowest<A>(), nan);
-  }
-  template <class A>
-  GPUREDUCE_HD constexpr A operator()(A a, A b) const {
-    return detail::pick<false>(a, b, nan);
-  }
-  template <class A, class V>
-  GPUREDUCE_HD constexpr A lift(V x, std::int64_t) const {
-    return convert<A>(x);
-  }
-};
+using Min = detail::Extreme<true>;
+using Max = detail::Extreme<false>;
 
 // Fused min and max in one pass. Accumulator MinMax<A>.
 struct MinMaxOp {
