@@ -1,0 +1,52 @@
+// The exact sum on the host: the same algorithm as the GPU kernel (expansion, superaccumulator,
+// one rounding), one thread. The result is the same bits as the GPU's, being the one correctly
+// rounded value of the exact sum; the CPU tests check both against MPFR.
+#pragma once
+
+#include <gpureduce/exact/expansion.hpp>
+#include <gpureduce/exact/format.hpp>
+#include <gpureduce/exact/superaccumulator.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+namespace gpureduce::exact {
+
+// sum in[0, n) of terms(i) (a double, exact), rounded once into Out.
+template <class Terms, class Out, class TermAt>
+Out host_sum(std::uint64_t n, TermAt&& term) {
+  if (n > max_count) throw std::invalid_argument("gpureduce: exact sums take at most 2^44 elements");
+  constexpr TermRange r = Terms::range;
+  std::vector<std::int64_t> w(r.words(), 0);
+  const auto add = [&](int i, std::int64_t c) { w[i] += c; };
+  const auto put = [&](double v) { deposit(v, r.lsb_exp, add); };
+  Expansion<Terms> e;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    e.add(term(i), put);
+    if ((i & 0x3fffffff) == 0x3fffffff)  // keep each word within its 2^30-deposit headroom
+      normalize(w.data(), r.words());
+  }
+  const unsigned flags = e.finish(put) | (n == 0 ? flag_not_neg_zero : 0u);  // the empty sum is +0
+  return round_to<Out>(w.data(), r.words(), r.lsb_exp, flags);
+}
+
+}  // namespace gpureduce::exact
+
+namespace gpureduce {
+
+// The exact sum of in[0, n), rounded once to nearest even into Out (by default T).
+template <class Out = void, class T>
+auto exact_sum_host(const T* in, std::uint64_t n) {
+  static_assert(exact::is_exact_type_v<T>, "gpureduce: exact sums take float, double, __half or __nv_bfloat16");
+  using R = std::conditional_t<std::is_void_v<Out>, T, Out>;
+  return exact::host_sum<exact::SumOf<T>, R>(n, [&](std::uint64_t i) { return convert<double>(in[i]); });
+}
+
+// The exact dot product of two float arrays (each product is exact in double), rounded once.
+template <class Out = float>
+Out exact_dot_host(const float* a, const float* b, std::uint64_t n) {
+  return exact::host_sum<exact::FloatProducts, Out>(n, [&](std::uint64_t i) { return double(a[i]) * double(b[i]); });
+}
+
+}  // namespace gpureduce

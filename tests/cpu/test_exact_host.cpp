@@ -1,0 +1,211 @@
+// The host exact sum (gpureduce::exact_sum_host, the same code the GPU kernel runs per thread and
+// per block) against the GMP/MPFR oracle, bit for bit, for float, double, __half and bfloat16.
+#include <gpureduce/exact/host.hpp>
+
+#include "../common/exact_oracle.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace {
+
+using oracle::bits_of;
+using oracle::from_bits;
+
+std::uint64_t test_seed() { return std::random_device{}(); }
+
+template <class T>
+std::uint64_t exp_mask() {
+  const oracle::Layout l = oracle::layout_of<T>();
+  return ((std::uint64_t(1) << l.exp_bits) - 1) << l.frac_bits;
+}
+
+// A finite value with uniformly random sign, exponent field (subnormals included) and fraction:
+// magnitudes spread over the whole exponent range.
+template <class T>
+T random_finite(std::mt19937_64& rng) {
+  const oracle::Layout l = oracle::layout_of<T>();
+  const std::uint64_t e = rng() % ((std::uint64_t(1) << l.exp_bits) - 1);  // all but the special field
+  const std::uint64_t f = rng() & ((std::uint64_t(1) << l.frac_bits) - 1);
+  const std::uint64_t s = rng() & 1;
+  return from_bits<T>((s << (l.exp_bits + l.frac_bits)) | (e << l.frac_bits) | f);
+}
+
+template <class T>
+T random_subnormal(std::mt19937_64& rng) {
+  const oracle::Layout l = oracle::layout_of<T>();
+  const std::uint64_t f = rng() & ((std::uint64_t(1) << l.frac_bits) - 1);
+  return from_bits<T>(((rng() & 1) << (l.exp_bits + l.frac_bits)) | f);
+}
+
+template <class T>
+T negate(T x) {
+  const oracle::Layout l = oracle::layout_of<T>();
+  return from_bits<T>(bits_of(x) ^ (std::uint64_t(1) << (l.exp_bits + l.frac_bits)));
+}
+
+template <class T>
+T value(double v) {
+  if constexpr (std::is_same_v<T, double>) return v;
+  else if constexpr (std::is_same_v<T, float>) return float(v);
+  else if constexpr (std::is_same_v<T, __half>) return __float2half_rn(float(v));
+  else return __float2bfloat16_rn(float(v));
+}
+
+template <class T>
+bool same(T a, T b) {
+  const double da = gpureduce::convert<double>(a), db = gpureduce::convert<double>(b);
+  if (da != da || db != db) return da != da && db != db;  // any NaN is NaN
+  return bits_of(a) == bits_of(b);
+}
+
+template <class T>
+void expect_exact(const std::vector<T>& x, std::uint64_t seed, const char* what) {
+  const T got = gpureduce::exact_sum_host(x.data(), x.size());
+  const T want = oracle::exact_sum(x);
+  EXPECT_TRUE(same(got, want)) << what << ": n=" << x.size() << " seed=" << seed << " got bits 0x" << std::hex
+                               << bits_of(got) << " want 0x" << bits_of(want);
+  // In double too: the same exact sum rounded once into the wider format.
+  if constexpr (!std::is_same_v<T, double>) {
+    const double got_d = gpureduce::exact_sum_host<double>(x.data(), x.size());
+    const double want_d = oracle::exact_sum<double>(x);
+    EXPECT_TRUE(same(got_d, want_d)) << what << " (into double): n=" << x.size() << " seed=" << seed;
+  }
+}
+
+template <class T>
+class ExactHost : public ::testing::Test {};
+using Types = ::testing::Types<float, double, __half, __nv_bfloat16>;
+TYPED_TEST_SUITE(ExactHost, Types);
+
+TYPED_TEST(ExactHost, random_mixed_signs_whole_exponent_range) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  std::mt19937_64 rng(seed);
+  for (std::size_t n : {1, 2, 3, 31, 100, 1000, 10007}) {
+    std::vector<T> x(n);
+    for (T& v : x) v = random_finite<T>(rng);
+    expect_exact(x, seed, "random");
+  }
+}
+
+TYPED_TEST(ExactHost, heavy_cancellation_leaves_the_tiny_residue) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  std::mt19937_64 rng(seed);
+  for (std::size_t pairs : {1, 10, 1000}) {
+    std::vector<T> x;
+    for (std::size_t i = 0; i < pairs; ++i) {
+      const T v = random_finite<T>(rng);
+      x.push_back(v);
+      x.push_back(negate(v));
+    }
+    x.push_back(random_subnormal<T>(rng));
+    x.push_back(random_finite<T>(rng));
+    std::shuffle(x.begin(), x.end(), rng);
+    expect_exact(x, seed, "cancellation");
+  }
+}
+
+TYPED_TEST(ExactHost, ties_round_to_even) {
+  using T = TypeParam;
+  const oracle::Layout l = oracle::layout_of<T>();
+  const double half_ulp_of_one = std::ldexp(1.0, -l.frac_bits - 1);
+  // 1 + half an ulp: a tie, to the even 1. (1 + ulp) + half an ulp: a tie, up to 1 + 2 ulp. The
+  // half ulp arrives in two quarters and beside a large cancelling pair, so no partial sum sees it.
+  const T big = value<T>(std::ldexp(1.0, l.bias() / 2));
+  for (double base : {1.0, 1.0 + 2 * half_ulp_of_one}) {
+    const std::vector<T> x{value<T>(base), big, value<T>(half_ulp_of_one / 2), negate(big), value<T>(half_ulp_of_one / 2)};
+    expect_exact(x, 0, "tie");
+    const T got = gpureduce::exact_sum_host(x.data(), x.size());
+    EXPECT_EQ(gpureduce::convert<double>(got), base == 1.0 ? 1.0 : 1.0 + 4 * half_ulp_of_one);
+  }
+  std::mt19937_64 rng(test_seed());
+  for (int k = 0; k < 200; ++k) {  // random ties: a value, plus exactly half its ulp in pieces
+    const T a = value<T>(std::ldexp(1.0 + double(rng() % 1000) / 1000, int(rng() % 20) - 10));
+    const double ulp = std::ldexp(1.0, std::ilogb(gpureduce::convert<double>(a)) - l.frac_bits);
+    const std::vector<T> x{a, value<T>(ulp / 4), value<T>(ulp / 8), value<T>(ulp / 8)};
+    expect_exact(x, 0, "random tie");
+  }
+}
+
+TYPED_TEST(ExactHost, overflow_to_infinity_and_back) {
+  using T = TypeParam;
+  const oracle::Layout l = oracle::layout_of<T>();
+  const T max = from_bits<T>(exp_mask<T>() - 1);  // largest finite
+  const T half_ulp_of_max = value<T>(std::ldexp(1.0, l.bias() - l.frac_bits - 1));
+  expect_exact(std::vector<T>{max, max}, 0, "max + max");
+  expect_exact(std::vector<T>{max, max, negate(max)}, 0, "max + max - max");
+  expect_exact(std::vector<T>{max, half_ulp_of_max}, 0, "max + half ulp (tie, to infinity)");
+  expect_exact(std::vector<T>{max, half_ulp_of_max, negate(from_bits<T>(1))}, 0, "just below the tie");
+  const T inf = from_bits<T>(exp_mask<T>());
+  const T got = gpureduce::exact_sum_host(std::vector<T>{max, max}.data(), 2);
+  EXPECT_EQ(bits_of(got), bits_of(inf));
+  std::vector<T> many(1000, max);
+  for (int i = 0; i < 999; ++i) many.push_back(negate(max));
+  expect_exact(many, 0, "1000 max - 999 max");
+}
+
+TYPED_TEST(ExactHost, subnormals_only) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  std::mt19937_64 rng(seed);
+  for (std::size_t n : {1, 2, 17, 5000}) {
+    std::vector<T> x(n);
+    for (T& v : x) v = random_subnormal<T>(rng);
+    expect_exact(x, seed, "subnormal");
+  }
+}
+
+TYPED_TEST(ExactHost, special_values) {
+  using T = TypeParam;
+  const T inf = from_bits<T>(exp_mask<T>()), ninf = negate(inf);
+  const T nan = from_bits<T>(exp_mask<T>() | (exp_mask<T>() >> 1 & ~exp_mask<T>()) | 1);
+  const T one = value<T>(1.0), zero = value<T>(0.0), nzero = negate(zero);
+  const auto sum = [](std::vector<T> x) { return gpureduce::exact_sum_host(x.data(), x.size()); };
+  const auto is_nan = [](T x) { return gpureduce::convert<double>(x) != gpureduce::convert<double>(x); };
+  EXPECT_TRUE(is_nan(sum({one, nan, one})));
+  EXPECT_TRUE(is_nan(sum({inf, one, ninf})));
+  EXPECT_TRUE(is_nan(sum({inf, nan})));
+  EXPECT_EQ(bits_of(sum({one, inf, one})), bits_of(inf));
+  EXPECT_EQ(bits_of(sum({ninf, one})), bits_of(ninf));
+  EXPECT_EQ(bits_of(sum({nzero, nzero, nzero})), bits_of(nzero));
+  EXPECT_EQ(bits_of(sum({nzero, zero})), bits_of(zero));
+  EXPECT_EQ(bits_of(sum({one, negate(one)})), bits_of(zero));
+  EXPECT_EQ(bits_of(sum({})), bits_of(zero));
+  for (const std::vector<T>& x : {std::vector<T>{nzero}, {nzero, zero, nzero}, {one, nan}, {inf, ninf}, {inf, one}})
+    expect_exact(x, 0, "special");
+}
+
+TEST(ExactHostDot, float_products_exact) {
+  const std::uint64_t seed = test_seed();
+  std::mt19937_64 rng(seed);
+  for (std::size_t n : {1, 3, 100, 4099}) {
+    std::vector<float> a(n), b(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      a[i] = random_finite<float>(rng);
+      b[i] = random_finite<float>(rng);
+    }
+    const float got = gpureduce::exact_dot_host(a.data(), b.data(), n);
+    const float want = oracle::exact_dot(a, b);
+    EXPECT_TRUE(same(got, want)) << "n=" << n << " seed=" << seed;
+    const double got_d = gpureduce::exact_dot_host<double>(a.data(), b.data(), n);
+    EXPECT_TRUE(same(got_d, oracle::exact_dot<double>(a, b))) << "n=" << n << " seed=" << seed;
+  }
+}
+
+// Accuracy on an ill-conditioned sum: the plain float sum loses everything, exact does not.
+TEST(ExactHostAccuracy, ill_conditioned_float_sum) {
+  const std::vector<float> x{1e8f, 1.0f, -1e8f, 1.0f, 3e-8f};
+  float naive = 0;
+  for (float v : x) naive += v;
+  EXPECT_EQ(naive, 1.0f);  // the first 1 is lost against 1e8
+  EXPECT_EQ(gpureduce::exact_sum_host(x.data(), x.size()), 2.0f);
+  EXPECT_EQ(gpureduce::exact_sum_host<double>(x.data(), x.size()), 2.0 + double(3e-8f));
+}
+
+}  // namespace
