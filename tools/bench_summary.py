@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Summarises a `gpureduce bench --json` file against the production targets of issue 3: per row
-the speed-up over CUB (CUB time / gpureduce time) and, for int32/float32 sum, the target it is held
-to. Prints markdown.
+"""Summarises a `gpureduce bench --json` file against the production targets: per row the speed-up
+over CUB (CUB time / gpureduce time) and the target it is held to (issue 3), or, for a
+`--mode exact` run, the exact sum's throughput relative to the plain sum (issue 4: at n >= 2^26,
+0.9x for float32 and 0.8x for float64). Prints markdown.
 usage: tools/bench_summary.py RESULTS.json"""
 import json
 import sys
@@ -22,6 +23,30 @@ def target(op, t, n):
     return 1 / 1.02, "none below 0.98x"
 
 
+def exact_target(t, n):
+    if n < 2 ** 26:
+        return None
+    return {"float32": 0.9, "float64": 0.8}.get(t)
+
+
+def summarise_exact(rows):
+    print("| type | n | exact us | plain us | exact / plain throughput | exact % ceiling | target | bits verified |")
+    print("|---|---|---:|---:|---:|---:|---|---|")
+    missed = judged = 0
+    for (op, t, n), v in rows.items():
+        exact, plain = v["gpureduce-exact"], v["gpureduce"]
+        ratio = plain["median_ms"] / exact["median_ms"]
+        need = exact_target(t, n)
+        ok = exact["verified"] and (need is None or ratio >= need)
+        judged += 1
+        missed += not ok
+        label = f">= {need:.1f}x" if need else "-"
+        print(f"| {t} | 2^{n.bit_length() - 1} | {exact['median_ms'] * 1e3:.1f} | {plain['median_ms'] * 1e3:.1f} | "
+              f"{ratio:.2f}x | {exact['pct_peak']:.1f} | {label} | {'yes' if exact['verified'] else 'NO'}"
+              f"{'' if ok else ' (missed)'} |")
+    print(f"\n{judged - missed} of {judged} rows meet their target")
+
+
 def main():
     data = json.loads(open(sys.argv[1]).read())
     ceiling = data["device"]["measured_read_gbps"]
@@ -29,6 +54,8 @@ def main():
     for r in data["rows"]:
         rows.setdefault((r["op"], r["type"], r["n"]), {})[r["variant"]] = r
     print(f"{data['device']['name']}, commit {data['commit'][:12]}, read ceiling {ceiling:.0f} GB/s\n")
+    if data["config"].get("mode") == "exact":
+        return summarise_exact(rows)
     print("| op | type | n | gpureduce us | CUB us | speed-up | % ceiling | target | met |")
     print("|---|---|---|---:|---:|---:|---:|---|---|")
     missed = 0

@@ -21,6 +21,12 @@ struct Options {
   // kernel's block count.
   Kernel force_kernel = Kernel::automatic;
   std::uint64_t force_blocks = 0;
+  // Sums and dot products of float, double, __half and __nv_bfloat16 (dot: float): the exact sum,
+  // rounded once (docs/exact.md), instead of the fast one. Integer sums are exact either way.
+  bool exact = false;
+  // Exact sums only: threads per block, 128, 256 or 512 (0: tuned). Tests force it to show that
+  // the result does not depend on the launch.
+  unsigned force_threads = 0;
 };
 
 }  // namespace gpureduce

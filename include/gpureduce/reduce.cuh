@@ -8,10 +8,14 @@
 //   gpureduce::reduce(d_in, n, d_out, MyOp{}, identity, stream);   // any associative, commutative functor
 //   float s = gpureduce::sum_sync(d_half, n, stream);          // waits for the stream
 //
+//   gpureduce::exact_sum(d_float, n, d_out, stream);             // the exact sum, rounded once
+//
 // Errors throw gpureduce::error; try_reduce / try_transform_reduce / try_dot return a Status instead.
 #pragma once
 
+#include <gpureduce/dispatch/dispatch_exact.cuh>
 #include <gpureduce/dispatch/dispatch_reduce.cuh>
+#include <gpureduce/exact/host.hpp>
 #include <gpureduce/error.hpp>
 #include <gpureduce/options.hpp>
 #include <gpureduce/thread/accumulator.hpp>
@@ -27,6 +31,14 @@ namespace gpureduce {
 namespace detail {
 template <class Op>
 concept has_identity = requires(const Op& op) { op.template identity<int>(); };
+
+// Options::exact: the exact sum where it applies (floating terms, floating result), an error where
+// the result type cannot hold it; integer sums are exact anyway.
+template <class Terms, class T, class Out, class Source>
+Status dispatch_exact_sum(Source src, std::uint64_t n, Out* out, cudaStream_t stream, const Options& opt) {
+  if constexpr (exact::is_exact_type_v<Out>) return dispatch_exact<Terms>(src, n, out, stream, opt);
+  else return Status::fail(Errc::invalid_argument, "an exact sum writes float, double, __half or __nv_bfloat16");
+}
 
 template <class Op>
 inline constexpr bool is_arg_op_v = std::is_same_v<Op, ArgMin> || std::is_same_v<Op, ArgMax>;
@@ -69,6 +81,8 @@ Status try_reduce(const T* in, std::uint64_t n, Out* out, Op op, cudaStream_t st
   detail::check_types<T, Op, A, Out>();
   if constexpr (detail::is_arg_op_v<Op>)
     if (n == 0) return Status::fail(Errc::empty_input, "argmin/argmax of an empty input has no index");
+  if constexpr (std::is_same_v<Op, Sum> && exact::is_exact_type_v<T>)
+    if (opt.exact) return detail::dispatch_exact_sum<exact::SumOf<T>, T>(ArraySource<T>{in, {}}, n, out, stream, opt);
   return detail::dispatch_reduce<A>(ArraySource<T>{in, {}}, n, out, detail::with_options(op, opt), stream, opt);
 }
 
@@ -123,6 +137,9 @@ Status try_dot(const T* a, const T* b, std::uint64_t n, Out* out, cudaStream_t s
                const Options& opt = {}) noexcept {
   using A = detail::chosen_accumulator_t<AccT, T, Sum>;
   detail::check_types<T, Sum, A, Out>();
+  if constexpr (std::is_same_v<T, float>)
+    if (opt.exact)
+      return detail::dispatch_exact_sum<exact::FloatProducts, T>(ProductSource<float, double>{a, b}, n, out, stream, opt);
   return detail::dispatch_reduce<A>(ProductSource<T, A>{a, b}, n, out, detail::with_options(Sum{}, opt), stream, opt);
 }
 
@@ -151,6 +168,15 @@ GPUREDUCE_NAMED(bit_xor, BitXor)
 GPUREDUCE_NAMED(all, All)
 GPUREDUCE_NAMED(any, Any)
 #undef GPUREDUCE_NAMED
+
+// The exact sum of in[0, n) (float, double, __half, __nv_bfloat16), rounded once into *out
+// (docs/exact.md): sum with Options::exact set.
+template <class T, class Out>
+void exact_sum(const T* in, std::uint64_t n, Out* out, cudaStream_t stream = nullptr, Options opt = {}) {
+  static_assert(exact::is_exact_type_v<T>, "gpureduce: exact sums take float, double, __half or __nv_bfloat16");
+  opt.exact = true;
+  reduce(in, n, out, Sum{}, stream, opt);
+}
 
 // Reduces, then waits for `stream` and returns the result to the host (through the stream's own
 // small result buffer in the library workspace).

@@ -67,6 +67,31 @@ struct ToAccumulator {
   }
 };
 
+// Exact mode: the exact sum (into T) against the plain sum, verified bit for bit against the host
+// implementation of the exact sum.
+template <class T>
+ProductionRow measure_exact(const T* in, std::uint64_t n, GpuTimer& timer, const ProductionRun& run, Options opt) {
+  using A = accumulator_t<T, Sum>;
+  DeviceBuffer<T> exact_out(1);
+  DeviceBuffer<A> plain_out(1);
+  GPUREDUCE_CUDA(cudaMemset(exact_out.get(), 0xA5, sizeof(T)));
+  Options exact_opt = opt;
+  exact_opt.exact = true;
+  const auto exact_run = [&, o = exact_out.get()](cudaStream_t s) { sum(in, n, o, s, exact_opt); };
+  const auto plain_run = [&, o = plain_out.get()](cudaStream_t s) { sum(in, n, o, s, opt); };
+  exact_run(timer.stream());
+  GPUREDUCE_CUDA(cudaStreamSynchronize(timer.stream()));
+  std::vector<T> host(n);
+  GPUREDUCE_CUDA(cudaMemcpy(host.data(), in, n * sizeof(T), cudaMemcpyDeviceToHost));
+  const T want = exact_sum_host(host.data(), n), got = copy_to_host(exact_out.get());
+  const bool verified = std::memcmp(&want, &got, sizeof(T)) == 0;
+  const TimingStats t_exact = timer.measure(exact_run, run.reps);
+  const TimingStats t_plain = timer.measure(plain_run, run.reps);
+  const double bytes = double(n) * sizeof(T);
+  auto gbps = [&](const TimingStats& t) { return t.median_ms > 0 ? bytes / (t.median_ms * 1e6) : 0.0; };
+  return {BenchOp::sum, ElemType{}, n, t_exact, t_plain, gbps(t_exact), gbps(t_plain), verified};
+}
+
 // One operator on one input size: gpureduce and CUB, verified against each other, then timed.
 template <class T>
 ProductionRow measure(BenchOp op, const T* in, std::uint64_t n, GpuTimer& timer, const ProductionRun& run) {
@@ -78,6 +103,9 @@ ProductionRow measure(BenchOp op, const T* in, std::uint64_t n, GpuTimer& timer,
   DeviceBuffer<unsigned char> temp, out_ours(32), out_cub(32);
   std::size_t temp_bytes = 0;
   const auto n64 = static_cast<std::int64_t>(n);
+  if constexpr (is_floating_v<T>) {
+    if (run.exact) return measure_exact(in, n, timer, run, opt);
+  }
   if (op == BenchOp::sum) {
     using A = accumulator_t<T, Sum>;
     auto* o = reinterpret_cast<A*>(out_ours.get());

@@ -23,15 +23,17 @@ struct ProductionRun {
   std::uint64_t seed = 1;
   Kernel kernel = Kernel::automatic;  // Options::force_kernel and force_blocks for the gpureduce rows
   std::uint64_t grid_blocks = 0;
+  bool exact = false;  // sum rows: the exact sum ("ours") against gpureduce's plain sum (in "cub")
 };
 
 struct ProductionRow {
   BenchOp op;
   ElemType type;
   std::uint64_t n;
-  TimingStats ours, cub;
+  TimingStats ours, cub;  // exact mode: the exact sum, the plain sum
   double ours_gbps, cub_gbps;  // input bytes / median time
-  bool verified;               // gpureduce's result agrees with CUB's (exactly, or within the sum bound)
+  bool verified;               // gpureduce's result agrees with CUB's (exactly, or within the sum bound);
+                               // exact mode: the exact sum has the host implementation's bits
 };
 
 std::vector<ProductionRow> run_production(const DeviceInfo& device, GpuTimer& timer, const ProductionRun& run,

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "args.hpp"
 
 #include <gpureduce/ladder/launch_context.hpp>
@@ -30,6 +31,8 @@ const char* const usage =
     "  --reps R               timed samples per row (default 20)\n"
     "  --kernel K             auto | one-block | grid: force gpureduce's kernel (default auto)\n"
     "  --grid-blocks B        with the grid kernel, B blocks (default: sized from the input)\n"
+    "  --mode M               plain | exact: exact compares the exact sum (float types) with the\n"
+    "                         plain sum of the same type instead of CUB (default plain)\n"
     "  --json FILE, --seed S  as for ladder\n"
     "\n"
     "  -h, --help             this message\n"
@@ -113,7 +116,7 @@ Parsed parse_bench(const std::vector<std::string>& args) {
       return r;
     }
     if (opt != "--types" && opt != "--ops" && opt != "--n" && opt != "--reps" && opt != "--json" && opt != "--seed" &&
-        opt != "--kernel" && opt != "--grid-blocks")
+        opt != "--kernel" && opt != "--grid-blocks" && opt != "--mode")
       return fail("unknown option '" + opt + "' (try --help)");
     if (i + 1 >= args.size()) return fail("option " + opt + " needs a value");
     const std::string& val = args[++i];
@@ -131,6 +134,9 @@ Parsed parse_bench(const std::vector<std::string>& args) {
       a.sizes = *n;
     } else if (opt == "--reps" || opt == "--json" || opt == "--seed") {
       if (std::string e = parse_run_option(opt, val, a.reps, a.json, a.seed); !e.empty()) return fail(e);
+    } else if (opt == "--mode") {
+      if (val != "plain" && val != "exact") return fail("--mode: '" + val + "' is not one of plain, exact");
+      a.exact = val == "exact";
     } else if (opt == "--kernel") {
       if (val != "auto" && val != "one-block" && val != "grid")
         return fail("--kernel: '" + val + "' is not one of auto, one-block, grid");
@@ -142,6 +148,14 @@ Parsed parse_bench(const std::vector<std::string>& args) {
     }
   }
   if (a.sizes.empty()) a.sizes = bench_sizes();
+  if (a.exact) {
+    const bool types_given = std::find(args.begin(), args.end(), "--types") != args.end();
+    if (!types_given) a.types = {ElemType::float32, ElemType::float64, ElemType::float16, ElemType::bfloat16};
+    for (const ElemType t : a.types)
+      if (t == ElemType::int8 || t == ElemType::int32 || t == ElemType::int64)
+        return fail("--mode exact: types must be float32, float64, float16 or bfloat16");
+    a.ops = {BenchOp::sum};
+  }
   return r;
 }
 

@@ -119,7 +119,8 @@ void print_bench_table(std::ostream& os, const RunInfo& info, const BenchArgs& a
     if (i == 0 || rows[i - 1].op != r.op || rows[i - 1].type != r.type)
       os << "\n" << elem_type_name(r.type) << " " << bench_op_name(r.op) << ", median of " << args.reps
          << " samples, L2 flushed before each\n\n"
-         << "| n | gpureduce (us) | CUB (us) | speed-up | gpureduce GB/s | % ceiling | CUB GB/s | verified |\n"
+         << (args.exact ? "| n | exact (us) | plain sum (us) | exact / plain throughput | exact GB/s | % ceiling | plain GB/s | verified |\n"
+                        : "| n | gpureduce (us) | CUB (us) | speed-up | gpureduce GB/s | % ceiling | CUB GB/s | verified |\n")
          << "|---|---:|---:|---:|---:|---:|---:|---|\n";
     os << "| " << size_label(r.n) << " | " << fmt("%.1f", r.ours.median_ms * 1e3) << " | "
        << fmt("%.1f", r.cub.median_ms * 1e3) << " | " << fmt("%.2fx", r.cub.median_ms / r.ours.median_ms) << " | "
@@ -136,7 +137,9 @@ void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& ar
   w.field("reps", args.reps).field("seed", args.seed).field("kernel", args.kernel).field("grid_blocks", args.grid_blocks);
   w.field("timing", timing_method);
   w.field("data", "device-generated hash: integers in [-100, 100], floating values in [-1, 1)");
-  w.field("verified", "gpureduce's result equals CUB's (sum of floats: within the summation error bound)");
+  w.field("mode", args.exact ? "exact" : "plain");
+  w.field("verified", args.exact ? "the exact sum has the bits of the host implementation (exact_sum_host)"
+                                 : "gpureduce's result equals CUB's (sum of floats: within the summation error bound)");
   w.end_object();
   w.key("rows").begin_array();
   const double peak = info.measured_read_gbps;
@@ -145,7 +148,7 @@ void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& ar
       const TimingStats& t = ours ? r.ours : r.cub;
       const double gbps = ours ? r.ours_gbps : r.cub_gbps;
       w.begin_object();
-      w.field("variant", ours ? "gpureduce" : "cub").field("type", elem_type_name(r.type)).field("op", bench_op_name(r.op));
+      w.field("variant", ours ? (args.exact ? "gpureduce-exact" : "gpureduce") : (args.exact ? "gpureduce" : "cub")).field("type", elem_type_name(r.type)).field("op", bench_op_name(r.op));
       w.field("n", r.n).field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms);
       w.field("gbps", gbps).field("pct_peak", 100 * gbps / peak).field("verified", r.verified);
       w.end_object();

@@ -3,8 +3,8 @@
 // format with IEEE subnormals (mpfr_subnormalize). Special values by IEEE's rules, scanned here.
 #pragma once
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+#include "exact_cases.hpp"
+
 #include <gmp.h>
 #include <mpfr.h>
 
@@ -16,33 +16,7 @@
 
 namespace oracle {
 
-struct Layout {  // IEEE binary format: exponent and fraction bit counts
-  int exp_bits, frac_bits;
-  int bias() const { return (1 << (exp_bits - 1)) - 1; }
-  int lsb_exp() const { return 1 - bias() - frac_bits; }  // smallest subnormal 2^lsb_exp
-};
-
-template <class T>
-Layout layout_of() {
-  if constexpr (std::is_same_v<T, double>) return {11, 52};
-  else if constexpr (std::is_same_v<T, float>) return {8, 23};
-  else if constexpr (std::is_same_v<T, __half>) return {5, 10};
-  else return {8, 7};
-}
-
-template <class T>
-std::uint64_t bits_of(T x) {
-  std::uint64_t b = 0;
-  std::memcpy(&b, &x, sizeof(T));
-  return b;
-}
-
-template <class T>
-T from_bits(std::uint64_t b) {
-  T x;
-  std::memcpy(&x, &b, sizeof(T));
-  return x;
-}
+using namespace exact_cases;
 
 enum class Kind { finite, nan, pos_inf, neg_inf };
 

@@ -34,6 +34,18 @@ TEST(test_cli_args, every_option) {
   EXPECT_EQ(p({"ladder", "--n", "1000003"}).ladder.n, 1000003u);
 }
 
+TEST(test_cli_args, bench_mode_exact_takes_float_types_and_sum) {
+  const Parsed e = p({"bench", "--mode", "exact"});
+  ASSERT_TRUE(e.error.empty()) << e.error;
+  EXPECT_TRUE(e.bench.exact);
+  EXPECT_EQ(e.bench.types.size(), 4u);
+  ASSERT_EQ(e.bench.ops.size(), 1u);
+  EXPECT_EQ(e.bench.ops[0], BenchOp::sum);
+  EXPECT_NE(p({"bench", "--mode", "exact", "--types", "int32"}).error.find("float32"), std::string::npos);
+  EXPECT_NE(p({"bench", "--mode", "fast"}).error.find("plain, exact"), std::string::npos);
+  EXPECT_FALSE(p({"bench"}).bench.exact);
+}
+
 TEST(test_cli_args, help) {
   EXPECT_EQ(p({"--help"}).command, Parsed::Command::help);
   EXPECT_EQ(p({"-h"}).command, Parsed::Command::help);

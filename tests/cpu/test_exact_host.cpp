@@ -13,55 +13,9 @@
 
 namespace {
 
-using oracle::bits_of;
-using oracle::from_bits;
+using namespace exact_cases;
 
 std::uint64_t test_seed() { return std::random_device{}(); }
-
-template <class T>
-std::uint64_t exp_mask() {
-  const oracle::Layout l = oracle::layout_of<T>();
-  return ((std::uint64_t(1) << l.exp_bits) - 1) << l.frac_bits;
-}
-
-// A finite value with uniformly random sign, exponent field (subnormals included) and fraction:
-// magnitudes spread over the whole exponent range.
-template <class T>
-T random_finite(std::mt19937_64& rng) {
-  const oracle::Layout l = oracle::layout_of<T>();
-  const std::uint64_t e = rng() % ((std::uint64_t(1) << l.exp_bits) - 1);  // all but the special field
-  const std::uint64_t f = rng() & ((std::uint64_t(1) << l.frac_bits) - 1);
-  const std::uint64_t s = rng() & 1;
-  return from_bits<T>((s << (l.exp_bits + l.frac_bits)) | (e << l.frac_bits) | f);
-}
-
-template <class T>
-T random_subnormal(std::mt19937_64& rng) {
-  const oracle::Layout l = oracle::layout_of<T>();
-  const std::uint64_t f = rng() & ((std::uint64_t(1) << l.frac_bits) - 1);
-  return from_bits<T>(((rng() & 1) << (l.exp_bits + l.frac_bits)) | f);
-}
-
-template <class T>
-T negate(T x) {
-  const oracle::Layout l = oracle::layout_of<T>();
-  return from_bits<T>(bits_of(x) ^ (std::uint64_t(1) << (l.exp_bits + l.frac_bits)));
-}
-
-template <class T>
-T value(double v) {
-  if constexpr (std::is_same_v<T, double>) return v;
-  else if constexpr (std::is_same_v<T, float>) return float(v);
-  else if constexpr (std::is_same_v<T, __half>) return __float2half_rn(float(v));
-  else return __float2bfloat16_rn(float(v));
-}
-
-template <class T>
-bool same(T a, T b) {
-  const double da = gpureduce::convert<double>(a), db = gpureduce::convert<double>(b);
-  if (da != da || db != db) return da != da && db != db;  // any NaN is NaN
-  return bits_of(a) == bits_of(b);
-}
 
 template <class T>
 void expect_exact(const std::vector<T>& x, std::uint64_t seed, const char* what) {
@@ -113,7 +67,7 @@ TYPED_TEST(ExactHost, heavy_cancellation_leaves_the_tiny_residue) {
 
 TYPED_TEST(ExactHost, ties_round_to_even) {
   using T = TypeParam;
-  const oracle::Layout l = oracle::layout_of<T>();
+  const Layout l = layout_of<T>();
   const double half_ulp_of_one = std::ldexp(1.0, -l.frac_bits - 1);
   // 1 + half an ulp: a tie, to the even 1. (1 + ulp) + half an ulp: a tie, up to 1 + 2 ulp. The
   // half ulp arrives in two quarters and beside a large cancelling pair, so no partial sum sees it.
@@ -135,7 +89,7 @@ TYPED_TEST(ExactHost, ties_round_to_even) {
 
 TYPED_TEST(ExactHost, overflow_to_infinity_and_back) {
   using T = TypeParam;
-  const oracle::Layout l = oracle::layout_of<T>();
+  const Layout l = layout_of<T>();
   const T max = from_bits<T>(exp_mask<T>() - 1);  // largest finite
   const T half_ulp_of_max = value<T>(std::ldexp(1.0, l.bias() - l.frac_bits - 1));
   expect_exact(std::vector<T>{max, max}, 0, "max + max");

@@ -1,7 +1,9 @@
 // The production path's launch arithmetic, on the host.
+#include <gpureduce/dispatch/exact_plan.hpp>
 #include <gpureduce/dispatch/launch_plan.hpp>
 #include <gpureduce/dispatch/tuning_sm90.hpp>
 #include <gpureduce/dispatch/workspace.hpp>
+#include <gpureduce/exact/format.hpp>
 
 #include <gtest/gtest.h>
 
@@ -48,6 +50,24 @@ TEST(test_dispatch_launch_plan, workspace_holds_a_partial_per_block) {
   EXPECT_GE(grid_ticketed_offset, grid_flagged_offset + max_grid_blocks * 16);  // the regions never overlap
   EXPECT_EQ(detail::slot_bytes % 256, 0u);
   EXPECT_GE(detail::slot_bytes, detail::slot_result_bytes + workspace_bytes);
+}
+
+// The exact sum's grid: at most what the workspace holds (double: 69 words, 280-byte partials),
+// whole waves over the SMs, one batch of 512 x 4 vectors per block at most.
+TEST(test_dispatch_exact_plan, grid_fits_the_workspace_in_whole_waves) {
+  constexpr int double_words = exact::SumOf<double>::range.words();
+  constexpr int float_words = exact::SumOf<float>::range.words();
+  EXPECT_EQ(double_words, 69);
+  EXPECT_EQ(float_words, 13);
+  EXPECT_EQ(exact::partial_bytes(double_words), 280u);
+  EXPECT_GE(exact::max_blocks(double_words), 132u);
+  EXPECT_LE(exact::max_blocks(double_words) * exact::partial_bytes(double_words), grid_workspace_bytes - grid_ticketed_offset);
+  const std::uint64_t big = std::uint64_t(1) << 30;
+  EXPECT_EQ(exact::grid_blocks(big, 512, 132 * 4, 132, double_words), 132u);
+  EXPECT_EQ(exact::grid_blocks(big, 512, 132 * 4, 132, float_words), 132u * 4);
+  EXPECT_EQ(exact::grid_blocks(0, 512, 132 * 4, 132, float_words), 1u);
+  EXPECT_EQ(exact::grid_blocks(512 * 4 * 10 + 1, 512, 132 * 4, 132, float_words), 11u);
+  EXPECT_EQ(exact::grid_blocks(big, 512, 100, 132, float_words), 100u);  // fewer resident than SMs
 }
 
 }  // namespace

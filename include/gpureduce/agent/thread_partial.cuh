@@ -26,15 +26,14 @@ __device__ __forceinline__ A combine_vector(A acc, const Op& op, const Values& y
   }
 }
 
-// Thread threadIdx.x of block `block` in a grid of `grid` blocks of BlockThreads. Returns the
-// accumulator of its elements combined into `acc`.
-template <unsigned BlockThreads, int Unroll, class A, class Source, class Op>
-__device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
-                                            std::uint64_t grid, Op op, A acc) {
+// Hands thread threadIdx.x's elements (block `block` of a grid of `grid` blocks of BlockThreads)
+// to sink(value, index) (scalar head and tail) and vector_sink(values, first_index) (the body),
+// Unroll vectors in flight before any is used.
+template <unsigned BlockThreads, int Unroll, class Source, class Sink, class VectorSink>
+__device__ __forceinline__ void for_each_thread_value(const Source& src, const VectorSplit& split, std::uint64_t block,
+                                                      std::uint64_t grid, Sink&& sink, VectorSink&& vector_sink) {
   using T = typename Source::element_type;
   constexpr unsigned per_vec = Vector<T>::size;
-  auto sink = [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); };
-  auto vector_sink = [&](const auto& y, std::int64_t first) { acc = combine_vector(acc, op, y, first); };
   for_each_scalar_edge(split, per_vec, block * BlockThreads + threadIdx.x, [&](std::uint64_t i) { src.load(i, sink); });
   const std::uint64_t head = split.head;
   VectorGrid<Unroll>{split.vectors, BlockThreads, grid}.for_each(
@@ -48,6 +47,15 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
           src.consume_vector(x[k], head + (v + std::uint64_t(k) * BlockThreads) * per_vec, vector_sink);
       },
       [&](std::uint64_t v) { src.consume_vector(src.load_vector(head + v * per_vec), head + v * per_vec, vector_sink); });
+}
+
+// The accumulator of thread threadIdx.x's elements combined into `acc`.
+template <unsigned BlockThreads, int Unroll, class A, class Source, class Op>
+__device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
+                                            std::uint64_t grid, Op op, A acc) {
+  for_each_thread_value<BlockThreads, Unroll>(
+      src, split, block, grid, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
+      [&](const auto& y, std::int64_t first) { acc = combine_vector(acc, op, y, first); });
   return acc;
 }
 

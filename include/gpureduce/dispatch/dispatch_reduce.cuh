@@ -73,6 +73,18 @@ Status check_source(const Source& src, std::uint64_t n) {
   return Status::ok();
 }
 
+// The checks every call makes before it launches anything.
+template <class Source, class Out>
+Status check_call(const Source& src, std::uint64_t n, const Out* out, const Options& opt) {
+  if (out == nullptr) return Status::fail(Errc::null_pointer, "result pointer is null");
+  if (n > std::uint64_t(INT64_MAX)) return Status::fail(Errc::invalid_argument, "count exceeds 2^63 - 1");
+  if (const Status s = check_source(src, n); !s) return s;
+  if (!device_accessible(out)) return Status::fail(Errc::not_device_memory, "result pointer is not device memory");
+  if (opt.workspace && opt.workspace_size < workspace_bytes)
+    return Status::fail(Errc::invalid_argument, "workspace smaller than gpureduce::workspace_bytes");
+  return Status::ok();
+}
+
 template <class A, class Out, class Source, class Op>
 Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cudaStream_t stream,
                        const Options& opt) noexcept {
@@ -83,12 +95,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
 
   try {
     const RelaxedCaptureScope relaxed;
-    if (out == nullptr) return Status::fail(Errc::null_pointer, "result pointer is null");
-    if (n > std::uint64_t(INT64_MAX)) return Status::fail(Errc::invalid_argument, "count exceeds 2^63 - 1");
-    if (const Status s = check_source(src, n); !s) return s;
-    if (!device_accessible(out)) return Status::fail(Errc::not_device_memory, "result pointer is not device memory");
-    if (opt.workspace && opt.workspace_size < workspace_bytes)
-      return Status::fail(Errc::invalid_argument, "workspace smaller than gpureduce::workspace_bytes");
+    if (const Status s = check_call(src, n, out, opt); !s) return s;
 
     int device = 0;
     if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);

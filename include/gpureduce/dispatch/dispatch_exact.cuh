@@ -1,0 +1,56 @@
+// From a validated exact-sum call to one launch of exact_sum_kernel (kernel/exact_kernel.cuh).
+#pragma once
+
+#include <gpureduce/dispatch/dispatch_reduce.cuh>
+#include <gpureduce/dispatch/exact_plan.hpp>
+#include <gpureduce/kernel/exact_kernel.cuh>
+
+namespace gpureduce::detail {
+
+template <class Terms, unsigned Threads, class Out, class Source>
+Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, const Options& opt, int device) {
+  constexpr int words = Terms::range.words();
+  constexpr auto kernel = exact_sum_kernel<Threads, exact::unroll, Terms, Out, Source>;
+  std::uint64_t resident = 0;
+  if (const Status s = max_resident_blocks<kernel, Threads>(device, &resident); !s) return s;
+  int sms = 1;
+  if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
+    return Status::from_cuda(e);
+  std::uint64_t blocks = exact::grid_blocks(src.split(n).vectors, Threads, resident, std::uint64_t(sms), words);
+  if (opt.force_kernel == Kernel::one_block) blocks = 1;
+  if (opt.force_blocks > 0) blocks = min_u64(opt.force_blocks, exact::max_blocks(words));
+  if (ceil_div(n, blocks * Threads) > exact::max_elements_per_thread)
+    return Status::fail(Errc::invalid_argument, "exact sum: too many elements per thread for the forced grid");
+  void* ws = opt.workspace;
+  if (blocks > 1 && !ws) {
+    unsigned char* slot = nullptr;
+    if (const Status s = WorkspacePool::for_device(device).slot(stream, &slot); !s) return s;
+    ws = slot + slot_result_bytes;
+  }
+  kernel<<<unsigned(blocks), Threads, 0, stream>>>(src, n, out, ws);
+  return Status::from_cuda(cudaGetLastError());
+}
+
+template <class Terms, class Out, class Source>
+Status dispatch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, const Options& opt) noexcept {
+  try {
+    const RelaxedCaptureScope relaxed;
+    if (n > exact::max_count) return Status::fail(Errc::invalid_argument, "exact sum: count exceeds 2^40");
+    if (const Status s = check_call(src, n, out, opt); !s) return s;
+    int device = 0;
+    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
+    switch (opt.force_threads) {
+      case 0:
+      case exact::threads: return launch_exact<Terms, exact::threads>(src, n, out, stream, opt, device);
+      case 128: return launch_exact<Terms, 128>(src, n, out, stream, opt, device);
+      case 256: return launch_exact<Terms, 256>(src, n, out, stream, opt, device);
+      default: return Status::fail(Errc::invalid_argument, "force_threads must be 0, 128, 256 or 512");
+    }
+  } catch (const std::bad_alloc&) {
+    return Status::fail(Errc::cuda_error, "host allocation failed");
+  } catch (const std::system_error&) {
+    return Status::fail(Errc::cuda_error, "host mutex failed");
+  }
+}
+
+}  // namespace gpureduce::detail

@@ -1,0 +1,39 @@
+// Launch arithmetic of the exact sum, host-testable: workspace per block, grid size, limits.
+#pragma once
+
+#include <gpureduce/dispatch/launch_plan.hpp>
+#include <gpureduce/grid/arithmetic.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gpureduce::exact {
+
+// Workspace bytes per block: the block's words as 32-bit digits, and its flags.
+GPUREDUCE_HD constexpr std::size_t partial_bytes(int words) { return (std::size_t(words) + 1) * 4; }
+
+// Blocks whose partials fit the grid workspace's ticketed region (launch_plan.hpp). The flagged
+// region is not used: its slots must never hold anything that looks like a future epoch.
+GPUREDUCE_HD constexpr std::uint64_t max_blocks(int words) {
+  return (grid_workspace_bytes - grid_ticketed_offset) / partial_bytes(words);
+}
+
+// Elements per thread are capped so that no shared word takes more than 2^30 deposits
+// (32 lanes x 2^24 + the final ones).
+inline constexpr std::uint64_t max_elements_per_thread = std::uint64_t(1) << 24;
+
+// 512 threads x 4 vectors in flight per block: one block per SM already has 32 KB in flight, and
+// the double accumulator's 280-byte partial leaves room for 234 blocks.
+inline constexpr unsigned threads = 512;
+inline constexpr int unroll = 4;
+
+// Blocks: one batch per block at most, no more than are resident or than the workspace holds,
+// rounded down to whole waves over the SMs where there are more blocks than SMs.
+GPUREDUCE_HD constexpr std::uint64_t grid_blocks(std::uint64_t vectors, unsigned block_threads, std::uint64_t resident,
+                                                 std::uint64_t sms, int words) {
+  std::uint64_t g = min_u64(resident, max_blocks(words));
+  if (g > sms) g -= g % sms;
+  return max_u64(1, min_u64(g, ceil_div(vectors, std::uint64_t(block_threads) * unroll)));
+}
+
+}  // namespace gpureduce::exact

@@ -1,0 +1,108 @@
+// The exact sum (docs/exact.md): one launch. Each thread runs a two-term expansion over its
+// elements and deposits remainders into its warp's superaccumulator in shared memory (64-bit
+// shared atomics; one accumulator per warp keeps contention within a warp). The block sums its
+// warps' accumulators, publishes the sum as 32-bit digits, and the block drawing the last ticket
+// adds the blocks' digits and rounds once. Integer additions are associative, so the result does
+// not depend on the grid, the block size or the order of anything.
+#pragma once
+
+#include <gpureduce/agent/thread_partial.cuh>
+#include <gpureduce/dispatch/exact_plan.hpp>
+#include <gpureduce/exact/expansion.hpp>
+#include <gpureduce/exact/superaccumulator.hpp>
+
+#include <cuda/atomic>
+
+#include <cstdint>
+
+namespace gpureduce {
+
+template <unsigned BlockThreads, int Unroll, class Terms, class Out, class Source>
+__global__ void __launch_bounds__(BlockThreads)
+    exact_sum_kernel(Source src, std::uint64_t n, Out* out, void* workspace) {
+  constexpr exact::TermRange range = Terms::range;
+  constexpr int words = range.words();
+  constexpr unsigned warps = BlockThreads / warp_threads;
+  __shared__ long long acc[warps][words];
+  __shared__ std::int64_t sums[words + 1];  // the block's words; in the last block, the grid's and the flags
+  __shared__ unsigned block_flags;
+  __shared__ bool is_last;
+  for (unsigned i = threadIdx.x; i < warps * words; i += BlockThreads) (&acc[0][0])[i] = 0;
+  if (threadIdx.x == 0) block_flags = 0;
+  __syncthreads();
+
+  long long* mine = acc[threadIdx.x / warp_threads];
+  const auto put = [&](double v) {
+    exact::deposit(v, range.lsb_exp, [&](int i, std::int64_t c) {
+      atomicAdd(reinterpret_cast<unsigned long long*>(&mine[i]), static_cast<unsigned long long>(c));
+    });
+  };
+  exact::Expansion<Terms> e;
+  for_each_thread_value<BlockThreads, Unroll>(
+      src, src.split(n), blockIdx.x, gridDim.x, [&](auto x, std::int64_t) { e.add(convert<double>(x), put); },
+      [&](const auto& y, std::int64_t) {
+#pragma unroll
+        for (unsigned k = 0; k < std::extent_v<std::remove_cvref_t<decltype(y)>>; ++k) e.add(convert<double>(y[k]), put);
+      });
+  const unsigned flags = __reduce_or_sync(0xffffffffu, e.finish(put));
+  if (threadIdx.x % warp_threads == 0) atomicOr(&block_flags, flags);
+  __syncthreads();
+
+  // The block's sum: one carry step per warp accumulator first, so that adding warps cannot
+  // overflow (each stepped word is below 2^33).
+  for (unsigned i = threadIdx.x; i < unsigned(words); i += BlockThreads) {
+    std::int64_t s = 0;
+    for (unsigned w = 0; w < warps; ++w) s += exact::carry_step(reinterpret_cast<const std::int64_t*>(acc[w]), i, words);
+    sums[i] = s;
+  }
+  __syncthreads();
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0)
+      *out = exact::round_to<Out>(sums, words, range.lsb_exp, block_flags | (n == 0 ? exact::flag_not_neg_zero : 0u));
+    return;
+  }
+
+  // Publish: 32-bit digits (one thread carries; the top digit is signed), word-major so that the
+  // last block reads each word of all blocks coalesced.
+  auto* ws = static_cast<unsigned char*>(workspace);
+  auto* digits = reinterpret_cast<std::int32_t*>(ws + grid_ticketed_offset);
+  unsigned* counter = reinterpret_cast<unsigned*>(ws);
+  if (threadIdx.x == 0) {
+    exact::normalize(sums, words);
+    for (int i = 0; i < words; ++i) digits[std::size_t(i) * gridDim.x + blockIdx.x] = std::int32_t(sums[i]);
+    digits[std::size_t(words) * gridDim.x + blockIdx.x] = std::int32_t(block_flags);
+    // acq_rel: releases this block's digits; the last block acquires everyone's.
+    const unsigned ticket =
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::memory_order_acq_rel);
+    is_last = ticket == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last) return;
+
+  // Word i (and the flags, word `words`) summed over blocks by one warp; digits are below 2^32 and
+  // blocks at most a few thousand, so int64 holds the sums.
+  const unsigned lane = threadIdx.x % warp_threads;
+  for (unsigned i = threadIdx.x / warp_threads; i <= unsigned(words); i += warps) {
+    const std::int32_t* row = digits + std::size_t(i) * gridDim.x;
+    if (i == unsigned(words)) {
+      unsigned f = 0;
+      for (unsigned b = lane; b < gridDim.x; b += warp_threads) f |= std::uint32_t(row[b]);
+      f = __reduce_or_sync(0xffffffffu, f);
+      if (lane == 0) sums[i] = f;
+      continue;
+    }
+    std::int64_t s = 0;
+    for (unsigned b = lane; b < gridDim.x; b += warp_threads)  // the top word is signed, the others digits
+      s += i + 1 == unsigned(words) ? std::int64_t(row[b]) : std::int64_t(std::uint32_t(row[b]));
+    for (int d = warp_threads / 2; d > 0; d /= 2) s += __shfl_down_sync(0xffffffffu, s, d);
+    if (lane == 0) sums[i] = s;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned all_flags = unsigned(sums[words]) | (n == 0 ? exact::flag_not_neg_zero : 0u);
+    *out = exact::round_to<Out>(sums, words, range.lsb_exp, all_flags);
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).store(0, cuda::memory_order_relaxed);
+  }
+}
+
+}  // namespace gpureduce
