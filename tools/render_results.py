@@ -9,7 +9,8 @@ figure in README.md or docs/ is typed by hand. A block
 becomes the ladder table for that n; `sweep=r9,cub` instead gives median microseconds per n for
 those variants. From a `gpureduce bench` file, `speedup=OP` gives CUB's time over gpureduce's per n
 and element type for that operator, and `detail=OP:TYPE,TYPE` the times, ratio and % of the read
-ceiling. `example=NAME` copies a marked snippet from a test source (so README examples compile
+ceiling. From a `gpureduce bench --mode exact` file, `exact=TYPE,TYPE` gives the exact and plain
+sums' times and their throughput ratio, and `accuracy=float32` its ill-conditioned example. `example=NAME` copies a marked snippet from a test source (so README examples compile
 and run as tests). --check exits 1 when a document is out of date (CTest runs this).
 usage: tools/render_results.py [--check] DOC.md..."""
 import json
@@ -110,6 +111,39 @@ def detail_table(data, arg):
     return "\n".join(out) + "\n"
 
 
+def exact_table(data, types):
+    rows = bench_rows(data, "sum")
+    out = [bench_caption(data, "sum, median microseconds: exact (rounded once) against plain"), "",
+           "| n | type | exact | plain | exact / plain throughput | exact GB/s | % of ceiling | bits = host |",
+           "|---:|---|---:|---:|---:|---:|---:|---|"]
+    for n in sorted({n for _, n in rows}):
+        for t in types.split(","):
+            v = rows.get((t, n))
+            if not v:
+                continue
+            e, p = v["gpureduce-exact"], v["gpureduce"]
+            out.append(f"| 2^{n.bit_length() - 1} | {t} | {e['median_ms'] * 1e3:.1f} | {p['median_ms'] * 1e3:.1f} | "
+                       f"{p['median_ms'] / e['median_ms']:.2f} | {e['gbps']:.0f} | {e['pct_peak']:.1f} | "
+                       f"{'yes' if e['verified'] else 'NO'} |")
+    return "\n".join(out) + "\n"
+
+
+def accuracy_table(data, _):
+    a = data["accuracy"]
+    ref = a["reference"]
+
+    def rel(v):
+        return f"{abs(v - ref) / abs(ref):.1e}"
+    return "\n".join([
+        f"float32, n = {a['n']:,}: cancelling pairs of values up to 1e8 among values in [0, 1), shuffled; "
+        f"{data['device']['name']}, commit {data['commit'][:10]}", "",
+        "| sum | value | relative error |", "|---|---:|---:|",
+        f"| exact, rounded once to double (host) | {ref:.17g} | 0 |",
+        f"| gpureduce sum into a float accumulator | {a['plain_float']:.9g} | {rel(a['plain_float'])} |",
+        f"| double, left to right (host) | {a['host_double']:.17g} | {rel(a['host_double'])} |",
+        f"| gpureduce exact sum, float | {a['exact_float']:.9g} | {rel(a['exact_float'])} |"]) + "\n"
+
+
 def example(path, name):
     """The lines between `// [example: NAME]` and `// [/example]` in a test source, dedented."""
     text = path.read_text()
@@ -123,7 +157,8 @@ def example(path, name):
 
 def render(text):
     kinds = {"n": lambda d, a: ladder_table(d, int(a)), "sweep": lambda d, a: sweep_table(d, a.split(",")),
-             "speedup": speedup_table, "detail": detail_table}
+             "speedup": speedup_table, "detail": detail_table, "exact": exact_table,
+             "accuracy": accuracy_table}
 
     def sub(m):
         if m.group(3) == "example":

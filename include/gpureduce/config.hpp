@@ -4,8 +4,12 @@
 
 #if defined(__CUDACC__)
 #define GPUREDUCE_HD __host__ __device__ __forceinline__
+// Before a GPUREDUCE_HD template that calls a caller's functor: host code passes host lambdas,
+// which nvcc would otherwise warn about (as CCCL's _CCCL_EXEC_CHECK_DISABLE).
+#define GPUREDUCE_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
 #else
 #define GPUREDUCE_HD inline
+#define GPUREDUCE_EXEC_CHECK_DISABLE
 #endif
 
 namespace gpureduce {

@@ -9,6 +9,9 @@
 #include <cub/device/device_reduce.cuh>
 
 #include <algorithm>
+#include <vector>
+#include <cmath>
+#include <random>
 #include <cstring>
 
 namespace gpureduce {
@@ -171,6 +174,30 @@ ProductionRow measure(BenchOp op, const T* in, std::uint64_t n, GpuTimer& timer,
 }
 
 }  // namespace
+
+ExactAccuracy exact_accuracy(std::uint64_t seed) {
+  const std::uint64_t n = std::uint64_t(1) << 20;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::vector<float> x;
+  x.reserve(n);
+  while (x.size() < n / 2) {  // pairs a, -a with |a| in [1e4, 1e8]
+    const float a = float((rng() & 1 ? 1 : -1) * std::pow(10.0, 4 + 4 * unit(rng)));
+    x.push_back(a);
+    x.push_back(-a);
+  }
+  while (x.size() < n) x.push_back(float(unit(rng)));
+  std::shuffle(x.begin(), x.end(), rng);
+  DeviceBuffer<float> d(n), outs(2);
+  GPUREDUCE_CUDA(cudaMemcpy(d.get(), x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  sum<float>(d.get(), n, outs.get());  // float accumulator: the plain float sum
+  exact_sum(d.get(), n, outs.get() + 1);
+  float r[2];
+  GPUREDUCE_CUDA(cudaMemcpy(r, outs.get(), sizeof r, cudaMemcpyDeviceToHost));
+  double host = 0;
+  for (const float v : x) host += v;
+  return {n, exact_sum_host<double>(x.data(), n), r[0], r[1], host};
+}
 
 std::vector<ProductionRow> run_production(const DeviceInfo& device, GpuTimer& timer, const ProductionRun& run,
                                           const std::function<void(std::size_t, std::size_t)>& progress) {

@@ -36,6 +36,16 @@ struct ProductionRow {
                                // exact mode: the exact sum has the host implementation's bits
 };
 
+// The exact mode's accuracy example: an ill-conditioned float32 sum (cancelling pairs of large
+// values among small positive ones, shuffled), summed by gpureduce's plain float sum and exact sum
+// on the GPU and in double, left to right, on the host; `reference` is the exact sum rounded once
+// to double.
+struct ExactAccuracy {
+  std::uint64_t n;
+  double reference, plain_float, exact_float, host_double;
+};
+ExactAccuracy exact_accuracy(std::uint64_t seed);
+
 std::vector<ProductionRow> run_production(const DeviceInfo& device, GpuTimer& timer, const ProductionRun& run,
                                           const std::function<void(std::size_t, std::size_t)>& progress);
 

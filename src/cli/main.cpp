@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 namespace gpureduce::cli {
 namespace {
@@ -55,10 +56,16 @@ int run_bench_command(const BenchArgs& args) {
       else std::cerr << "\r[" << total << "/" << total << "] done\n";
     });
     print_bench_table(std::cout, info, args, rows);
-    if (!write_json_file(args.json, [&](std::ostream& f) { write_bench_json(f, info, args, rows); }))
+    std::optional<ExactAccuracy> accuracy;
+    if (args.exact) {
+      accuracy = exact_accuracy(args.seed);
+      print_exact_accuracy(std::cout, *accuracy);
+    }
+    if (!write_json_file(args.json,
+                         [&](std::ostream& f) { write_bench_json(f, info, args, accuracy ? &*accuracy : nullptr, rows); }))
       return exit_runtime_error;
     const bool ok = std::all_of(rows.begin(), rows.end(), [](const ProductionRow& r) { return r.verified; });
-    if (!ok) std::cerr << "gpureduce: error: some results disagree with CUB (rows marked NO)\n";
+    if (!ok) std::cerr << "gpureduce: error: some results disagree with their reference (rows marked NO)\n";
     return ok ? exit_ok : exit_runtime_error;
   });
 }

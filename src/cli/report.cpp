@@ -2,6 +2,8 @@
 
 #include "../bench/json_writer.hpp"
 
+#include <cmath>
+
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -129,7 +131,17 @@ void print_bench_table(std::ostream& os, const RunInfo& info, const BenchArgs& a
   }
 }
 
-void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& args,
+void print_exact_accuracy(std::ostream& os, const ExactAccuracy& a) {
+  const auto rel = [&](double v) { return fmt("%.1e", std::fabs(v - a.reference) / std::fabs(a.reference)); };
+  os << "\nill-conditioned float32 sum, n = " << a.n << " (cancelling pairs up to 1e8 among values in [0, 1)):\n\n"
+     << "| sum | value | relative error |\n|---|---:|---:|\n"
+     << "| exact, rounded once to double (host) | " << fmt("%.17g", a.reference) << " | 0 |\n"
+     << "| gpureduce sum, float accumulator | " << fmt("%.9g", a.plain_float) << " | " << rel(a.plain_float) << " |\n"
+     << "| double, left to right (host) | " << fmt("%.17g", a.host_double) << " | " << rel(a.host_double) << " |\n"
+     << "| gpureduce exact sum, float | " << fmt("%.9g", a.exact_float) << " | " << rel(a.exact_float) << " |\n";
+}
+
+void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& args, const ExactAccuracy* accuracy,
                       const std::vector<ProductionRow>& rows) {
   JsonWriter w(os);
   write_run_fields(w, info, "gpureduce bench");
@@ -141,6 +153,12 @@ void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& ar
   w.field("verified", args.exact ? "the exact sum has the bits of the host implementation (exact_sum_host)"
                                  : "gpureduce's result equals CUB's (sum of floats: within the summation error bound)");
   w.end_object();
+  if (accuracy) {
+    w.key("accuracy").begin_object();
+    w.field("n", accuracy->n).field("reference", accuracy->reference).field("plain_float", double(accuracy->plain_float));
+    w.field("host_double", accuracy->host_double).field("exact_float", double(accuracy->exact_float));
+    w.end_object();
+  }
   w.key("rows").begin_array();
   const double peak = info.measured_read_gbps;
   for (const ProductionRow& r : rows) {

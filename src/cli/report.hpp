@@ -25,7 +25,8 @@ void write_json(std::ostream& os, const RunInfo& info, const LadderArgs& args, c
 
 void print_bench_table(std::ostream& os, const RunInfo& info, const BenchArgs& args,
                        const std::vector<ProductionRow>& rows);
-void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& args,
+void print_exact_accuracy(std::ostream& os, const ExactAccuracy& a);
+void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& args, const ExactAccuracy* accuracy,
                       const std::vector<ProductionRow>& rows);
 
 std::string utc_now_iso8601();

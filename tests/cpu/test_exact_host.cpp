@@ -47,6 +47,19 @@ TYPED_TEST(ExactHost, random_mixed_signs_whole_exponent_range) {
   }
 }
 
+// Values in [-1, 1): the batches' branch-free path (every addition to hi exact) for most terms.
+TYPED_TEST(ExactHost, well_conditioned_values_take_the_fast_path) {
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> d(-1, 1);
+  for (std::size_t n : {4, 7, 100003}) {
+    std::vector<T> x(n);
+    for (T& v : x) v = value<T>(d(rng));
+    expect_exact(x, seed, "well conditioned");
+  }
+}
+
 TYPED_TEST(ExactHost, heavy_cancellation_leaves_the_tiny_residue) {
   using T = TypeParam;
   const std::uint64_t seed = test_seed();

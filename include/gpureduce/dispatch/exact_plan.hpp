@@ -3,6 +3,7 @@
 
 #include <gpureduce/dispatch/launch_plan.hpp>
 #include <gpureduce/grid/arithmetic.hpp>
+#include <gpureduce/grid/vector_split.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -27,10 +28,16 @@ inline constexpr std::uint64_t max_elements_per_thread = std::uint64_t(1) << 24;
 inline constexpr unsigned threads = 512;
 inline constexpr int unroll = 4;
 
-// Blocks: one batch per block at most, no more than are resident or than the workspace holds,
-// rounded down to whole waves over the SMs where there are more blocks than SMs.
+// Up to this many bytes one block does everything: no workspace, no hand-off (the plain sum's
+// one-block limit, tuning_sm90.hpp; not tuned separately for the exact sum).
+inline constexpr std::uint64_t single_block_max_bytes = 64 * 1024;
+
+// Blocks: one for small inputs, else one batch per block at most, no more than are resident or
+// than the workspace holds, rounded down to whole waves over the SMs where there are more blocks
+// than SMs.
 GPUREDUCE_HD constexpr std::uint64_t grid_blocks(std::uint64_t vectors, unsigned block_threads, std::uint64_t resident,
                                                  std::uint64_t sms, int words) {
+  if (vectors * vector_bytes <= single_block_max_bytes) return 1;
   std::uint64_t g = min_u64(resident, max_blocks(words));
   if (g > sms) g -= g % sms;
   return max_u64(1, min_u64(g, ceil_div(vectors, std::uint64_t(block_threads) * unroll)));

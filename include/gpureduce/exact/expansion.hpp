@@ -1,8 +1,9 @@
 // The per-thread front of an exact sum: a two-term floating-point expansion (hi, lo) in double,
 // kept exact with TwoSum (Knuth). A term whose addition leaves a remainder that neither term can
-// hold is deposited into the superaccumulator. On well-conditioned data the first TwoSum is
-// already exact (its error is 0) for most terms, so a term costs about six double additions and
-// one compare; the deposit is the rare path (ExBLAS's design, Collange et al. 2015).
+// hold is deposited into the superaccumulator (ExBLAS's design, Collange et al. 2015). Terms come
+// in batches (one 16-byte vector): on well-conditioned data adding a term to hi is exact (TwoSum's
+// error is 0), so a batch is first added to hi alone, branch-free, and only a batch where some
+// error is not 0 (or some term is special) is redone term by term through lo and the deposits.
 #pragma once
 
 #include <gpureduce/exact/format.hpp>
@@ -31,7 +32,29 @@ struct Expansion {
   double lo = 0.0;
   unsigned flags = 0;
 
+  // Adds the terms x[0, K): hi alone when that is exact for all of them, else term by term. The
+  // fast path's only chain from term to term is one addition (s = hi + x), and it has no branch.
+  GPUREDUCE_EXEC_CHECK_DISABLE
+  template <int K, class Deposit>
+  GPUREDUCE_HD void add_batch(const double (&x)[K], Deposit&& deposit) {
+    double h = hi;
+    bool exact = true;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const TwoSum a = two_sum(h, x[k]);
+      h = a.s;
+      exact &= a.e == 0 && x[k] < Terms::range.fast_limit && x[k] > -Terms::range.fast_limit;
+    }
+    if (exact) {
+      hi = h;
+      return;
+    }
+#pragma unroll
+    for (int k = 0; k < K; ++k) add(x[k], deposit);
+  }
+
   // Adds term x; deposit(double) receives the remainders (exact multiples of 2^lsb_exp).
+  GPUREDUCE_EXEC_CHECK_DISABLE
   template <class Deposit>
   GPUREDUCE_HD void add(double x, Deposit&& deposit) {
     if (x < Terms::range.fast_limit && x > -Terms::range.fast_limit) {  // false for NaN and infinities
@@ -47,6 +70,7 @@ struct Expansion {
     }
   }
 
+  GPUREDUCE_EXEC_CHECK_DISABLE
   template <class Deposit>
   GPUREDUCE_HD void add_special(double x, Deposit&& deposit) {
     if (x != x) flags |= flag_nan;
@@ -55,15 +79,20 @@ struct Expansion {
     flags |= flag_not_neg_zero;
   }
 
-  // Deposits what the expansion holds; returns the flags.
-  template <class Deposit>
-  GPUREDUCE_HD unsigned finish(Deposit&& deposit) {
+  // The flags once every term is in.
+  GPUREDUCE_HD unsigned final_flags() const {
     std::uint64_t bits;
     std::memcpy(&bits, &hi, sizeof bits);
-    if (bits != (std::uint64_t(1) << 63)) flags |= flag_not_neg_zero;
+    return flags | (bits != (std::uint64_t(1) << 63) ? flag_not_neg_zero : 0u);
+  }
+
+  // Deposits what the expansion holds; returns the flags.
+  GPUREDUCE_EXEC_CHECK_DISABLE
+  template <class Deposit>
+  GPUREDUCE_HD unsigned finish(Deposit&& deposit) {
     deposit(hi);
     deposit(lo);
-    return flags;
+    return final_flags();
   }
 };
 
