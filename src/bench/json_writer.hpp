@@ -35,7 +35,7 @@ class JsonWriter {
   JsonWriter& value(double v) {
     value_prefix();
     if (std::isfinite(v)) {
-      os_.precision(9);
+      os_.precision(17);  // round-trips every double
       os_ << v;
     } else {
       os_ << "null";
