@@ -65,7 +65,7 @@ TEST(test_readme_examples, basic_calls) {
 TEST(test_readme_examples, exact_sum) {
   GPUREDUCE_REQUIRE_GPU();
   // [example: exact]
-  // 1e8 + 1 - 1e8 + 1 + 3e-8 in float: a plain float sum loses the first 1 against 1e8
+  // 1e8 + 1 - 1e8 + 1 + 3e-8: in float, the first 1 is lost against 1e8
   const std::vector<float> x{1e8f, 1.0f, -1e8f, 1.0f, 3e-8f};
   float* d_x;
   float* d_out;
@@ -75,7 +75,7 @@ TEST(test_readme_examples, exact_sum) {
   gpureduce::exact_sum(d_x, x.size(), d_out);  // or sum(..., {.exact = true})
   float exact;
   cudaMemcpy(&exact, d_out, sizeof exact, cudaMemcpyDeviceToHost);
-  // exact == 2.0f: the real sum (2 + 3e-8), rounded once to float; a plain float sum gives 1.0f.
+  // exact == 2.0f: the real sum (2 + 3e-8), rounded once to float; left to right in float: 1.0f.
   // gpureduce::exact_sum_host(x.data(), x.size()) gives the same bits on the CPU.
   // [/example]
   EXPECT_EQ(exact, 2.0f);
