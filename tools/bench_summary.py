@@ -41,6 +41,8 @@ def summarise_exact(rows):
         judged += 1
         missed += not ok
         label = f">= {need:.1f}x" if need else "-"
+        if "cub-gpu_to_gpu" in v:
+            label += f"; CUB gpu_to_gpu {v['cub-gpu_to_gpu']['median_ms'] * 1e3:.1f} us"
         print(f"| {t} | 2^{n.bit_length() - 1} | {exact['median_ms'] * 1e3:.1f} | {plain['median_ms'] * 1e3:.1f} | "
               f"{ratio:.2f}x | {exact['pct_peak']:.1f} | {label} | {'yes' if exact['verified'] else 'NO'}"
               f"{'' if ok else ' (missed)'} |")

@@ -113,18 +113,25 @@ def detail_table(data, arg):
 
 def exact_table(data, types):
     rows = bench_rows(data, "sum")
-    out = [bench_caption(data, "sum, median microseconds: exact (rounded once) against plain"), "",
-           "| n | type | exact | plain | exact / plain throughput | exact GB/s | % of ceiling | bits = host |",
-           "|---:|---|---:|---:|---:|---:|---:|---|"]
+    g2g = any("cub-gpu_to_gpu" in v for v in rows.values())
+    head = "| n | type | exact | plain | exact / plain throughput | exact GB/s | % of ceiling | bits = host |"
+    out = [bench_caption(data, "sum, median microseconds: exact (rounded once) against plain"
+                         + (" and CUB's gpu_to_gpu reproducible sum" if g2g else "")), "",
+           head + (" CUB gpu_to_gpu | exact / gpu_to_gpu throughput |" if g2g else ""),
+           "|---:|---|---:|---:|---:|---:|---:|---|" + ("---:|---:|" if g2g else "")]
     for n in sorted({n for _, n in rows}):
         for t in types.split(","):
             v = rows.get((t, n))
             if not v:
                 continue
             e, p = v["gpureduce-exact"], v["gpureduce"]
-            out.append(f"| 2^{n.bit_length() - 1} | {t} | {e['median_ms'] * 1e3:.1f} | {p['median_ms'] * 1e3:.1f} | "
-                       f"{p['median_ms'] / e['median_ms']:.2f} | {e['gbps']:.0f} | {e['pct_peak']:.1f} | "
-                       f"{'yes' if e['verified'] else 'NO'} |")
+            line = (f"| 2^{n.bit_length() - 1} | {t} | {e['median_ms'] * 1e3:.1f} | {p['median_ms'] * 1e3:.1f} | "
+                    f"{p['median_ms'] / e['median_ms']:.2f} | {e['gbps']:.0f} | {e['pct_peak']:.1f} | "
+                    f"{'yes' if e['verified'] else 'NO'} |")
+            if g2g:
+                c = v.get("cub-gpu_to_gpu")
+                line += (f" {c['median_ms'] * 1e3:.1f} | {c['median_ms'] / e['median_ms']:.2f} |" if c else " | |")
+            out.append(line)
     return "\n".join(out) + "\n"
 
 

@@ -7,6 +7,9 @@
 #include <gpureduce/gpureduce.cuh>
 
 #include <cub/device/device_reduce.cuh>
+#if defined(GPUREDUCE_CUB_GPU_TO_GPU)
+#include <cuda/stream_ref>
+#endif
 
 #include <algorithm>
 #include <vector>
@@ -90,9 +93,26 @@ ProductionRow measure_exact(const T* in, std::uint64_t n, GpuTimer& timer, const
   const bool verified = std::memcmp(&want, &got, sizeof(T)) == 0;
   const TimingStats t_exact = timer.measure(exact_run, run.reps);
   const TimingStats t_plain = timer.measure(plain_run, run.reps);
+  TimingStats t_g2g{};
+  bool g2g_verified = false;
+#if defined(GPUREDUCE_CUB_GPU_TO_GPU)
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    DeviceBuffer<T> g2g_out(1);
+    t_g2g = timer.measure(
+        [&, o = g2g_out.get()](cudaStream_t s) {
+          const auto env = cuda::std::execution::env{
+              cuda::stream_ref{s}, cuda::execution::require(cuda::execution::determinism::gpu_to_gpu)};
+          GPUREDUCE_CUDA(cub::DeviceReduce::Sum(in, o, static_cast<std::int64_t>(n), env));
+        },
+        run.reps);
+    g2g_verified = check_float_sum(copy_to_host(g2g_out.get()), static_cast<long double>(exact_sum_host<double>(host.data(), n)),
+                                   2.0L * n, n, 2 * summation_depth_bound(n, 256))
+                       .ok;
+  }
+#endif
   const double bytes = double(n) * sizeof(T);
   auto gbps = [&](const TimingStats& t) { return t.median_ms > 0 ? bytes / (t.median_ms * 1e6) : 0.0; };
-  return {BenchOp::sum, ElemType{}, n, t_exact, t_plain, gbps(t_exact), gbps(t_plain), verified};
+  return {BenchOp::sum, ElemType{}, n, t_exact, t_plain, gbps(t_exact), gbps(t_plain), t_g2g, gbps(t_g2g), g2g_verified, verified};
 }
 
 // One operator on one input size: gpureduce and CUB, verified against each other, then timed.
@@ -170,7 +190,7 @@ ProductionRow measure(BenchOp op, const T* in, std::uint64_t n, GpuTimer& timer,
   const TimingStats t_cub = timer.measure(cub_run, run.reps);
   const double bytes = double(n) * sizeof(T);
   auto gbps = [&](const TimingStats& t) { return t.median_ms > 0 ? bytes / (t.median_ms * 1e6) : 0.0; };
-  return {op, ElemType{}, n, t_ours, t_cub, gbps(t_ours), gbps(t_cub), verified};
+  return {op, ElemType{}, n, t_ours, t_cub, gbps(t_ours), gbps(t_cub), {}, 0, false, verified};
 }
 
 }  // namespace

@@ -32,6 +32,9 @@ struct ProductionRow {
   std::uint64_t n;
   TimingStats ours, cub;  // exact mode: the exact sum, the plain sum
   double ours_gbps, cub_gbps;  // input bytes / median time
+  TimingStats g2g{};           // exact mode, float and double, when built with GPUREDUCE_CCCL_INCLUDE:
+  double g2g_gbps = 0;         // CUB's gpu_to_gpu reproducible sum (median_ms 0: not measured),
+  bool g2g_verified = false;   // within the summation error bound of the exact sum
   bool verified;               // gpureduce's result agrees with CUB's (exactly, or within the sum bound);
                                // exact mode: the exact sum has the host implementation's bits
 };

@@ -121,13 +121,17 @@ void print_bench_table(std::ostream& os, const RunInfo& info, const BenchArgs& a
     if (i == 0 || rows[i - 1].op != r.op || rows[i - 1].type != r.type)
       os << "\n" << elem_type_name(r.type) << " " << bench_op_name(r.op) << ", median of " << args.reps
          << " samples, L2 flushed before each\n\n"
-         << (args.exact ? "| n | exact (us) | plain sum (us) | exact / plain throughput | exact GB/s | % ceiling | plain GB/s | verified |\n"
-                        : "| n | gpureduce (us) | CUB (us) | speed-up | gpureduce GB/s | % ceiling | CUB GB/s | verified |\n")
-         << "|---|---:|---:|---:|---:|---:|---:|---|\n";
+         << (args.exact ? "| n | exact (us) | plain sum (us) | exact / plain throughput | exact GB/s | % ceiling | plain GB/s | verified |"
+                        : "| n | gpureduce (us) | CUB (us) | speed-up | gpureduce GB/s | % ceiling | CUB GB/s | verified |")
+         << (r.g2g.median_ms > 0 ? " CUB gpu_to_gpu (us) | exact / gpu_to_gpu throughput |\n" : "\n")
+         << "|---|---:|---:|---:|---:|---:|---:|---|" << (r.g2g.median_ms > 0 ? "---:|---:|\n" : "\n");
     os << "| " << size_label(r.n) << " | " << fmt("%.1f", r.ours.median_ms * 1e3) << " | "
        << fmt("%.1f", r.cub.median_ms * 1e3) << " | " << fmt("%.2fx", r.cub.median_ms / r.ours.median_ms) << " | "
        << fmt("%.0f", r.ours_gbps) << " | " << fmt("%.1f", 100 * r.ours_gbps / peak) << " | " << fmt("%.0f", r.cub_gbps)
-       << " | " << (r.verified ? "yes" : "NO") << " |\n";
+       << " | " << (r.verified ? "yes" : "NO") << " |";
+    if (r.g2g.median_ms > 0)
+      os << " " << fmt("%.1f", r.g2g.median_ms * 1e3) << " | " << fmt("%.2fx", r.g2g.median_ms / r.ours.median_ms) << " |";
+    os << "\n";
   }
 }
 
@@ -162,13 +166,17 @@ void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& ar
   w.key("rows").begin_array();
   const double peak = info.measured_read_gbps;
   for (const ProductionRow& r : rows) {
-    for (const bool ours : {true, false}) {
-      const TimingStats& t = ours ? r.ours : r.cub;
-      const double gbps = ours ? r.ours_gbps : r.cub_gbps;
+    for (const int which : {0, 1, 2}) {  // ours, the comparison, CUB's gpu_to_gpu sum (when measured)
+      if (which == 2 && r.g2g.median_ms <= 0) continue;
+      const TimingStats& t = which == 0 ? r.ours : which == 1 ? r.cub : r.g2g;
+      const double gbps = which == 0 ? r.ours_gbps : which == 1 ? r.cub_gbps : r.g2g_gbps;
+      const char* variant = which == 2 ? "cub-gpu_to_gpu"
+                            : which == 0 ? (args.exact ? "gpureduce-exact" : "gpureduce")
+                                         : (args.exact ? "gpureduce" : "cub");
       w.begin_object();
-      w.field("variant", ours ? (args.exact ? "gpureduce-exact" : "gpureduce") : (args.exact ? "gpureduce" : "cub")).field("type", elem_type_name(r.type)).field("op", bench_op_name(r.op));
+      w.field("variant", variant).field("type", elem_type_name(r.type)).field("op", bench_op_name(r.op));
       w.field("n", r.n).field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms);
-      w.field("gbps", gbps).field("pct_peak", 100 * gbps / peak).field("verified", r.verified);
+      w.field("gbps", gbps).field("pct_peak", 100 * gbps / peak).field("verified", which == 2 ? r.g2g_verified : r.verified);
       w.end_object();
     }
   }
