@@ -1,8 +1,8 @@
-#include <algorithm>
 #include "args.hpp"
 
 #include <gpureduce/ladder/launch_context.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -14,6 +14,7 @@ const char* const usage =
     "commands:\n"
     "  ladder    run the reduction ladder (rungs r0..r9, the production path, CUB, Thrust, cuBLAS)\n"
     "  bench     the production path against CUB: every type x operator x size, same run\n"
+    "  matmul    the int32 matrix-multiplication ladder (rungs m0..m5) and cuBLAS, same run\n"
     "\n"
     "ladder options:\n"
     "  --n N                  elements (decimal or 2^k; default 2^24)\n"
@@ -33,6 +34,13 @@ const char* const usage =
     "  --grid-blocks B        with the grid kernel, B blocks (default: sized from the input)\n"
     "  --mode M               plain | exact: exact compares the exact sum (float types) with the\n"
     "                         plain sum of the same type instead of CUB (default plain)\n"
+    "  --json FILE, --seed S  as for ladder\n"
+    "\n"
+    "matmul options:\n"
+    "  --n N                  matrix side, any N >= 1 (default 1024)\n"
+    "  --sweep                N = 8, 16, ..., 4096 instead of --n\n"
+    "  --rung R               one rung (m0 .. m5) or all (default all)\n"
+    "  --reps R               timed samples per row (default 10)\n"
     "  --json FILE, --seed S  as for ladder\n"
     "\n"
     "  -h, --help             this message\n"
@@ -159,6 +167,45 @@ Parsed parse_bench(const std::vector<std::string>& args) {
   return r;
 }
 
+Parsed parse_matmul(const std::vector<std::string>& args) {
+  Parsed r;
+  r.command = Parsed::Command::matmul;
+  MatmulArgs& a = r.matmul;
+  auto fail = [&](std::string msg) {
+    r.error = std::move(msg);
+    return r;
+  };
+  bool sweep = false;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& opt = args[i];
+    if (opt == "-h" || opt == "--help") {
+      r.command = Parsed::Command::help;
+      return r;
+    }
+    if (opt == "--sweep") {
+      sweep = true;
+      continue;
+    }
+    if (opt != "--n" && opt != "--rung" && opt != "--reps" && opt != "--json" && opt != "--seed")
+      return fail("unknown option '" + opt + "' (try --help)");
+    if (i + 1 >= args.size()) return fail("option " + opt + " needs a value");
+    const std::string& val = args[++i];
+    if (opt == "--n") {
+      const auto n = parse_count(val);
+      if (!n || *n < 1 || *n > 65536) return fail("--n: '" + val + "' is not a matrix side from 1 to 65536");
+      a.sizes = {unsigned(*n)};
+    } else if (opt == "--rung") {
+      a.rung = val;
+    } else if (std::string e = parse_run_option(opt, val, a.reps, a.json, a.seed); !e.empty()) {
+      return fail(e);
+    }
+  }
+  if (sweep)
+    a.sizes = {8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
+  if (a.sizes.empty()) a.sizes = {1024};
+  return r;
+}
+
 }  // namespace
 
 std::vector<std::uint64_t> sweep_sizes() {
@@ -176,6 +223,7 @@ Parsed parse(const std::vector<std::string>& args) {
   if (args.empty()) return fail("missing command (try --help)");
   if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") return r;
   if (args[0] == "bench") return parse_bench(args);
+  if (args[0] == "matmul") return parse_matmul(args);
   if (args[0] != "ladder") return fail("unknown command '" + args[0] + "' (try --help)");
   r.command = Parsed::Command::ladder;
   LadderArgs& a = r.ladder;

@@ -37,10 +37,19 @@ struct BenchArgs {
   bool exact = false;             // --mode exact: the exact sum against the plain one
 };
 
+struct MatmulArgs {
+  std::vector<unsigned> sizes;  // --n, or the sweep 8 .. 4096 (default 1024)
+  std::string rung = "all";     // checked against the registry by the command
+  int reps = 10;
+  std::string json;
+  std::uint64_t seed = 20261121;
+};
+
 struct Parsed {
-  enum class Command { help, ladder, bench } command = Command::help;
+  enum class Command { help, ladder, bench, matmul } command = Command::help;
   LadderArgs ladder;
   BenchArgs bench;
+  MatmulArgs matmul;
   std::string error;  // non-empty: a one-line message, exit with exit_usage
 };
 

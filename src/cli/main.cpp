@@ -4,6 +4,8 @@
 
 #include "../bench/stream_read.hpp"
 
+#include <gpureduce/matmul/registry.hpp>
+
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -88,6 +90,23 @@ int run_ladder_command(const LadderArgs& args) {
   });
 }
 
+int run_matmul_command(const MatmulArgs& args) {
+  if (args.rung != "all" && !matmul::find_rung(args.rung)) {
+    std::cerr << "gpureduce: error: --rung: '" << args.rung << "' is not m0 .. m5 or all\n";
+    return exit_usage;
+  }
+  return with_device([&](const RunInfo& info, GpuTimer& timer) {
+    const MatmulRun run{args.sizes, args.rung, args.reps, args.seed};
+    const auto rows = run_matmul(timer, run);
+    print_matmul_table(std::cout, args, rows);
+    if (!write_json_file(args.json, [&](std::ostream& f) { write_matmul_json(f, info, args, rows); }))
+      return exit_runtime_error;
+    const bool ok = std::all_of(rows.begin(), rows.end(), [](const MatmulRow& r) { return r.verified || r.time.median_ms <= 0; });
+    if (!ok) std::cerr << "gpureduce: error: some results did not verify (rows marked NO)\n";
+    return ok ? exit_ok : exit_runtime_error;
+  });
+}
+
 }  // namespace
 }  // namespace gpureduce::cli
 
@@ -103,7 +122,11 @@ int main(int argc, char** argv) {
     return exit_ok;
   }
   try {
-    return p.command == Parsed::Command::bench ? run_bench_command(p.bench) : run_ladder_command(p.ladder);
+    switch (p.command) {
+      case Parsed::Command::bench: return run_bench_command(p.bench);
+      case Parsed::Command::matmul: return run_matmul_command(p.matmul);
+      default: return run_ladder_command(p.ladder);
+    }
   } catch (const std::exception& e) {
     std::cerr << "gpureduce: error: " << e.what() << "\n";
     return exit_runtime_error;

@@ -185,4 +185,50 @@ void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& ar
   os << "\n";
 }
 
+// Per N: every rung and cuBLAS reference, with speed-ups over the previous rung and over m2 (the
+// first many-block rung).
+void print_matmul_table(std::ostream& os, const MatmulArgs& args, const std::vector<MatmulRow>& rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const MatmulRow& r = rows[i];
+    if (i == 0 || rows[i - 1].n != r.n)
+      os << "\nint32 C = A x A, N = " << r.n << ", median of " << args.reps << " samples, L2 flushed before each\n\n"
+         << "| variant | adds | median (ms) | GOP/s | step | vs m2 | verified | note |\n"
+         << "|---|---|---:|---:|---:|---:|---|---|\n";
+    double prev = 0, m2 = 0;
+    for (std::size_t j = i; j-- > 0 && rows[j].n == r.n;) {
+      if (!prev && rows[j].variant[0] == 'm' && rows[j].time.median_ms > 0) prev = rows[j].time.median_ms;
+      if (rows[j].variant == "m2") m2 = rows[j].time.median_ms;
+    }
+    if (r.variant == "m2") m2 = r.time.median_ms;
+    const bool rung = r.variant[0] == 'm', ran = r.time.median_ms > 0;
+    os << "| " << r.variant << " | " << r.adds << " | " << (ran ? fmt("%.3f", r.time.median_ms) : "-") << " | "
+       << (ran ? fmt("%.0f", r.gops) : "-") << " | " << (rung && ran && prev ? fmt("%.2fx", prev / r.time.median_ms) : "")
+       << " | " << (ran && m2 ? fmt("%.2fx", m2 / r.time.median_ms) : "") << " | "
+       << (ran ? (r.verified ? "yes" : "NO") : "-") << " | " << r.note << " |\n";
+  }
+}
+
+void write_matmul_json(std::ostream& os, const RunInfo& info, const MatmulArgs& args, const std::vector<MatmulRow>& rows) {
+  JsonWriter w(os);
+  write_run_fields(w, info, "gpureduce matmul");
+  w.key("config").begin_object();
+  w.field("reps", args.reps).field("seed", args.seed).field("rung", args.rung);
+  w.field("timing", timing_method);
+  w.field("data", "A = B, int32 values in [-8, 7]; C wraps modulo 2^32 (no wrap at these values)");
+  w.field("verified", "rungs: the full host product up to N = 512, Freivalds (20 vectors) and 64 exact entries beyond; "
+                      "cuBLAS: equal to the rungs' int32 product");
+  w.end_object();
+  w.key("rows").begin_array();
+  for (const MatmulRow& r : rows) {
+    w.begin_object();
+    w.field("variant", r.variant).field("adds", r.adds).field("n", std::uint64_t(r.n));
+    w.field("median_ms", r.time.median_ms).field("min_ms", r.time.min_ms).field("max_ms", r.time.max_ms);
+    w.field("gops", r.gops).field("verified", r.verified).field("note", r.note);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  os << "\n";
+}
+
 }  // namespace gpureduce::cli

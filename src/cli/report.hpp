@@ -1,8 +1,9 @@
-// The outputs of `ladder` and `bench`: markdown tables on stdout and the JSON results files.
+// The outputs of `ladder`, `bench` and `matmul`: markdown tables on stdout and the JSON results files.
 #pragma once
 
 #include "../bench/device_info.hpp"
 #include "../bench/ladder_bench.hpp"
+#include "../bench/matmul_bench.hpp"
 #include "../bench/production_bench.hpp"
 #include "args.hpp"
 
@@ -25,6 +26,9 @@ void write_json(std::ostream& os, const RunInfo& info, const LadderArgs& args, c
 
 void print_bench_table(std::ostream& os, const RunInfo& info, const BenchArgs& args,
                        const std::vector<ProductionRow>& rows);
+
+void print_matmul_table(std::ostream& os, const MatmulArgs& args, const std::vector<MatmulRow>& rows);
+void write_matmul_json(std::ostream& os, const RunInfo& info, const MatmulArgs& args, const std::vector<MatmulRow>& rows);
 void print_exact_accuracy(std::ostream& os, const ExactAccuracy& a);
 void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& args, const ExactAccuracy* accuracy,
                       const std::vector<ProductionRow>& rows);

@@ -46,6 +46,22 @@ TEST(test_cli_args, bench_mode_exact_takes_float_types_and_sum) {
   EXPECT_FALSE(p({"bench"}).bench.exact);
 }
 
+TEST(test_cli_args, matmul_options) {
+  const Parsed d = p({"matmul"});
+  ASSERT_TRUE(d.error.empty()) << d.error;
+  EXPECT_EQ(d.command, Parsed::Command::matmul);
+  EXPECT_EQ(d.matmul.sizes, std::vector<unsigned>{1024});
+  EXPECT_EQ(d.matmul.rung, "all");
+  const Parsed e = p({"matmul", "--n", "100", "--rung", "m3", "--reps", "5"});
+  ASSERT_TRUE(e.error.empty()) << e.error;
+  EXPECT_EQ(e.matmul.sizes, std::vector<unsigned>{100});
+  EXPECT_EQ(e.matmul.rung, "m3");
+  EXPECT_EQ(e.matmul.reps, 5);
+  EXPECT_EQ(p({"matmul", "--sweep"}).matmul.sizes.back(), 4096u);
+  EXPECT_NE(p({"matmul", "--n", "0"}).error.find("--n"), std::string::npos);
+  EXPECT_NE(p({"matmul", "--bogus"}).error.find("--bogus"), std::string::npos);
+}
+
 TEST(test_cli_args, help) {
   EXPECT_EQ(p({"--help"}).command, Parsed::Command::help);
   EXPECT_EQ(p({"-h"}).command, Parsed::Command::help);
