@@ -10,7 +10,8 @@ becomes the ladder table for that n; `sweep=r9,cub` instead gives median microse
 those variants. From a `gpureduce bench` file, `speedup=OP` gives CUB's time over gpureduce's per n
 and element type for that operator, and `detail=OP:TYPE,TYPE` the times, ratio and % of the read
 ceiling. From a `gpureduce bench --mode exact` file, `exact=TYPE,TYPE` gives the exact and plain
-sums' times and their throughput ratio, and `accuracy=float32` its ill-conditioned example. `example=NAME` copies a marked snippet from a test source (so README examples compile
+sums' times and their throughput ratio, and `accuracy=float32` its ill-conditioned example. From a
+`gpureduce matmul` file, `matmul=N` gives the rung table at that N. `example=NAME` copies a marked snippet from a test source (so README examples compile
 and run as tests). --check exits 1 when a document is out of date (CTest runs this).
 usage: tools/render_results.py [--check] DOC.md..."""
 import json
@@ -151,6 +152,30 @@ def accuracy_table(data, _):
         f"| gpureduce exact sum, float | {a['exact_float']:.9g} | {rel(a['exact_float'])} |"]) + "\n"
 
 
+def matmul_table(data, n):
+    rows = [r for r in data["rows"] if r["n"] == int(n)]
+    d = data["device"]
+    out = [f"int32 C = A x A, N = {int(n):,}; {d['name']}, driver {d['driver']}; commit {data['commit'][:10]}, "
+           f"{data['date'][:10]}", "",
+           "| variant | adds | median (ms) | GOP/s | step | vs m2 | verified | note |",
+           "|---|---|---:|---:|---:|---:|---|---|"]
+    prev = m2 = None
+    for r in rows:
+        ms = r["median_ms"]
+        ran = ms > 0
+        rung = r["variant"].startswith("m")
+        if r["variant"] == "m2" and ran:
+            m2 = ms
+        step = f"{prev / ms:.2f}x" if rung and ran and prev else ""
+        if rung and ran:
+            prev = ms
+        vs = f"{m2 / ms:.2f}x" if ran and m2 else ""
+        out.append(f"| {r['variant']} | {r['adds']} | {ms:.3f} | {r['gops']:.0f} | {step} | {vs} | "
+                   f"{'yes' if r['verified'] else 'NO'} | {r['note']} |" if ran else
+                   f"| {r['variant']} | {r['adds']} | - | - | | | - | {r['note']} |")
+    return "\n".join(out) + "\n"
+
+
 def example(path, name):
     """The lines between `// [example: NAME]` and `// [/example]` in a test source, dedented."""
     text = path.read_text()
@@ -165,7 +190,7 @@ def example(path, name):
 def render(text):
     kinds = {"n": lambda d, a: ladder_table(d, int(a)), "sweep": lambda d, a: sweep_table(d, a.split(",")),
              "speedup": speedup_table, "detail": detail_table, "exact": exact_table,
-             "accuracy": accuracy_table}
+             "accuracy": accuracy_table, "matmul": matmul_table}
 
     def sub(m):
         if m.group(3) == "example":

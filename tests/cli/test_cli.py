@@ -22,7 +22,8 @@ def expect(cond, what):
 r = run("--help")
 expect(r.returncode == 0 and "usage: gpureduce" in r.stdout, f"--help: rc={r.returncode}")
 
-for bad in (["ladder", "--block", "100"], ["ladder", "--type", "int4"], ["nope"], [], ["ladder", "--n"]):
+for bad in (["ladder", "--block", "100"], ["ladder", "--type", "int4"], ["nope"], [], ["ladder", "--n"],
+            ["matmul", "--rung", "m9"], ["matmul", "--n", "0"], ["bench", "--mode", "exact", "--types", "int8"]):
     r = run(*bad)
     lines = r.stderr.strip().splitlines()
     expect(r.returncode == 2, f"{bad}: rc={r.returncode}, want 2")
