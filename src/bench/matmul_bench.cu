@@ -9,6 +9,7 @@
 #include <cublas_v2.h>
 
 #include <random>
+#include <string>
 
 namespace gpureduce {
 
@@ -68,34 +69,24 @@ void run_cublas(GpuTimer& timer, const MatmulRun& run, unsigned n, const std::in
   auto row = [&](const char* variant, const char* note, const TimingStats& t, bool ok) {
     rows.push_back({variant, "reference", n, t, gops(n, t), ok, note});
   };
-  {
-    DeviceBuffer<float> a(count), c(count);
+  // The floating-point GEMMs on the values converted to T (exact on these values).
+  auto fp_gemm = [&](auto tag, auto gemm, const char* variant, const char* note) {
+    using T = decltype(tag);
+    DeviceBuffer<T> a(count), c(count);
     convert_kernel<<<1024, 256>>>(d_a, a.get(), count);
-    const float one = 1, zero = 0;
+    const T one = 1, zero = 0;
     auto go = [&](cudaStream_t) {
-      if (cublasSgemm(cb.h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a.get(), n, a.get(), n, &zero, c.get(), n) !=
+      if (gemm(cb.h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a.get(), n, a.get(), n, &zero, c.get(), n) !=
           CUBLAS_STATUS_SUCCESS)
-        throw std::runtime_error("cublasSgemm failed");
+        throw std::runtime_error(std::string(variant) + " failed");
     };
     go(timer.stream());
     GPUREDUCE_CUDA(cudaStreamSynchronize(timer.stream()));
     const bool ok = check(c.get());
-    row("cublas-sgemm", "float32: exact, every sum below 2^24", timer.measure(go, run.reps), ok);
-  }
-  {
-    DeviceBuffer<double> a(count), c(count);
-    convert_kernel<<<1024, 256>>>(d_a, a.get(), count);
-    const double one = 1, zero = 0;
-    auto go = [&](cudaStream_t) {
-      if (cublasDgemm(cb.h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a.get(), n, a.get(), n, &zero, c.get(), n) !=
-          CUBLAS_STATUS_SUCCESS)
-        throw std::runtime_error("cublasDgemm failed");
-    };
-    go(timer.stream());
-    GPUREDUCE_CUDA(cudaStreamSynchronize(timer.stream()));
-    const bool ok = check(c.get());
-    row("cublas-dgemm", "float64: exact, every sum below 2^53", timer.measure(go, run.reps), ok);
-  }
+    row(variant, note, timer.measure(go, run.reps), ok);
+  };
+  fp_gemm(float{}, cublasSgemm, "cublas-sgemm", "float32: exact, every sum below 2^24");
+  fp_gemm(double{}, cublasDgemm, "cublas-dgemm", "float64: exact, every sum below 2^53");
   {
     DeviceBuffer<std::int8_t> a(count);
     DeviceBuffer<std::int32_t> c(count);

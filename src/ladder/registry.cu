@@ -11,6 +11,8 @@
 #include <gpureduce/ladder/r9_vector_single_pass.cuh>
 #include <gpureduce/ladder/registry.hpp>
 
+#include "../common/find_by_name.hpp"
+
 #include <array>
 
 namespace gpureduce::ladder {
@@ -38,10 +40,6 @@ const std::array table{
 
 std::span<const Rung> rungs() { return table; }
 
-const Rung* find_rung(std::string_view name) {
-  for (const Rung& r : table)
-    if (name == r.name) return &r;
-  return nullptr;
-}
+const Rung* find_rung(std::string_view name) { return find_by_name(table, name); }
 
 }  // namespace gpureduce::ladder

@@ -7,6 +7,8 @@
 #include <gpureduce/matmul/m5_vector_double_buffer.cuh>
 #include <gpureduce/matmul/registry.hpp>
 
+#include "../common/find_by_name.hpp"
+
 #include <array>
 
 namespace gpureduce::matmul {
@@ -25,10 +27,6 @@ const std::array table{
 
 std::span<const Rung> rungs() { return table; }
 
-const Rung* find_rung(std::string_view name) {
-  for (const Rung& r : table)
-    if (name == r.name) return &r;
-  return nullptr;
-}
+const Rung* find_rung(std::string_view name) { return find_by_name(table, name); }
 
 }  // namespace gpureduce::matmul
