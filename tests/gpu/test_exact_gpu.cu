@@ -114,16 +114,13 @@ TYPED_TEST(ExactGpu, same_bits_across_launches_and_permutations) {
   std::vector<T> x = whole_range<T>(1 << 20, test_seed());
   for (std::size_t i = 0; i < x.size(); i += 7) x[i] = value<T>(std::ldexp(double(rng() % 1000) - 500, -8));
   const T want = exact_sum_host(x.data(), x.size());
-  int configs = 0;
   for (unsigned threads : {128u, 256u, 512u})
     for (std::uint64_t blocks : {std::uint64_t(1), std::uint64_t(7), std::uint64_t(0), std::uint64_t(100)}) {
       Options opt;
       opt.force_threads = threads;
       opt.force_blocks = blocks;
       EXPECT_TRUE(same(gpu_exact<T>(x, 0, opt), want)) << "threads=" << threads << " blocks=" << blocks;
-      ++configs;
     }
-  EXPECT_GE(configs, 5);
   for (int round = 0; round < 3; ++round) {
     std::shuffle(x.begin(), x.end(), rng);
     EXPECT_TRUE(same(gpu_exact<T>(x, round + 1), want)) << "permutation " << round << " seed=" << test_seed();

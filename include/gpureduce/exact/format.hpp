@@ -33,9 +33,9 @@ template <class T>
 inline constexpr bool is_exact_type_v = std::is_same_v<T, double> || std::is_same_v<T, float> ||
                                         std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
 
-// Counts above this are refused: the headroom of the superaccumulator (below) and the per-warp
-// deposit counts are sized for it.
-inline constexpr std::uint64_t max_count = std::uint64_t(1) << 44;
+// Counts above this are refused (beyond any GPU's memory for these types); the superaccumulator
+// below keeps 44 bits of headroom, more than it needs.
+inline constexpr std::uint64_t max_count = std::uint64_t(1) << 40;
 
 // The terms an exact sum adds, all doubles: the inputs themselves, or (dot) exact products of two
 // inputs. lsb_exp: every term and every partial sum is a multiple of 2^lsb_exp; max_exp: finite

@@ -16,7 +16,7 @@ namespace gpureduce::exact {
 // sum in[0, n) of terms(i) (a double, exact), rounded once into Out.
 template <class Terms, class Out, class TermAt>
 Out host_sum(std::uint64_t n, TermAt&& term) {
-  if (n > max_count) throw std::invalid_argument("gpureduce: exact sums take at most 2^44 elements");
+  if (n > max_count) throw std::invalid_argument("gpureduce: exact sums take at most 2^40 elements");
   constexpr TermRange r = Terms::range;
   std::vector<std::int64_t> w(r.words(), 0);
   const auto add = [&](int i, std::int64_t c) { w[i] += c; };
