@@ -14,7 +14,7 @@ namespace gpureduce::exact {
 GPUREDUCE_HD constexpr std::size_t partial_bytes(int words) { return (std::size_t(words) + 1) * 4; }
 
 // Blocks whose partials fit the grid workspace's ticketed region (launch_plan.hpp). The flagged
-// region is not used: its slots must never hold anything that looks like a future epoch.
+// region is not used: its slots must stay empty (zero) for the plain reductions.
 GPUREDUCE_HD constexpr std::uint64_t max_blocks(int words) {
   return (grid_workspace_bytes - grid_ticketed_offset) / partial_bytes(words);
 }

@@ -21,9 +21,9 @@ enum class Kernel : unsigned char { automatic, one_block, grid };
 
 // The grid workspace holds one partial per block; 4096 blocks cover 31 resident blocks per SM on a
 // 132-SM H100. Layout (zero-filled once; every launch leaves it ready for the next on its stream):
-//   [0, 4)    ticket counter, zero between launches (16-byte accumulators)
-//   [8, 16)   launch epoch (accumulators of at most 8 bytes)
-//   [16, ...) flagged partials: 16 bytes per block, the partial and the epoch that wrote it
+//   [0, 4)    ticket counter, zero between launches (accumulators that are not flaggable)
+//   [16, ...) flagged partials (grid/flagged_partial.hpp): 16 bytes per block, empty (zero)
+//             between launches
 //   [...]     ticketed partials: one 16-byte accumulator per block
 inline constexpr std::uint64_t max_grid_blocks = 4096;
 inline constexpr std::size_t grid_flagged_offset = 16;
