@@ -1,6 +1,7 @@
 // The operators, identities, accumulator rules and NaN policies the kernels use, run on the host.
 #include <gpureduce/thread/accumulator.hpp>
 #include <gpureduce/thread/operators.hpp>
+#include <gpureduce/thread/vector_winner.hpp>
 
 #include <gtest/gtest.h>
 
@@ -175,6 +176,66 @@ TEST(test_thread_operators, argmax_lift_vector_matches_elementwise) {
       }
     }
   }
+}
+
+// A thread's argmin/argmax over its vectors through VectorWinner (best value per vector, strict
+// comparison, position found at the end) equals lifting and combining every element, for each
+// element width and both NaN policies. Values from a small range give ties within and across
+// vectors; NaN, +-inf and -0 are mixed in for the floating types.
+template <class V, bool Less, NanPolicy Nan>
+void check_vector_winner(std::uint32_t seed) {
+  using A = compute_t<V>;
+  using P = IndexedValue<A>;
+  constexpr int N = 16 / sizeof(V);
+  const detail::ArgExtreme<Less> op{Nan};
+  std::mt19937 rng(seed);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int vectors = 1 + int(rng() % 6);
+    const int nan_every = trial % 3 == 0 ? 0 : 2 + int(rng() % 40);
+    std::vector<V> x(std::size_t(vectors) * N);
+    for (auto& v : x) {
+      double d = double(int(rng() % 5) - 2);
+      if constexpr (is_floating_v<V>) {
+        if (nan_every && rng() % nan_every == 0) d = std::nan("");
+        else if (rng() % 16 == 0) d = (rng() % 2 ? 1 : -1) * double(inf_f);
+        else if (d == 0 && rng() % 2) d = -0.0;
+      }
+      v = convert<V>(d);
+    }
+    if (trial % 50 == 0) std::fill(x.begin(), x.end(), convert<V>(trial % 100 == 0 || !is_floating_v<V> ? 3.0 : std::nan("")));
+    // The thread's scalar elements (head, tail) are folded into acc before the vectors.
+    P expect = op.template identity<P>(), acc = expect;
+    for (int i = 0; i < vectors * N; ++i) expect = op(expect, op.template lift<P>(x[i], 64 + i));
+    detail::VectorWinner<Less, Nan, A, V, N> winner;
+    for (int v = 0; v < vectors; ++v) {
+      V y[N];
+      std::copy_n(x.begin() + v * N, N, y);
+      winner.add(y, 64 + v * N);
+    }
+    const P got = winner.fold_into(acc, op);
+    ASSERT_EQ(got.index, expect.index) << "seed " << seed << " trial " << trial;
+    ASSERT_TRUE((std::isnan(float(got.value)) && std::isnan(float(expect.value))) || got.value == expect.value)
+        << "seed " << seed << " trial " << trial;
+  }
+}
+
+template <class V>
+void check_vector_winner_all(std::uint32_t seed) {
+  check_vector_winner<V, false, NanPolicy::propagate>(seed);
+  check_vector_winner<V, false, NanPolicy::ignore>(seed + 1);
+  check_vector_winner<V, true, NanPolicy::propagate>(seed + 2);
+  check_vector_winner<V, true, NanPolicy::ignore>(seed + 3);
+}
+
+TEST(test_thread_operators, vector_winner_matches_elementwise) {
+  check_vector_winner_all<float>(21);
+  check_vector_winner_all<double>(31);
+  check_vector_winner_all<__half>(41);
+  check_vector_winner_all<__nv_bfloat16>(51);
+  check_vector_winner_all<std::int8_t>(61);
+  check_vector_winner_all<std::uint16_t>(71);
+  check_vector_winner_all<std::int32_t>(81);
+  check_vector_winner_all<std::int64_t>(91);
 }
 
 TEST(test_thread_operators, user_op_wraps_a_functor_and_identity) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace gpureduce {
 
@@ -90,6 +91,19 @@ struct ProductSource {
     for (unsigned k = 0; k < Vector<T>::size; ++k) y[k] = detail::wrap_mul(convert<A>(x.a.v[k]), convert<A>(x.b.v[k]));
     sink(y, std::int64_t(first));
   }
+};
+
+// The type a source hands its sinks. Query it in device code only: in host code the return type of
+// a caller's extended __device__ lambda is not reliable.
+template <class Source>
+struct source_value;
+template <class T, class Transform>
+struct source_value<ArraySource<T, Transform>> {
+  using type = std::remove_cvref_t<decltype(std::declval<const Transform&>()(std::declval<T>()))>;
+};
+template <class T, class A>
+struct source_value<ProductSource<T, A>> {
+  using type = A;
 };
 
 }  // namespace gpureduce

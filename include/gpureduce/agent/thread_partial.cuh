@@ -4,27 +4,12 @@
 
 #include <gpureduce/agent/sources.cuh>
 #include <gpureduce/grid/vector_split.hpp>
+#include <gpureduce/thread/vector_winner.hpp>
 
 #include <cstdint>
 #include <type_traits>
 
 namespace gpureduce {
-
-template <class Op, class A, class Values>
-concept has_lift_vector = requires(const Op& op, const Values& y) { op.template lift_vector<A>(y, std::int64_t(0)); };
-
-// The values of one vector (indices first, first + 1, ...) into acc: through the operator's
-// lift_vector where it has one (argmin/argmax), else one element at a time.
-template <class A, class Op, class Values>
-__device__ __forceinline__ A combine_vector(A acc, const Op& op, const Values& y, std::int64_t first) {
-  if constexpr (has_lift_vector<Op, A, Values>) {
-    return op(acc, op.template lift_vector<A>(y, first));
-  } else {
-#pragma unroll
-    for (unsigned k = 0; k < std::extent_v<Values>; ++k) acc = op(acc, op.template lift<A>(y[k], first + k));
-    return acc;
-  }
-}
 
 // Hands thread threadIdx.x's elements (block `block` of a grid of `grid` blocks of BlockThreads)
 // to sink(value, index) (scalar head and tail) and vector_sink(values, first_index) (the body),
@@ -55,8 +40,33 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
                                             std::uint64_t grid, Op op, A acc) {
   for_each_thread_value<BlockThreads, Unroll>(
       src, split, block, grid, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
-      [&](const auto& y, std::int64_t first) { acc = combine_vector(acc, op, y, first); });
+      [&](const auto& y, std::int64_t first) {
+#pragma unroll
+        for (unsigned k = 0; k < std::extent_v<std::remove_cvref_t<decltype(y)>>; ++k)
+          acc = op(acc, op.template lift<A>(y[k], first + k));
+      });
   return acc;
+}
+
+// argmin/argmax: the body's vectors go through a VectorWinner (thread/vector_winner.hpp), whose
+// per-vector work is one min/max chain; the NaN policy becomes a template argument so that chain
+// has no runtime test in it.
+template <unsigned BlockThreads, int Unroll, class A, class Source, bool Less>
+__device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
+                                            std::uint64_t grid, detail::ArgExtreme<Less> op, A acc) {
+  using V = typename source_value<Source>::type;
+  constexpr int N = Vector<typename Source::element_type>::size;
+  using Value = decltype(acc.value);
+  const auto run = [&]<NanPolicy Nan>() {
+    detail::VectorWinner<Less, Nan, Value, V, N> winner;
+    for_each_thread_value<BlockThreads, Unroll>(
+        src, split, block, grid, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
+        [&](const V(&y)[N], std::int64_t first) { winner.add(y, first); });
+    return winner.fold_into(acc, op);
+  };
+  if constexpr (is_floating_v<Value>)
+    if (op.nan == NanPolicy::ignore) return run.template operator()<NanPolicy::ignore>();
+  return run.template operator()<NanPolicy::propagate>();
 }
 
 }  // namespace gpureduce

@@ -178,8 +178,8 @@ struct ArgExtreme {
     return {convert<decltype(P::value)>(x), i};
   }
   // The best of N consecutive elements (indices first, first + 1, ...) at once: the values are
-  // compared as plain numbers and only the winner gets its 64-bit index, which for 16 int8 or 8 half
-  // values per load is most of the work saved.
+  // compared as plain numbers and only the winner gets its 64-bit index. Run once per thread, on
+  // the vector a VectorWinner (thread/vector_winner.hpp) kept.
   template <class P, class V, int N>
   GPUREDUCE_HD constexpr P lift_vector(const V (&x)[N], std::int64_t first) const {
     using A = decltype(P::value);
