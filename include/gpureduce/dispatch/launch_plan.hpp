@@ -15,6 +15,11 @@ struct ReduceTuning {
   unsigned single_threads;             // threads of single_block_kernel
   int single_unroll;
   std::uint64_t single_block_max_bytes;  // inputs up to this size take the one-block kernel
+  // __launch_bounds__ minimum blocks per SM of each kernel (0: none). A bound caps registers at
+  // 64K / (blocks x threads), and it also moves ptxas's own register target, which is what it is
+  // used for (tuning_sm90.hpp).
+  unsigned grid_min_blocks = 0;
+  unsigned single_min_blocks = 0;
 };
 
 enum class Kernel : unsigned char { automatic, one_block, grid };

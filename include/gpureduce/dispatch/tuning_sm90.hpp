@@ -19,6 +19,13 @@ struct TuningSm90 {
   // (2^15 int8: 5.4 us both; 2^16 int8: 7.0 against 5.4). Sum, commit 8cb472e,
   // bench/results/20261122_NVIDIA_H100_80GB_HBM3_tune.txt.
   static constexpr ReduceTuning value{256, 4, 512, 4, ElemBytes >= 2 ? 64 * 1024 : 32 * 1024};
+  // argmin/argmax: the same shapes with a register floor. Left to itself ptxas held the float and
+  // half argmax kernels to 40 registers by issuing the last of the four loads only after the first
+  // vector arrived (and spilling), two round trips per batch where one will do; a minimum of 5
+  // blocks per SM (2 for the one-block kernel) lets it take 45-48 and issue all four loads together
+  // (SASS checked with nvdisasm). Measured at a6e9093 -> MEASURED_COMMIT on the H100: MEASURED.
+  static constexpr ReduceTuning arg_extreme{
+      256, 4, 512, 4, value.single_block_max_bytes, ElemBytes == 2 || ElemBytes == 4 ? 5u : 4u, 2};
 };
 
 }  // namespace gpureduce

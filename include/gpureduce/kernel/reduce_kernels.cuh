@@ -1,5 +1,5 @@
 // The two kernels of the production path; dispatch picks one per call, so every reduction is a
-// single launch.
+// single launch. MinBlocks: the __launch_bounds__ minimum blocks per SM, 0 for none.
 //   single_block_kernel  small inputs: one block reads everything and writes the result. No
 //                        workspace, no atomics: the shortest path from launch to result.
 //   grid_kernel          a persistent grid (at most one wave of resident blocks). Each block
@@ -20,8 +20,9 @@
 
 namespace gpureduce {
 
-template <unsigned BlockThreads, int Unroll, class A, class Out, class Source, class Op>
-__global__ void __launch_bounds__(BlockThreads) single_block_kernel(Source src, std::uint64_t n, Out* out, Op op) {
+template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class Out, class Source, class Op>
+__global__ void __launch_bounds__(BlockThreads, MinBlocks)
+    single_block_kernel(Source src, std::uint64_t n, Out* out, Op op) {
   __shared__ A warp_partials[warp_threads];
   const A identity = op.template identity<A>();
   A acc = thread_partial<BlockThreads, Unroll>(src, src.split(n), 0, 1, op, identity);
@@ -80,8 +81,8 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
   return acc;
 }
 
-template <unsigned BlockThreads, int Unroll, class A, class Out, class Source, class Op>
-__global__ void __launch_bounds__(BlockThreads)
+template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class Out, class Source, class Op>
+__global__ void __launch_bounds__(BlockThreads, MinBlocks)
     grid_kernel(Source src, std::uint64_t n, Out* out, void* workspace, Op op) {
   __shared__ A warp_partials[warp_threads];
   auto* ws = static_cast<unsigned char*>(workspace);

@@ -210,6 +210,9 @@ struct ArgExtreme {
 using ArgMin = detail::ArgExtreme<true>;
 using ArgMax = detail::ArgExtreme<false>;
 
+template <class Op>
+inline constexpr bool is_arg_extreme_v = std::is_same_v<Op, ArgMin> || std::is_same_v<Op, ArgMax>;
+
 // Bitwise operators: integer types only (checked where the accumulator is chosen).
 struct BitAnd {
   template <class A>

@@ -55,39 +55,73 @@ GPUREDUCE_HD constexpr bool later_beats(A later, A best) {
   return better;
 }
 
+// How the winning vector is kept: half/bfloat16 in pairs (as the packed min/max reads them), 8- and
+// 16-bit integers in 32-bit words (one register per element made the int8 argmax kernel spill).
+template <class V, int N>
+struct VectorStore {
+  static constexpr bool pairs = is_half_v<V> && N % 2 == 0;
+  static constexpr bool words = std::is_integral_v<V> && sizeof(V) < 4 && (sizeof(V) * N) % 4 == 0;
+  using Unit = std::conditional_t<pairs, pair_t<V>, std::conditional_t<words, std::uint32_t, V>>;
+  static constexpr int units = int(sizeof(V) * N / sizeof(Unit));
+
+  Unit u[units];
+
+  GPUREDUCE_HD static VectorStore pack(const V (&x)[N]) {
+    VectorStore s;
+    if constexpr (pairs) {
+      for (int k = 0; k < units; ++k) s.u[k] = Unit{x[2 * k], x[2 * k + 1]};
+    } else if constexpr (words) {
+      for (int k = 0; k < units; ++k) {
+        std::uint32_t w = 0;
+        for (int j = 0; j < int(4 / sizeof(V)); ++j)
+          w |= std::uint32_t(static_cast<std::make_unsigned_t<V>>(x[k * (4 / sizeof(V)) + j])) << (8 * sizeof(V) * j);
+        s.u[k] = w;
+      }
+    } else {
+      for (int k = 0; k < units; ++k) s.u[k] = x[k];
+    }
+    return s;
+  }
+  GPUREDUCE_HD void unpack(V (&x)[N]) const {
+    if constexpr (pairs) {
+      for (int k = 0; k < units; ++k) {
+        x[2 * k] = u[k].x;
+        x[2 * k + 1] = u[k].y;
+      }
+    } else if constexpr (words) {
+      for (int k = 0; k < N; ++k)
+        x[k] = static_cast<V>(static_cast<std::make_unsigned_t<V>>(u[k / (4 / sizeof(V))] >> (8 * sizeof(V) * (k % (4 / sizeof(V))))));
+    } else {
+      for (int k = 0; k < N; ++k) x[k] = u[k];
+    }
+  }
+};
+
 template <bool Less, NanPolicy Nan, class A, class V, int N>
 struct VectorWinner {
-  static constexpr bool packed = is_half_v<V> && N % 2 == 0;
-  using Stored = std::conditional_t<packed, pair_t<V>, V>;
-  static constexpr int stored = packed ? N / 2 : N;
+  using Store = VectorStore<V, N>;
 
-  Stored values[stored] = {};
+  Store values{};
   A best = A{};
   std::int64_t first = 0;
   bool empty = true;
 
   // The vector of elements at, at + 1, ..., at + N - 1; `at` larger than every earlier call's.
   GPUREDUCE_HD void add(const V (&x)[N], std::int64_t at) {
-    Stored s[stored];
+    const Store s = Store::pack(x);
     A m;
-    if constexpr (packed) {
+    if constexpr (Store::pairs) {
+      auto p = s.u[0];
 #pragma unroll
-      for (int k = 0; k < stored; ++k) s[k] = Stored{x[2 * k], x[2 * k + 1]};
-      Stored p = s[0];
-#pragma unroll
-      for (int k = 1; k < stored; ++k) p = extreme2<Less, Nan>(p, s[k]);
+      for (int k = 1; k < Store::units; ++k) p = extreme2<Less, Nan>(p, s.u[k]);
       m = extreme2<Less, Nan>(convert<A>(p.x), convert<A>(p.y));
     } else {
       m = convert<A>(x[0]);
 #pragma unroll
-      for (int k = 0; k < N; ++k) {
-        s[k] = x[k];
-        if (k > 0) m = extreme2<Less, Nan>(m, convert<A>(x[k]));
-      }
+      for (int k = 1; k < N; ++k) m = extreme2<Less, Nan>(m, convert<A>(x[k]));
     }
     if (empty || later_beats<Less, Nan>(m, best)) {
-#pragma unroll
-      for (int k = 0; k < stored; ++k) values[k] = s[k];
+      values = s;
       best = m;
       first = at;
       empty = false;
@@ -95,19 +129,12 @@ struct VectorWinner {
   }
 
   // acc combined with the winning element (value and index); acc itself if no vector was added.
+  // op's NaN policy must be Nan.
   template <class P>
   GPUREDUCE_HD P fold_into(P acc, const ArgExtreme<Less>& op) const {
     if (empty) return acc;
     V x[N];
-#pragma unroll
-    for (int k = 0; k < stored; ++k) {
-      if constexpr (packed) {
-        x[2 * k] = values[k].x;
-        x[2 * k + 1] = values[k].y;
-      } else {
-        x[k] = values[k];
-      }
-    }
+    values.unpack(x);
     return op(acc, op.template lift_vector<P>(x, first));
   }
 };
