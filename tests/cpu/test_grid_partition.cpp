@@ -69,13 +69,7 @@ void expect_vector_cover(std::uint64_t addr, std::uint64_t n, unsigned elem, uns
     auto vec = [&](std::uint64_t v) {
       for (unsigned k = 0; k < per_vec; ++k) f(s.head + v * per_vec + k);
     };
-    const auto batch = [&](std::uint64_t v, int count) {
-      for (int k = 0; k < count; ++k) vec(v + std::uint64_t(k) * block);
-    };
-    g.for_each(b, t, [&](std::uint64_t v) { batch(v, Unroll); }, [&](std::uint64_t v, int count) {
-      ASSERT_TRUE(count >= 1 && count < Unroll) << "a cut batch holds 1 to Unroll-1 vectors";
-      batch(v, count);
-    });
+    g.for_each(b, t, [&](std::uint64_t v) { for (int k = 0; k < Unroll; ++k) vec(v + std::uint64_t(k) * block); }, vec);
   });
 }
 

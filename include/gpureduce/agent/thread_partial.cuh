@@ -21,20 +21,17 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   constexpr unsigned per_vec = Vector<T>::size;
   for_each_scalar_edge(split, per_vec, block * BlockThreads + threadIdx.x, [&](std::uint64_t i) { src.load(i, sink); });
   const std::uint64_t head = split.head;
-  // The first `count` vectors of the batch at v, every load issued before any value is used. In a
-  // cut batch the missing loads repeat the last vector rather than being predicated off: predicated,
-  // ptxas gave the float sum kernel 40 registers instead of 32 (6 resident blocks per SM, not 8).
-  const auto batch = [&](std::uint64_t v, int count) {
-    decltype(src.load_vector(0)) x[Unroll];
-#pragma unroll
-    for (int k = 0; k < Unroll; ++k)
-      x[k] = src.load_vector(head + (v + std::uint64_t(k < count ? k : count - 1) * BlockThreads) * per_vec);
-#pragma unroll
-    for (int k = 0; k < Unroll; ++k)
-      if (k < count) src.consume_vector(x[k], head + (v + std::uint64_t(k) * BlockThreads) * per_vec, vector_sink);
-  };
   VectorGrid<Unroll>{split.vectors, BlockThreads, grid}.for_each(
-      block, threadIdx.x, [&](std::uint64_t v) { batch(v, Unroll); }, batch);
+      block, threadIdx.x,
+      [&](std::uint64_t v) {
+        decltype(src.load_vector(0)) x[Unroll];
+#pragma unroll
+        for (int k = 0; k < Unroll; ++k) x[k] = src.load_vector(head + (v + std::uint64_t(k) * BlockThreads) * per_vec);
+#pragma unroll
+        for (int k = 0; k < Unroll; ++k)
+          src.consume_vector(x[k], head + (v + std::uint64_t(k) * BlockThreads) * per_vec, vector_sink);
+      },
+      [&](std::uint64_t v) { src.consume_vector(src.load_vector(head + v * per_vec), head + v * per_vec, vector_sink); });
 }
 
 // The accumulator of thread threadIdx.x's elements combined into `acc`.

@@ -40,16 +40,18 @@ struct VectorGrid {
     return max_u64(1, min_u64(ceil_div(vectors, batch()), max_blocks));
   }
 
-  // full(v) reads vectors v, v + block, ..., v + (Unroll-1)*block, all in range; partial(v, count)
-  // the first count (1 to Unroll-1) of them: the thread's last batch, cut short by the end of the
-  // body. Handing it over whole lets its loads all be in flight at once (vector by vector, each
-  // waited for a round trip of its own).
-  template <class Full, class Partial>
-  GPUREDUCE_HD void for_each(std::uint64_t b, unsigned t, Full&& full, Partial&& partial) const {
+  // full(v) reads vectors v, v + block, ..., v + (Unroll-1)*block, all in range; one(v) reads a
+  // single vector of the last, partial batch.
+  template <class Full, class One>
+  GPUREDUCE_HD void for_each(std::uint64_t b, unsigned t, Full&& full, One&& one) const {
     const std::uint64_t stride = grid() * batch();
     std::uint64_t v = b * batch() + t;
     for (; v + std::uint64_t(Unroll - 1) * block < vectors; v += stride) full(v);
-    if (v < vectors) partial(v, int(ceil_div(vectors - v, block)));
+#pragma unroll
+    for (int k = 0; k < Unroll; ++k) {
+      const std::uint64_t w = v + std::uint64_t(k) * block;
+      if (w < vectors) one(w);
+    }
   }
 };
 

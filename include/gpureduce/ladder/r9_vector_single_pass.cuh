@@ -61,9 +61,7 @@ __global__ void __launch_bounds__(BlockThreads)
 #pragma unroll
         for (int k = 0; k < unroll; ++k) acc = reduce_vector(acc, x[k], op);
       },
-      [&](std::uint64_t v, int count) {
-        for (int k = 0; k < count; ++k) acc = reduce_vector(acc, body[v + std::uint64_t(k) * BlockThreads], op);
-      });
+      [&](std::uint64_t v) { acc = reduce_vector(acc, body[v], op); });
 
   const T block_total = block_reduce(acc, op, warp_partials);
   if (threadIdx.x == 0) {
