@@ -108,9 +108,10 @@ struct VectorWinner {
 
   // The vector of elements at, at + 1, ..., at + N - 1; `at` larger than every earlier call's.
   GPUREDUCE_HD void add(const V (&x)[N], std::int64_t at) {
-    const Store s = Store::pack(x);
+    Store s{};
     A m;
     if constexpr (Store::pairs) {
+      s = Store::pack(x);
       auto p = s.u[0];
 #pragma unroll
       for (int k = 1; k < Store::units; ++k) p = extreme2<Less, Nan>(p, s.u[k]);
@@ -121,7 +122,10 @@ struct VectorWinner {
       for (int k = 1; k < N; ++k) m = extreme2<Less, Nan>(m, convert<A>(x[k]));
     }
     if (empty || later_beats<Less, Nan>(m, best)) {
-      values = s;
+      // Other types are packed only on a win, which is rare once a thread has seen a few vectors:
+      // packing 8-bit integers into words costs shifts and ors per element.
+      if constexpr (Store::pairs) values = s;
+      else values = Store::pack(x);
       best = m;
       first = at;
       empty = false;
