@@ -20,10 +20,12 @@ struct TuningSm90 {
   // bench/results/20261122_NVIDIA_H100_80GB_HBM3_tune.txt.
   static constexpr ReduceTuning value{256, 4, 512, 4, ElemBytes >= 2 ? 64 * 1024 : 32 * 1024};
   // argmin/argmax: the same shapes with a register floor. Left to itself ptxas held the float and
-  // half argmax kernels to 40 registers by issuing the last of the four loads only after the first
-  // vector arrived (and spilling), two round trips per batch where one will do; a minimum of 5
-  // blocks per SM (2 for the one-block kernel) lets it take 45-48 and issue all four loads together
-  // (SASS checked with nvdisasm). Measured at a6e9093 -> MEASURED_COMMIT on the H100: MEASURED.
+  // half argmax kernels to 40 registers by issuing the last of a batch's four loads only after the
+  // first vector arrived (two round trips per batch). At least 5 resident blocks per SM (4 for 1-
+  // and 8-byte elements, where 5 still spilled or split the loads; 2 for the one-block kernel) lets
+  // it take 43-54, issue the four loads together and not spill (SASS of all 48 argmin/argmax
+  // kernels checked with nvdisasm). H100: float32 argmax 2^16 7.6 -> 7.3 us, 2^18 8.0 -> 7.5
+  // (bench/results/*_argmax_a6e9093.txt against the bench at 7c2d9d4).
   static constexpr ReduceTuning arg_extreme{
       256, 4, 512, 4, value.single_block_max_bytes, ElemBytes == 2 || ElemBytes == 4 ? 5u : 4u, 2};
 };
