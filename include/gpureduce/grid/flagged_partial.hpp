@@ -6,7 +6,6 @@
 #pragma once
 
 #include <gpureduce/config.hpp>
-#include <gpureduce/thread/result_types.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -18,40 +17,28 @@ struct alignas(16) FlaggedPartial {
   std::uint64_t hi;
 };
 
-// An IndexedValue of a value of at most 4 bytes has padding in bytes 4-7, before the 8-byte-aligned
-// index: the flag goes there. (Tried at 25d47fc and dropped: then 1.9-3.4 us slower at
-// 2^15-2^20, when ptxas also split the argmax kernels' loads into two round trips; retried with
-// the register floor of tuning_sm90.hpp.)
+// Accumulators that fit beside a flag: up to 8 bytes, the flag in the second word. Wider ones
+// (argmin/argmax of every type, minmax of 8-byte values) take the ticketed hand-off. Argmin/argmax
+// of values of at most 4 bytes could carry the flag in the padding before the index; measured on
+// the H100 at 25d47fc that made them 1.9-3.4 us slower at 2^15-2^20 (float32 2^16: 9.4 us against
+// 7.5 with the ticket; float32 argmax grew from 32 to 40 registers), so they keep the ticket.
 template <class A>
-inline constexpr bool flag_in_padding = false;
-template <class T>
-inline constexpr bool flag_in_padding<IndexedValue<T>> = sizeof(T) <= 4 && sizeof(IndexedValue<T>) == 16;
-
-// Accumulators that fit beside a flag: up to 8 bytes (the flag is the second word), or argmin /
-// argmax of values of at most 4 bytes. Others (argmin/argmax of 8-byte values, minmax of 8-byte
-// values) take the ticketed hand-off.
-template <class A>
-inline constexpr bool flaggable = sizeof(A) <= 8 || flag_in_padding<A>;
+inline constexpr bool flaggable = sizeof(A) <= 8;
 
 template <class A>
 GPUREDUCE_HD FlaggedPartial flag_partial(const A& a) {
   static_assert(flaggable<A>);
   FlaggedPartial p{0, 1};
-  std::memcpy(&p, &a, sizeof(A));
-  if constexpr (flag_in_padding<A>) p.lo = (p.lo & 0xffffffffu) | (std::uint64_t(1) << 32);
+  std::memcpy(&p.lo, &a, sizeof(A));
   return p;
 }
 
-template <class A>
-GPUREDUCE_HD bool is_full(const FlaggedPartial& p) {
-  if constexpr (flag_in_padding<A>) return (p.lo >> 32) != 0;
-  else return p.hi != 0;
-}
+GPUREDUCE_HD bool is_full(const FlaggedPartial& p) { return p.hi != 0; }
 
 template <class A>
 GPUREDUCE_HD A flagged_value(const FlaggedPartial& p) {
   A a;
-  std::memcpy(&a, &p, sizeof(A));
+  std::memcpy(&a, &p.lo, sizeof(A));
   return a;
 }
 

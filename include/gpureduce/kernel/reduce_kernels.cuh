@@ -50,7 +50,7 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
   if (count <= BlockThreads) {
     if (threadIdx.x < count) {
       FlaggedPartial p = load_flagged(slots + threadIdx.x);
-      while (!is_full<A>(p)) p = load_flagged(slots + threadIdx.x);
+      while (!is_full(p)) p = load_flagged(slots + threadIdx.x);
       store_flagged(slots + threadIdx.x, {});
       acc = op(acc, flagged_value<A>(p));
     }
@@ -63,11 +63,11 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
 #pragma unroll
       for (unsigned k = 0; k < chunk; ++k) {
         const unsigned i = first + k * BlockThreads;
-        if (i < count && !is_full<A>(p[k])) p[k] = load_flagged(slots + i);
+        if (i < count && !is_full(p[k])) p[k] = load_flagged(slots + i);
       }
       done = true;
 #pragma unroll
-      for (unsigned k = 0; k < chunk; ++k) done &= first + k * BlockThreads >= count || is_full<A>(p[k]);
+      for (unsigned k = 0; k < chunk; ++k) done &= first + k * BlockThreads >= count || is_full(p[k]);
     }
 #pragma unroll
     for (unsigned k = 0; k < chunk; ++k) {
