@@ -20,8 +20,9 @@ struct alignas(16) FlaggedPartial {
 // Accumulators that fit beside a flag: up to 8 bytes, the flag in the second word. Wider ones
 // (argmin/argmax of every type, minmax of 8-byte values) take the ticketed hand-off. Argmin/argmax
 // of values of at most 4 bytes could carry the flag in the padding before the index; measured on
-// the H100 at 25d47fc that made them 1.9-3.4 us slower at 2^15-2^20 (float32 2^16: 9.4 us against
-// 7.5 with the ticket; float32 argmax grew from 32 to 40 registers), so they keep the ticket.
+// the H100 that made them about 2 us slower at 2^15-2^20 and 1 us faster at 2^22, at 25d47fc and
+// again at cc4b64e with all four loads of a batch in flight (float32 2^16: 9.1 us against 7.3
+// with the ticket, 2^22: 14.7 against 16.0), so they keep the ticket.
 template <class A>
 inline constexpr bool flaggable = sizeof(A) <= 8;
 
