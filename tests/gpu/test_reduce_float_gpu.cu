@@ -49,4 +49,28 @@ TYPED_TEST(test_reduce_nan_inf, placed_specials_under_both_policies) {
     }
   }
 }
+// Dense specials: +0 and -0 (equal, so the first wins argmin/argmax), +-1, +-inf and many NaN,
+// so that a thread meets NaN and ties in several of its vectors, under both NaN policies.
+TYPED_TEST(test_reduce_nan_inf, dense_signed_zeros_infinities_and_nan) {
+  GPUREDUCE_REQUIRE_GPU();
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const float values[] = {0.0f, -0.0f, 1.0f, -1.0f, highest<float>(), lowest<float>(), quiet_nan<float>()};
+  std::mt19937_64 rng(seed);
+  for (const std::uint64_t n : {1000ull, 100003ull, (1ull << 20) + 5}) {
+    for (const unsigned nan_in : {5u, 40u, 2000u}) {  // about one element in nan_in is NaN
+      std::vector<T> h(n);
+      for (auto& x : h) x = convert<T>(rng() % nan_in == 0 ? values[6] : values[rng() % 6]);
+      const DeviceInput<T> d(h, 0);
+      for (NanPolicy p : {NanPolicy::propagate, NanPolicy::ignore}) {
+        SCOPED_TRACE("n=" + std::to_string(n) + " nan_in=" + std::to_string(nan_in) +
+                     (p == NanPolicy::ignore ? " ignore" : " propagate"));
+        Options opt;
+        opt.nan = p;
+        check_all_ops(h, d.get(), opt);
+      }
+    }
+  }
+}
 }  // namespace gpureduce::test
