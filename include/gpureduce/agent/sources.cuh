@@ -1,6 +1,7 @@
 // What the kernels read: one array with an optional element-wise transform (reduce,
 // transform_reduce) or the element-wise product of two arrays (dot). A source loads one element by
-// index, or one 16-byte vector of the aligned body, and hands each value with its index to a sink.
+// index, or one 16-byte vector of the aligned body, and later hands each value with its index to a
+// sink (load and use apart, so that several loads are in flight before any value is used).
 #pragma once
 
 #include <gpureduce/grid/vector_split.hpp>
@@ -34,9 +35,11 @@ struct ArraySource {
 
   GPUREDUCE_HD std::uintptr_t address() const { return reinterpret_cast<std::uintptr_t>(data); }
   GPUREDUCE_HD VectorSplit split(std::uint64_t n) const { return VectorSplit::make(address(), n, sizeof(T)); }
+  __device__ __forceinline__ T load(std::uint64_t i) const { return data[i]; }
+  // Hands the loaded element i, transformed, to sink(value, i).
   template <class Sink>
-  __device__ __forceinline__ void load(std::uint64_t i, Sink&& sink) const {
-    sink(transform(data[i]), std::int64_t(i));
+  __device__ __forceinline__ void consume(T x, std::uint64_t i, Sink&& sink) const {
+    sink(transform(x), std::int64_t(i));
   }
   // The vector starting at element `first` (16-byte aligned).
   __device__ __forceinline__ Vector<T> load_vector(std::uint64_t first) const {
@@ -66,9 +69,13 @@ struct ProductSource {
   GPUREDUCE_HD bool b_aligned_with_a() const {
     return reinterpret_cast<std::uintptr_t>(a) % vector_bytes == reinterpret_cast<std::uintptr_t>(b) % vector_bytes;
   }
+  struct Scalars {
+    T a, b;
+  };
+  __device__ __forceinline__ Scalars load(std::uint64_t i) const { return {a[i], b[i]}; }
   template <class Sink>
-  __device__ __forceinline__ void load(std::uint64_t i, Sink&& sink) const {
-    sink(detail::wrap_mul(convert<A>(a[i]), convert<A>(b[i])), std::int64_t(i));
+  __device__ __forceinline__ void consume(Scalars x, std::uint64_t i, Sink&& sink) const {
+    sink(detail::wrap_mul(convert<A>(x.a), convert<A>(x.b)), std::int64_t(i));
   }
   struct Pair {
     Vector<T> a, b;

@@ -7,25 +7,29 @@
 namespace gpureduce {
 
 // Thread 0 returns the block's reduction. warp_partials: shared, >= 32 elements; identity: the
-// operator's identity. A caller that reuses warp_partials for a second reduction needs a
-// __syncthreads() in between.
-template <class T, class Op>
+// operator's identity. BlockThreads: the block size where the kernel fixes it at compile time (a
+// power of two), so warp 0 reduces only that many partials (512 threads: 4 shuffle steps, not 5);
+// 0 where it is chosen at launch (ladder rungs). A caller that reuses warp_partials for a second
+// reduction needs a __syncthreads() in between.
+template <unsigned BlockThreads = 0, class T, class Op>
 __device__ __forceinline__ T block_reduce(T v, Op op, T identity, T* warp_partials) {
+  constexpr unsigned lanes = BlockThreads ? BlockThreads / warp_threads : warp_threads;
+  static_assert(BlockThreads % warp_threads == 0 && lanes <= warp_threads);
   const unsigned lane = threadIdx.x % warp_threads;
   const unsigned warp = threadIdx.x / warp_threads;
   v = warp_reduce(v, op);
   if (lane == 0) warp_partials[warp] = v;
   __syncthreads();
   if (warp == 0) {
-    v = lane < blockDim.x / warp_threads ? warp_partials[lane] : identity;
-    v = warp_reduce(v, op);
+    v = lane < (BlockThreads ? lanes : blockDim.x / warp_threads) ? warp_partials[lane] : identity;
+    v = warp_reduce<lanes>(v, op);
   }
   return v;
 }
 
-template <class T, class Op>
+template <unsigned BlockThreads = 0, class T, class Op>
 __device__ __forceinline__ T block_reduce(T v, Op op, T* warp_partials) {
-  return block_reduce(v, op, op.template identity<T>(), warp_partials);
+  return block_reduce<BlockThreads>(v, op, op.template identity<T>(), warp_partials);
 }
 
 }  // namespace gpureduce

@@ -40,26 +40,45 @@ struct VectorGrid {
     return max_u64(1, min_u64(ceil_div(vectors, batch()), max_blocks));
   }
 
-  // full(v) reads vectors v, v + block, ..., v + (Unroll-1)*block, all in range; one(v) reads a
-  // single vector of the last, partial batch.
-  template <class Full, class One>
-  GPUREDUCE_HD void for_each(std::uint64_t b, unsigned t, Full&& full, One&& one) const {
+  // full(v) reads vectors v, v + block, ..., v + (Unroll-1)*block, all in range; last(v) reads
+  // those of them below `vectors` (fewer than Unroll, maybe none): the thread's last, partial batch.
+  template <class Full, class Last>
+  GPUREDUCE_HD void for_each_batch(std::uint64_t b, unsigned t, Full&& full, Last&& last) const {
     const std::uint64_t stride = grid() * batch();
     std::uint64_t v = b * batch() + t;
     for (; v + std::uint64_t(Unroll - 1) * block < vectors; v += stride) full(v);
+    last(v);
+  }
+
+  // The same with the partial batch handed over one vector at a time: one(w) for each w in range.
+  template <class Full, class One>
+  GPUREDUCE_HD void for_each(std::uint64_t b, unsigned t, Full&& full, One&& one) const {
+    for_each_batch(b, t, full, [&](std::uint64_t v) {
 #pragma unroll
-    for (int k = 0; k < Unroll; ++k) {
-      const std::uint64_t w = v + std::uint64_t(k) * block;
-      if (w < vectors) one(w);
-    }
+      for (int k = 0; k < Unroll; ++k) {
+        const std::uint64_t w = v + std::uint64_t(k) * block;
+        if (w < vectors) one(w);
+      }
+    });
   }
 };
 
-// The scalar head and tail (each shorter than one vector) go to the first threads of the grid.
+// The scalar head and tail (each shorter than one vector) go to the first threads of the grid: at
+// most one element of each per thread.
+struct ScalarEdges {
+  bool has_head, has_tail;
+  std::uint64_t head_index, tail_index;
+
+  GPUREDUCE_HD static constexpr ScalarEdges of(const VectorSplit& s, unsigned per_vec, std::uint64_t global_thread) {
+    return {global_thread < s.head, global_thread < s.tail, global_thread, s.head + s.vectors * per_vec + global_thread};
+  }
+};
+
 template <class F>
 GPUREDUCE_HD void for_each_scalar_edge(const VectorSplit& s, unsigned per_vec, std::uint64_t global_thread, F&& f) {
-  if (global_thread < s.head) f(global_thread);
-  if (global_thread < s.tail) f(s.head + s.vectors * per_vec + global_thread);
+  const ScalarEdges e = ScalarEdges::of(s, per_vec, global_thread);
+  if (e.has_head) f(e.head_index);
+  if (e.has_tail) f(e.tail_index);
 }
 
 }  // namespace gpureduce

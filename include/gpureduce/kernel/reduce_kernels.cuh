@@ -25,8 +25,8 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     single_block_kernel(Source src, std::uint64_t n, Out* out, Op op) {
   __shared__ A warp_partials[warp_threads];
   const A identity = op.template identity<A>();
-  A acc = thread_partial<BlockThreads, Unroll>(src, src.split(n), 0, 1, op, identity);
-  acc = block_reduce(acc, op, identity, warp_partials);
+  A acc = thread_partial<BlockThreads, Unroll, true>(src, src.split(n), 0, 1, op, identity);
+  acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
   if (threadIdx.x == 0) *out = convert_result<Out>(acc);
 }
 
@@ -95,14 +95,14 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     // partials in a fixed order, empties them, and reduces once. No fence, no atomic, no launch
     // counter, and one block reduction on the critical path.
     auto* slots = reinterpret_cast<FlaggedPartial*>(ws + grid_flagged_offset);
-    A acc = thread_partial<BlockThreads, Unroll>(src, src.split(n), blockIdx.x, gridDim.x, op, identity);
+    A acc = thread_partial<BlockThreads, Unroll, false>(src, src.split(n), blockIdx.x, gridDim.x, op, identity);
     if (!is_last_block) {
-      const A block_total = block_reduce(acc, op, identity, warp_partials);
+      const A block_total = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
       if (threadIdx.x == 0) store_flagged(slots + blockIdx.x, flag_partial(block_total));
       return;
     }
     acc = fold_flagged<BlockThreads>(slots, gridDim.x - 1, op, acc);
-    acc = block_reduce(acc, op, identity, warp_partials);
+    acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
     if (threadIdx.x == 0) *out = convert_result<Out>(acc);
   } else {
     // Accumulators that do not fit beside a flag: each block writes its partial and draws a
@@ -110,8 +110,8 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     __shared__ bool is_last;
     unsigned* counter = reinterpret_cast<unsigned*>(ws);
     A* partials = reinterpret_cast<A*>(ws + grid_ticketed_offset);
-    const A acc = thread_partial<BlockThreads, Unroll>(src, src.split(n), blockIdx.x, gridDim.x, op, identity);
-    const A block_total = block_reduce(acc, op, identity, warp_partials);
+    const A acc = thread_partial<BlockThreads, Unroll, false>(src, src.split(n), blockIdx.x, gridDim.x, op, identity);
+    const A block_total = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
     if (threadIdx.x == 0) {
       partials[blockIdx.x] = block_total;
       // acq_rel: releases this block's partial; the last block acquires everyone's.
@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     if (!is_last) return;
     A v = identity;
     for (unsigned i = threadIdx.x; i < gridDim.x; i += BlockThreads) v = op(v, partials[i]);  // ordered by the acquire
-    v = block_reduce(v, op, identity, warp_partials);
+    v = block_reduce<BlockThreads>(v, op, identity, warp_partials);
     if (threadIdx.x == 0) {
       *out = convert_result<Out>(v);
       cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).store(0, cuda::memory_order_relaxed);

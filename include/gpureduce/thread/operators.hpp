@@ -194,15 +194,18 @@ struct ArgExtreme {
   }
 
  private:
+  // Bitwise & and | on the conditions, not && and || or early returns: ptxas then computes them as
+  // predicates instead of branching, and a block reduction runs ten of these in one dependent chain.
   template <class P>
   GPUREDUCE_HD constexpr bool better(const P& b, const P& a) const {
+    const bool earlier = b.index < a.index;
+    const bool by_value = (Less ? b.value < a.value : a.value < b.value) | ((b.value == a.value) & earlier);
     if constexpr (is_floating_v<decltype(P::value)>) {
       const bool bn = is_nan(b.value), an = is_nan(a.value);
-      if (bn != an) return nan == NanPolicy::propagate ? bn : an;
-      if (bn) return b.index < a.index;
+      // Two NaN: neither compares less or equal, so by_value is false and the index decides.
+      return bn != an ? bn == (nan == NanPolicy::propagate) : by_value | (bn & earlier);
     }
-    if (b.value != a.value) return Less ? b.value < a.value : a.value < b.value;
-    return b.index < a.index;
+    return by_value;
   }
 };
 }  // namespace detail

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Compares two builds' `gpureduce bench --json` runs of the same sizes (tools/device-run ab).
+
+usage: ab_summary.py BASE.json... -- NEW.json...
+
+Per row: the median over the runs of each side's median time, CUB's (from every run), new/base and
+CUB/new. Rows where new and base differ by less than the spread between a side's own runs are
+marked '~'.
+"""
+import json
+import statistics
+import sys
+
+
+def load(paths):
+    rows = {}
+    for p in paths:
+        for r in json.load(open(p))["rows"]:
+            rows.setdefault((r["op"], r["type"], r["n"], r["variant"]), []).append(r["median_ms"] * 1000)
+    return rows
+
+
+def main():
+    if "--" not in sys.argv:
+        sys.exit(__doc__)
+    cut = sys.argv.index("--")
+    base, new = load(sys.argv[1:cut]), load(sys.argv[cut + 1 :])
+    print("| op | type | n | base us | new us | CUB us | new/base | CUB/new |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    ratios = []
+    for key in sorted(k for k in new if k[3] == "gpureduce"):
+        op, t, n, _ = key
+        b, w = base.get(key), new[key]
+        cub = base.get((op, t, n, "cub"), []) + new.get((op, t, n, "cub"), [])
+        if not b or not cub:
+            continue
+        mb, mw, mc = statistics.median(b), statistics.median(w), statistics.median(cub)
+        spread = max(max(b) - min(b), max(w) - min(w))
+        mark = "~" if abs(mw - mb) <= spread else ""
+        ratios.append(mw / mb)
+        print(f"| {op} | {t} | {n} | {mb:.2f} | {mw:.2f} | {mc:.2f} | {mw / mb:.3f}{mark} | {mc / mw:.2f} |")
+    if ratios:
+        print(f"\nnew/base over {len(ratios)} rows: median {statistics.median(ratios):.3f}, "
+              f"min {min(ratios):.3f}, max {max(ratios):.3f}")
+
+
+if __name__ == "__main__":
+    main()
