@@ -13,18 +13,23 @@ import sys
 
 
 def load(paths):
-    rows = {}
+    rows, runs = {}, []
     for p in paths:
-        for r in json.load(open(p))["rows"]:
+        d = json.load(open(p))
+        runs.append(d)
+        for r in d["rows"]:
             rows.setdefault((r["op"], r["type"], r["n"], r["variant"]), []).append(r["median_ms"] * 1000)
-    return rows
+    return rows, runs
 
 
 def main():
     if "--" not in sys.argv:
         sys.exit(__doc__)
     cut = sys.argv.index("--")
-    base, new = load(sys.argv[1:cut]), load(sys.argv[cut + 1 :])
+    (base, base_runs), (new, new_runs) = load(sys.argv[1:cut]), load(sys.argv[cut + 1 :])
+    d = new_runs[0]
+    print(f"# base {base_runs[0]['commit']} ({len(base_runs)} runs) against new {d['commit']} ({len(new_runs)} runs), "
+          f"alternating; {d['device']['name']}, driver {d['device']['driver']}, {d['date']}")
     print("| op | type | n | base us | new us | CUB us | new/base | CUB/new |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     ratios = []

@@ -181,7 +181,8 @@ TEST(test_thread_operators, argmax_lift_vector_matches_elementwise) {
 // A thread's argmin/argmax over its vectors through VectorWinner (best value per vector, strict
 // comparison, position found at the end) equals lifting and combining every element, for each
 // element width and both NaN policies. Values from a small range give ties within and across
-// vectors; NaN, +-inf and -0 are mixed in for the floating types.
+// vectors; NaN, +-inf and -0 are mixed in for the floating types. A vector added again at the same
+// index (thread_partial's Repeat) changes nothing.
 template <class V, bool Less, NanPolicy Nan>
 void check_vector_winner(std::uint32_t seed) {
   using A = compute_t<V>;
@@ -207,11 +208,15 @@ void check_vector_winner(std::uint32_t seed) {
     P expect = op.template identity<P>(), acc = expect;
     for (int i = 0; i < vectors * N; ++i) expect = op(expect, op.template lift<P>(x[i], 64 + i));
     detail::VectorWinner<Less, Nan, A, V, N> winner;
-    for (int v = 0; v < vectors; ++v) {
+    const auto add = [&](int v) {
       V y[N];
       std::copy_n(x.begin() + v * N, N, y);
       winner.add(y, 64 + v * N);
-    }
+    };
+    for (int v = 0; v < vectors; ++v) add(v);
+    // A partial last batch: the vectors after its first are repeats of that first.
+    const int last_first = int(rng() % vectors);
+    for (int r = trial % 2 ? 0 : 1 + int(rng() % 3); r > 0; --r) add(last_first);
     const P got = winner.fold_into(acc, op);
     ASSERT_EQ(got.index, expect.index) << "seed " << seed << " trial " << trial;
     ASSERT_TRUE((std::isnan(float(got.value)) && std::isnan(float(expect.value))) || got.value == expect.value)
