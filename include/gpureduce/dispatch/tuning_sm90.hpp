@@ -24,7 +24,8 @@ struct TuningSm90 {
   // first vector arrived (two round trips per batch). At least 5 resident blocks per SM (4 for 1-
   // and 8-byte elements, where 5 still spilled or split the loads; 2 for the one-block kernel) lets
   // it take 43-54, issue the four loads together and not spill (SASS of all 48 argmin/argmax
-  // kernels checked with nvdisasm). H100: float32 argmax 2^16 7.6 -> 7.3 us, 2^18 8.0 -> 7.5
+  // kernels checked with nvdisasm; again at 0ce1f2a for the argmax kernels of the 7 bench types:
+  // 45-64 registers). H100: float32 argmax 2^16 7.6 -> 7.3 us, 2^18 8.0 -> 7.5
   // (bench/results/*_argmax_a6e9093.txt against the bench at 7c2d9d4).
   static constexpr ReduceTuning arg_extreme{
       256, 4, 512, 4, value.single_block_max_bytes, ElemBytes == 2 || ElemBytes == 4 ? 5u : 4u, 2};
