@@ -67,7 +67,7 @@ constexpr void check_types() {
   static_assert(!is_bitwise_op_v<Op> || std::is_integral_v<T>, "gpureduce: bitwise and/or/xor need integer elements");
   static_assert(std::is_trivially_copyable_v<A> && sizeof(A) <= 16 && alignof(A) <= 16,
                 "gpureduce: the accumulator must be trivially copyable and at most 16 bytes");
-  static_assert(requires(A a) { convert_result<Out>(a); },
+  static_assert(converts_to_result_v<Out, A>,
                 "gpureduce: the accumulator type does not convert to the result pointer's type");
 }
 }  // namespace detail

@@ -78,6 +78,22 @@ TEST(test_thread_operators, accumulator_rules) {
   SUCCEED();
 }
 
+// Which result pointers an accumulator may be written to (reduce's static_assert; the rejected
+// cases are compile-fail tests in tests/compile_fail).
+TEST(test_thread_operators, result_conversions_accepted_and_refused) {
+  static_assert(converts_to_result_v<float, float>);
+  static_assert(converts_to_result_v<__half, float>);
+  static_assert(converts_to_result_v<double, std::int64_t>);
+  static_assert(converts_to_result_v<bool, bool>);
+  static_assert(converts_to_result_v<IndexedValue<__half>, IndexedValue<float>>);
+  static_assert(converts_to_result_v<MinMax<__nv_bfloat16>, MinMax<float>>);
+  static_assert(!converts_to_result_v<IndexedValue<float>, float>);  // would be {sum, index 0}
+  static_assert(!converts_to_result_v<MinMax<float>, float>);
+  static_assert(!converts_to_result_v<float, IndexedValue<float>>);
+  static_assert(!converts_to_result_v<IndexedValue<float>, MinMax<float>>);
+  SUCCEED();
+}
+
 TEST(test_thread_operators, conversions_round_half_once) {
   EXPECT_EQ(convert<float>(__float2half_rn(0.1f)), __half2float(__float2half_rn(0.1f)));
   const auto r = convert_result<IndexedValue<__half>>(IndexedValue<float>{2.5f, 7});

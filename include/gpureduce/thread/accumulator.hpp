@@ -78,6 +78,18 @@ using accumulator_t = typename detail::accumulator<T, Op>::type;
 template <class T, class Op>
 using result_t = typename detail::result<T, Op>::type;
 
+// Whether convert_result<Out> takes an Acc: the same type, a composite into one of its kind (value
+// and index, min and max), or a number into a number or a type it converts to implicitly. Not a
+// number into a composite, which C++20 would accept as aggregate initialisation (a float sum
+// written as {sum, index 0}).
+template <class Out, class Acc>
+inline constexpr bool converts_to_result_v = [] {
+  if constexpr (std::is_same_v<Out, Acc>) return true;
+  else if constexpr (requires(Acc a) { a.index; }) return requires(Out o) { o.value; o.index; };
+  else if constexpr (requires(Acc a) { a.min; }) return requires(Out o) { o.min; o.max; };
+  else return (is_element_v<Acc> && is_element_v<Out>) || std::is_convertible_v<Acc, Out>;
+}();
+
 // Accumulator to output: element-wise for the composites.
 template <class Out, class Acc>
 GPUREDUCE_HD constexpr Out convert_result(const Acc& a) {

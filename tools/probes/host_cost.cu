@@ -1,0 +1,101 @@
+// What one call costs the calling thread (issue 3: one call, no temp-storage query). Not part of
+// the library: a stand-alone measurement, run by `tools/device-run COMMIT hostcost`. Each way of
+// reducing 2^10 int32 into a device result is enqueued 20000 times on one stream with no
+// synchronisation in between (the GPU keeps up: each takes about 2 us on it, less than the host's
+// time per call); the host time per call is the median over 7 such runs, after warm-up.
+//   empty kernel             a launch of an empty one-block kernel: the driver's floor
+//   gpureduce::try_reduce    argument checks (two cudaPointerGetAttributes), plan, launch
+//   gpureduce, workspace     the same with a caller's workspace (no pool lookup)
+//   CUB, query + run         cub::DeviceReduce::Sum twice, as its users call it (temp storage
+//                            allocated once, outside the loop)
+//   CUB, run only            the second call alone
+#include <gpureduce/gpureduce.cuh>
+
+#include <cub/device/device_reduce.cuh>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x)                                                                          \
+  do {                                                                                 \
+    const cudaError_t e_ = (x);                                                        \
+    if (e_ != cudaSuccess) {                                                           \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                    \
+    }                                                                                  \
+  } while (0)
+
+namespace {
+
+__global__ void empty_kernel() {}
+
+template <class F>
+double host_us_per_call(cudaStream_t s, F&& call) {
+  constexpr int calls = 20000, runs = 7;
+  for (int i = 0; i < 1000; ++i) call();
+  CK(cudaStreamSynchronize(s));
+  std::vector<double> us;
+  for (int r = 0; r < runs; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) call();
+    const auto t1 = std::chrono::steady_clock::now();
+    CK(cudaStreamSynchronize(s));
+    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / calls);
+  }
+  std::sort(us.begin(), us.end());
+  return us[runs / 2];
+}
+
+}  // namespace
+
+int main() {
+  constexpr int n = 1024;
+  int *in = nullptr, *out = nullptr;
+  void* ws = nullptr;
+  CK(cudaMalloc(&in, n * sizeof(int)));
+  CK(cudaMemset(in, 1, n * sizeof(int)));
+  CK(cudaMalloc(&out, sizeof(int)));
+  CK(cudaMalloc(&ws, gpureduce::workspace_bytes));
+  CK(cudaMemset(ws, 0, gpureduce::workspace_bytes));
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  std::size_t temp_bytes = 0;
+  CK(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, out, n, s));
+  void* temp = nullptr;
+  CK(cudaMalloc(&temp, temp_bytes));
+
+  gpureduce::Options with_ws;
+  with_ws.workspace = ws;
+  with_ws.workspace_size = gpureduce::workspace_bytes;
+  const auto ok = [](gpureduce::Status st) {
+    if (!st) {
+      std::fprintf(stderr, "gpureduce: %s\n", st.message);
+      std::exit(1);
+    }
+  };
+
+  std::printf("== host time per call, 2^10 int32 sum, median of 7 runs of 20000 calls, us\n");
+  std::printf("| call | us |\n|---|---:|\n");
+  std::printf("| empty kernel | %.2f |\n", host_us_per_call(s, [&] { empty_kernel<<<1, 32, 0, s>>>(); }));
+  std::printf("| gpureduce::try_reduce | %.2f |\n",
+              host_us_per_call(s, [&] { ok(gpureduce::try_reduce(in, n, out, gpureduce::Sum{}, s)); }));
+  std::printf("| gpureduce, caller's workspace | %.2f |\n",
+              host_us_per_call(s, [&] { ok(gpureduce::try_reduce(in, n, out, gpureduce::Sum{}, s, with_ws)); }));
+  std::printf("| CUB, query + run | %.2f |\n", host_us_per_call(s, [&] {
+                std::size_t bytes = 0;
+                CK(cub::DeviceReduce::Sum(nullptr, bytes, in, out, n, s));
+                CK(cub::DeviceReduce::Sum(temp, bytes, in, out, n, s));
+              }));
+  std::printf("| CUB, run only | %.2f |\n", host_us_per_call(s, [&] {
+                std::size_t bytes = temp_bytes;
+                CK(cub::DeviceReduce::Sum(temp, bytes, in, out, n, s));
+              }));
+  int result = 0;
+  CK(cudaMemcpy(&result, out, sizeof(int), cudaMemcpyDeviceToHost));
+  const int expected = int(unsigned(n) * 0x01010101u);  // every byte 1, the sum wrapped to 32 bits
+  std::printf("\nresult %d (expected %d)\n", result, expected);
+  return result == expected ? 0 : 1;
+}
