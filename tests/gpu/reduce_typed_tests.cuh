@@ -10,16 +10,21 @@ template <class T>
 class test_reduce_types : public ::testing::Test {};
 TYPED_TEST_SUITE_P(test_reduce_types);
 
-// The issue's size list plus three seeded random sizes, aligned input.
+// The issue's size list plus three seeded random sizes.
+inline std::vector<std::uint64_t> issue_sizes(std::uint64_t seed) {
+  std::vector<std::uint64_t> sizes{0, 1, 2, 3, 31, 32, 33, 1023, 1024, 1025, 65537, (1u << 20) + 3, (1u << 24) + 1};
+  std::mt19937_64 rng(seed);
+  for (int k = 0; k < 3; ++k) sizes.push_back(1 + rng() % (std::uint64_t(1) << 22));
+  return sizes;
+}
+
+// Every operator at the issue's sizes, aligned input.
 TYPED_TEST_P(test_reduce_types, every_operator_at_edge_and_random_sizes) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
-  std::vector<std::uint64_t> sizes{0, 1, 2, 3, 31, 32, 33, 1023, 1024, 1025, 65537, (1u << 20) + 3, (1u << 24) + 1};
-  std::mt19937_64 rng(seed);
-  for (int k = 0; k < 3; ++k) sizes.push_back(1 + rng() % (std::uint64_t(1) << 22));
-  for (const std::uint64_t n : sizes) {
+  for (const std::uint64_t n : issue_sizes(seed)) {
     SCOPED_TRACE("n=" + std::to_string(n));
     const auto h = random_input<T>(n, seed + n);
     const DeviceInput<T> d(h, 0);
@@ -88,8 +93,9 @@ TYPED_TEST_P(test_reduce_types, product) {
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
-  for (const std::uint64_t n : {0ull, 1ull, 33ull, 1025ull, 65537ull}) {
-    const auto h = random_input<T>(n, seed + n, true);
+  for (const std::uint64_t n : issue_sizes(seed)) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const auto h = product_input<T>(n, seed + n);
     const DeviceInput<T> d(h, 1);
     check_product(h, d.get());
   }
