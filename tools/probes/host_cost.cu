@@ -1,8 +1,10 @@
 // What one call costs the calling thread (issue 3: one call, no temp-storage query). Not part of
 // the library: a stand-alone measurement, run by `tools/device-run COMMIT hostcost`. Each way of
-// reducing 2^10 int32 into a device result is enqueued 20000 times on one stream with no
-// synchronisation in between (the GPU keeps up: each takes about 2 us on it, less than the host's
-// time per call); the host time per call is the median over 7 such runs, after warm-up.
+// reducing 2^10 int32 into a device result is enqueued 256 times on one stream with no
+// synchronisation in between, few enough that the launch queue never fills (the GPU takes about
+// 3.4 us per launch even for an empty kernel, so longer runs time the GPU, not the host); the host
+// time per call is the median over 101 such runs, after warm-up, each run starting on an idle
+// stream.
 //   empty kernel             a launch of an empty one-block kernel: the driver's floor
 //   gpureduce::try_reduce    argument checks (two cudaPointerGetAttributes), plan, launch
 //   gpureduce, workspace     the same with a caller's workspace (no pool lookup)
@@ -34,7 +36,7 @@ __global__ void empty_kernel() {}
 
 template <class F>
 double host_us_per_call(cudaStream_t s, F&& call) {
-  constexpr int calls = 20000, runs = 7;
+  constexpr int calls = 256, runs = 101;
   for (int i = 0; i < 1000; ++i) call();
   CK(cudaStreamSynchronize(s));
   std::vector<double> us;
@@ -77,7 +79,7 @@ int main() {
     }
   };
 
-  std::printf("== host time per call, 2^10 int32 sum, median of 7 runs of 20000 calls, us\n");
+  std::printf("== host time per call, 2^10 int32 sum, median of 101 runs of 256 calls, us\n");
   std::printf("| call | us |\n|---|---:|\n");
   std::printf("| empty kernel | %.2f |\n", host_us_per_call(s, [&] { empty_kernel<<<1, 32, 0, s>>>(); }));
   std::printf("| gpureduce::try_reduce | %.2f |\n",
