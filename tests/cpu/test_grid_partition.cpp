@@ -82,6 +82,32 @@ TEST(test_grid_vector_split, covers_every_element_once_any_alignment_n_0_to_5000
       }
 }
 
+// argmin/argmax's traversal: full batches, then the last one padded by repeating its first vector.
+// Every vector is read, the padding repeats only that first vector, and no batch starts out of
+// range.
+TEST(test_grid_vector_split, padded_last_batch_reads_every_vector_and_repeats_only_its_first) {
+  for (std::uint64_t vectors = 0; vectors <= 3000; vectors += 7)
+    for (const std::uint64_t max_blocks : {1u, 2u, 5u}) {
+      const VectorGrid<4> g{vectors, 32, max_blocks};
+      std::vector<int> seen(vectors, 0);
+      for (std::uint64_t b = 0; b < g.grid(); ++b)
+        for (unsigned t = 0; t < 32; ++t) {
+          const auto full = [&](std::uint64_t v) {
+            for (int k = 0; k < 4; ++k) ++seen.at(v + std::uint64_t(k) * 32);
+          };
+          g.for_each_batch(b, t, full, [&](std::uint64_t v) {
+            if (v >= vectors) return;
+            for (int k = 0; k < 4; ++k) {
+              const std::uint64_t w = g.padded(v, k);
+              ASSERT_TRUE(w == v + std::uint64_t(k) * 32 || (k > 0 && w == v)) << vectors << " " << v << " " << k;
+              if (k == 0 || w != v) ++seen.at(w);
+            }
+          });
+        }
+      for (std::uint64_t v = 0; v < vectors; ++v) ASSERT_EQ(seen[v], 1) << "vectors " << vectors << " v " << v;
+    }
+}
+
 TEST(test_grid_vector_split, head_and_tail_at_every_misalignment) {
   // int32 at byte offset 4: 3 head elements reach the next 16-byte boundary.
   const VectorSplit s = VectorSplit::make(0x1004, 100, 4);

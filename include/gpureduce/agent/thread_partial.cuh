@@ -56,11 +56,7 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   const auto full = [&](std::uint64_t v) { batch([&](int k) { return v + std::uint64_t(k) * BlockThreads; }); };
   if constexpr (Repeat) {
     g.for_each_batch(block, threadIdx.x, full, [&](std::uint64_t v) {
-      if (v < vectors)
-        batch([&](int k) {
-          const std::uint64_t w = v + std::uint64_t(k) * BlockThreads;
-          return w < vectors ? w : v;
-        });
+      if (v < vectors) batch([&](int k) { return g.padded(v, k); });
     });
   } else {
     g.for_each(block, threadIdx.x, full, [&](std::uint64_t v) {

@@ -50,6 +50,13 @@ struct VectorGrid {
     last(v);
   }
 
+  // Vector k of the batch at v, or v again where the batch ends before it: a last batch padded to
+  // a full one, for a sink that ignores a vector seen twice at the same index (v is in range).
+  GPUREDUCE_HD constexpr std::uint64_t padded(std::uint64_t v, int k) const {
+    const std::uint64_t w = v + std::uint64_t(k) * block;
+    return w < vectors ? w : v;
+  }
+
   // The same with the partial batch handed over one vector at a time: one(w) for each w in range.
   template <class Full, class One>
   GPUREDUCE_HD void for_each(std::uint64_t b, unsigned t, Full&& full, One&& one) const {
