@@ -15,20 +15,13 @@
 
 #include <cub/device/device_reduce.cuh>
 
+#include "../../src/bench/cuda_check.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    const cudaError_t e_ = (x);                                                        \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
 
 namespace {
 
@@ -38,13 +31,13 @@ template <class F>
 double host_us_per_call(cudaStream_t s, F&& call) {
   constexpr int calls = 256, runs = 101;
   for (int i = 0; i < 1000; ++i) call();
-  CK(cudaStreamSynchronize(s));
+  GPUREDUCE_CUDA(cudaStreamSynchronize(s));
   std::vector<double> us;
   for (int r = 0; r < runs; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < calls; ++i) call();
     const auto t1 = std::chrono::steady_clock::now();
-    CK(cudaStreamSynchronize(s));
+    GPUREDUCE_CUDA(cudaStreamSynchronize(s));
     us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / calls);
   }
   std::sort(us.begin(), us.end());
@@ -57,17 +50,17 @@ int main() {
   constexpr int n = 1024;
   int *in = nullptr, *out = nullptr;
   void* ws = nullptr;
-  CK(cudaMalloc(&in, n * sizeof(int)));
-  CK(cudaMemset(in, 1, n * sizeof(int)));
-  CK(cudaMalloc(&out, sizeof(int)));
-  CK(cudaMalloc(&ws, gpureduce::workspace_bytes));
-  CK(cudaMemset(ws, 0, gpureduce::workspace_bytes));
+  GPUREDUCE_CUDA(cudaMalloc(&in, n * sizeof(int)));
+  GPUREDUCE_CUDA(cudaMemset(in, 1, n * sizeof(int)));
+  GPUREDUCE_CUDA(cudaMalloc(&out, sizeof(int)));
+  GPUREDUCE_CUDA(cudaMalloc(&ws, gpureduce::workspace_bytes));
+  GPUREDUCE_CUDA(cudaMemset(ws, 0, gpureduce::workspace_bytes));
   cudaStream_t s;
-  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  GPUREDUCE_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   std::size_t temp_bytes = 0;
-  CK(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, out, n, s));
+  GPUREDUCE_CUDA(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, out, n, s));
   void* temp = nullptr;
-  CK(cudaMalloc(&temp, temp_bytes));
+  GPUREDUCE_CUDA(cudaMalloc(&temp, temp_bytes));
 
   gpureduce::Options with_ws;
   with_ws.workspace = ws;
@@ -88,15 +81,15 @@ int main() {
               host_us_per_call(s, [&] { ok(gpureduce::try_reduce(in, n, out, gpureduce::Sum{}, s, with_ws)); }));
   std::printf("| CUB, query + run | %.2f |\n", host_us_per_call(s, [&] {
                 std::size_t bytes = 0;
-                CK(cub::DeviceReduce::Sum(nullptr, bytes, in, out, n, s));
-                CK(cub::DeviceReduce::Sum(temp, bytes, in, out, n, s));
+                GPUREDUCE_CUDA(cub::DeviceReduce::Sum(nullptr, bytes, in, out, n, s));
+                GPUREDUCE_CUDA(cub::DeviceReduce::Sum(temp, bytes, in, out, n, s));
               }));
   std::printf("| CUB, run only | %.2f |\n", host_us_per_call(s, [&] {
                 std::size_t bytes = temp_bytes;
-                CK(cub::DeviceReduce::Sum(temp, bytes, in, out, n, s));
+                GPUREDUCE_CUDA(cub::DeviceReduce::Sum(temp, bytes, in, out, n, s));
               }));
   int result = 0;
-  CK(cudaMemcpy(&result, out, sizeof(int), cudaMemcpyDeviceToHost));
+  GPUREDUCE_CUDA(cudaMemcpy(&result, out, sizeof(int), cudaMemcpyDeviceToHost));
   const int expected = int(unsigned(n) * 0x01010101u);  // every byte 1, the sum wrapped to 32 bits
   std::printf("\nresult %d (expected %d)\n", result, expected);
   return result == expected ? 0 : 1;
