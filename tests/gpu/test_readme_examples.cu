@@ -105,8 +105,8 @@ TEST(test_readme_examples, graph_and_workspace) {
   cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphLaunch(exec, stream);
 
-  // A workspace of your own (zero it once): for graphs replayed concurrently, or to keep
-  // allocation out of the first call.
+  // A workspace of your own (zero it once): to keep allocation out of the first call, or for two
+  // executable graphs of one captured graph replayed at the same time.
   void* ws;
   cudaMalloc(&ws, gpureduce::workspace_bytes);
   cudaMemset(ws, 0, gpureduce::workspace_bytes);
@@ -120,11 +120,17 @@ TEST(test_readme_examples, graph_and_workspace) {
   double got = 0;
   cudaMemcpy(&got, d_out, sizeof got, cudaMemcpyDeviceToHost);
   expect_float_sum(got, reference::float_sum(h.data(), n, false), n, "sum with own workspace");
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
   cudaFree(ws);
   cudaFree(d_out);
+
+  // [example: release]
+  // Destroying the graph gives its workspace slot back. A stream keeps its slot until released
+  // (which waits for the stream): release before destroying, where streams come and go.
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  gpureduce::release_workspace(stream);
   cudaStreamDestroy(stream);
+  // [/example]
 }
 
 }  // namespace

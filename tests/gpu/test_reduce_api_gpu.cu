@@ -2,6 +2,7 @@
 // 2^31, error reporting, the _sync calls, user functors, transforms and caller workspaces.
 #include "reduce_checks.cuh"
 
+#include <chrono>
 #include <thread>
 
 namespace gpureduce::test {
@@ -46,6 +47,103 @@ TEST(test_reduce_api, graph_capture_replays_on_new_data) {
   cudaGraphDestroy(graph);
   cudaFree(out);
   cudaStreamDestroy(s);
+}
+
+// Graphs captured one after another on one stream hold slots of their own, so they may be replayed
+// concurrently (on two streams here); destroying them gives the slots back to the pool.
+TEST(test_reduce_api, graphs_of_two_captures_replay_concurrently_and_give_slots_back) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const std::uint64_t n = (1u << 20) + 7;  // the grid kernel
+  auto& pool = detail::WorkspacePool::for_device(0);
+  GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
+  cudaStream_t capture, run[2];
+  GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking));
+  for (auto& r : run) GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&r, cudaStreamNonBlocking));
+  const auto before = pool.counts();
+  std::vector<std::int32_t> h[2] = {random_input<std::int32_t>(n, seed), random_input<std::int32_t>(n, seed + 1)};
+  DeviceInput<std::int32_t> d0(h[0], 0), d1(h[1], 4);
+  const std::int32_t* d[2] = {d0.get(), d1.get()};
+  constexpr int rounds = 20;
+  std::int64_t* out = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMalloc(&out, 2 * rounds * sizeof(std::int64_t)));
+  GPUREDUCE_CHECK_CUDA(cudaMemset(out, 0xA5, 2 * rounds * sizeof(std::int64_t)));
+  cudaGraph_t graph[2][rounds];
+  cudaGraphExec_t exec[2][rounds];
+  for (int g = 0; g < 2; ++g)
+    for (int r = 0; r < rounds; ++r) {
+      GPUREDUCE_CHECK_CUDA(cudaStreamBeginCapture(capture, cudaStreamCaptureModeGlobal));
+      sum(d[g], n, out + g * rounds + r, capture);
+      GPUREDUCE_CHECK_CUDA(cudaStreamEndCapture(capture, &graph[g][r]));
+      GPUREDUCE_CHECK_CUDA(cudaGraphInstantiate(&exec[g][r], graph[g][r], 0));
+    }
+  const auto captured = pool.counts();
+  EXPECT_EQ(captured.slots - captured.free, before.slots - before.free + 2 * rounds);
+  for (int r = 0; r < rounds; ++r)
+    for (int g = 0; g < 2; ++g) GPUREDUCE_CHECK_CUDA(cudaGraphLaunch(exec[g][r], run[g]));
+  GPUREDUCE_CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<std::int64_t> got(2 * rounds);
+  GPUREDUCE_CHECK_CUDA(cudaMemcpy(got.data(), out, got.size() * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
+  for (int g = 0; g < 2; ++g)
+    for (int r = 0; r < rounds; ++r)
+      EXPECT_EQ(std::uint64_t(got[g * rounds + r]), reference::int_sum(h[g].data(), n)) << "graph " << g << " round " << r;
+  for (int g = 0; g < 2; ++g)
+    for (int r = 0; r < rounds; ++r) {
+      cudaGraphExecDestroy(exec[g][r]);
+      cudaGraphDestroy(graph[g][r]);
+    }
+  // CUDA runs the graphs' destructors on its own thread, shortly after.
+  auto after = pool.counts();
+  for (int wait = 0; wait < 2000 && after.slots - after.free != before.slots - before.free; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    after = pool.counts();
+  }
+  EXPECT_EQ(after.slots - after.free, before.slots - before.free);
+  cudaFree(out);
+  cudaStreamDestroy(capture);
+  for (auto& r : run) cudaStreamDestroy(r);
+}
+
+// A program that creates and destroys streams keeps the pool at its peak of live streams when it
+// releases each stream's slot.
+TEST(test_reduce_api, released_stream_slots_are_reused) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const std::uint64_t n = (1u << 18) + 3;  // the grid kernel
+  GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
+  auto& pool = detail::WorkspacePool::for_device(0);
+  const auto h = random_input<std::int32_t>(n, seed);
+  DeviceInput<std::int32_t> d(h, 0);
+  const std::uint64_t want = reference::int_sum(h.data(), n);
+  std::int64_t* out = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMalloc(&out, sizeof(std::int64_t)));
+  const auto before = pool.counts();
+  for (int i = 0; i < 100; ++i) {
+    cudaStream_t s;
+    GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(out, 0xA5, sizeof(std::int64_t), s));
+    sum(d.get(), n, out, s);
+    release_workspace(s);  // waits for the stream
+    std::int64_t got = 0;
+    GPUREDUCE_CHECK_CUDA(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(std::uint64_t(got), want) << "stream " << i;
+    GPUREDUCE_CHECK_CUDA(cudaStreamDestroy(s));
+  }
+  const auto after = pool.counts();
+  EXPECT_LE(after.slots, before.slots + detail::slots_per_chunk);
+  EXPECT_EQ(after.slots - after.free, before.slots - before.free);
+  cudaStream_t s;
+  GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  EXPECT_TRUE(try_release_workspace(s));  // a stream that never reduced holds nothing
+  GPUREDUCE_CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  EXPECT_EQ(try_release_workspace(s).code, Errc::invalid_argument);
+  cudaGraph_t g;
+  GPUREDUCE_CHECK_CUDA(cudaStreamEndCapture(s, &g));
+  cudaGraphDestroy(g);
+  cudaStreamDestroy(s);
+  cudaFree(out);
 }
 
 // 4 host threads, 2 streams each, reducing different inputs at once with the library workspace.

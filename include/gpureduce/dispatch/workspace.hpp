@@ -1,15 +1,21 @@
 // The workspace the grid kernel needs: a ticket counter that is zero between launches, then one
 // partial per block. The library keeps one slot per (device, stream): work on one stream runs in
 // order, so its reductions never overlap on their slot, and different streams (different host
-// threads included) never share one. Slots are allocated on a stream's first reduction, zero-filled
-// once, and kept (and reset to zero by each launch's last block) for the life of the process.
+// threads included) never share one. Slots are allocated in chunks, zero-filled once, and reset to
+// zero by each launch's last block, so a slot given back is ready for its next stream.
 //
-// Graph capture: a captured reduction keeps the slot it was given at capture (one per capturing
-// stream handle). Replays of graphs captured on one stream must not overlap one another; graphs
-// replayed concurrently need their own workspace (Options::workspace).
+// Streams: a stream keeps its slot until release_workspace(stream), which waits for the stream and
+// frees the slot for another stream; without it a program that creates and destroys streams holds
+// one slot (128 KB) per stream it ever reduced on.
+// Graph capture: each capture gets its own slot per capturing stream, held by the graph (a CUDA
+// user object) and given back when the graph and every executable graph instantiated from it are
+// destroyed and their launches have finished. Graphs from different captures may therefore be
+// replayed concurrently; two executable graphs instantiated from one graph share its slot and must
+// not run at the same time (give one of them its own workspace: Options::workspace).
 #pragma once
 
 #include <gpureduce/dispatch/launch_plan.hpp>
+#include <gpureduce/dispatch/slot_table.hpp>
 #include <gpureduce/error.hpp>
 
 #include <cuda_runtime_api.h>
@@ -17,8 +23,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <new>
+#include <system_error>
 #include <unordered_map>
-#include <vector>
 
 namespace gpureduce {
 
@@ -48,26 +55,61 @@ class WorkspacePool {
 
   // The slot of `stream` on the current device (which owns the pool). Streams are told apart by
   // their unique ID (handles of destroyed streams are reused, and the per-thread default stream has
-  // one handle for all threads); a stream being captured refuses that query, so captures are keyed
-  // by handle in a map of their own.
+  // one handle for all threads); a capturing stream refuses that query and is keyed by its capture.
   Status slot(cudaStream_t stream, unsigned char** out) {
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    if (const cudaError_t e = cudaStreamIsCapturing(stream, &capture); e != cudaSuccess) return Status::from_cuda(e);
-    unsigned long long key = reinterpret_cast<std::uintptr_t>(stream);
-    if (capture == cudaStreamCaptureStatusNone)
-      if (const cudaError_t e = cudaStreamGetId(stream, &key); e != cudaSuccess) return Status::from_cuda(e);
-    auto& slots = capture == cudaStreamCaptureStatusNone ? by_id_ : by_captured_handle_;
-    std::lock_guard lock(m_);
-    if (const auto it = slots.find(key); it != slots.end()) {
-      *out = it->second;
-      return Status::ok();
+    unsigned long long capture_id = 0;
+    cudaGraph_t graph = nullptr;
+    if (const cudaError_t e = cudaStreamGetCaptureInfo(stream, &capture, &capture_id, &graph); e != cudaSuccess)
+      return Status::from_cuda(e);
+    if (capture == cudaStreamCaptureStatusInvalidated) return Status::from_cuda(cudaErrorStreamCaptureInvalidated);
+    SlotKey key{capture == cudaStreamCaptureStatusActive, capture_id, reinterpret_cast<std::uintptr_t>(stream)};
+    if (!key.captured) {
+      unsigned long long id = 0;
+      if (const cudaError_t e = cudaStreamGetId(stream, &id); e != cudaSuccess) return Status::from_cuda(e);
+      key = SlotKey{false, id, 0};
     }
-    if (free_.empty())
+    std::lock_guard lock(m_);
+    take_returned();
+    if ((*out = table_.find(key))) return Status::ok();
+    if (!table_.has_free())
       if (const Status s = grow(); !s) return s;
-    *out = free_.back();
-    free_.pop_back();
-    slots.emplace(key, *out);
+    *out = table_.assign(key);
+    if (key.captured)
+      if (const Status s = hand_to_graph(graph, key); !s) {
+        table_.release(key);
+        return s;
+      }
     return Status::ok();
+  }
+
+  // Waits for `stream`, then frees its slot for other streams (nothing to do if it holds none).
+  Status release(cudaStream_t stream) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (const cudaError_t e = cudaStreamIsCapturing(stream, &capture); e != cudaSuccess) return Status::from_cuda(e);
+    if (capture != cudaStreamCaptureStatusNone)
+      return Status::fail(Errc::invalid_argument, "release_workspace: the stream is being captured");
+    unsigned long long id = 0;
+    if (const cudaError_t e = cudaStreamGetId(stream, &id); e != cudaSuccess) return Status::from_cuda(e);
+    {
+      std::lock_guard lock(m_);
+      if (!table_.find(SlotKey{false, id, 0})) return Status::ok();
+    }
+    // The slot is clean once the stream's last reduction has finished.
+    if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) return Status::from_cuda(e);
+    std::lock_guard lock(m_);
+    table_.release(SlotKey{false, id, 0});
+    return Status::ok();
+  }
+
+  struct Counts {
+    std::size_t slots, free;
+  };
+  // Slots allocated and free (graphs destroyed since the last call counted as free): for tests.
+  Counts counts() {
+    std::lock_guard lock(m_);
+    take_returned();
+    return {table_.slots(), table_.free_slots()};
   }
 
  private:
@@ -81,15 +123,67 @@ class WorkspacePool {
     if (e == cudaSuccess) e = cudaMemsetAsync(chunk, 0, slot_bytes * slots_per_chunk, zero_stream_);
     if (e == cudaSuccess) e = cudaStreamSynchronize(zero_stream_);
     if (e != cudaSuccess) return Status::from_cuda(e);
-    for (std::size_t i = slots_per_chunk; i-- > 0;) free_.push_back(chunk + i * slot_bytes);
+    table_.add_chunk(chunk, slots_per_chunk, slot_bytes);
     return Status::ok();
   }
 
+  // The graph being captured owns the slot: CUDA calls graph_destroyed once the graph and its
+  // executable graphs are destroyed and no launch of them is pending.
+  Status hand_to_graph(cudaGraph_t graph, const SlotKey& key) {
+    auto* node = new ReturnedKeys::Node{key, this};
+    cudaUserObject_t object = nullptr;
+    cudaError_t e = cudaUserObjectCreate(&object, node, &graph_destroyed, 1, cudaUserObjectNoDestructorSync);
+    if (e != cudaSuccess) {
+      delete node;
+      return Status::from_cuda(e);
+    }
+    e = cudaGraphRetainUserObject(graph, object, 1, cudaGraphUserObjectMove);
+    if (e != cudaSuccess) {
+      node->owner = nullptr;  // the caller frees the slot; graph_destroyed only deletes the node
+      cudaUserObjectRelease(object, 1);
+    }
+    return Status::from_cuda(e);
+  }
+
+  static void CUDART_CB graph_destroyed(void* p) {
+    auto* node = static_cast<ReturnedKeys::Node*>(p);
+    if (node->owner)
+      static_cast<WorkspacePool*>(node->owner)->returned_.push(node);
+    else
+      delete node;
+  }
+
+  void take_returned() {
+    returned_.drain([this](const SlotKey& k) { table_.release(k); });
+  }
+
   std::mutex m_;
-  std::unordered_map<unsigned long long, unsigned char*> by_id_, by_captured_handle_;
-  std::vector<unsigned char*> free_;
+  SlotTable table_;
+  ReturnedKeys returned_;
   cudaStream_t zero_stream_ = nullptr;
 };
 
 }  // namespace detail
+
+// Frees the library's workspace slot of `stream` for other streams, after waiting for the stream's
+// work. Call it before destroying a stream that reduced without Options::workspace, in programs
+// that create and destroy streams: a slot is otherwise kept for the life of the process.
+inline Status try_release_workspace(cudaStream_t stream) noexcept {
+  try {
+    int device = 0;
+#if CUDART_VERSION >= 12080
+    if (const cudaError_t e = cudaStreamGetDevice(stream, &device); e != cudaSuccess) return Status::from_cuda(e);
+#else  // the stream's device must be current, as for the reductions on it
+    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
+#endif
+    return detail::WorkspacePool::for_device(device).release(stream);
+  } catch (const std::bad_alloc&) {
+    return Status::fail(Errc::cuda_error, "host allocation failed");
+  } catch (const std::system_error&) {
+    return Status::fail(Errc::cuda_error, "host mutex failed");
+  }
+}
+
+inline void release_workspace(cudaStream_t stream) { throw_if_error(try_release_workspace(stream)); }
+
 }  // namespace gpureduce

@@ -1,0 +1,105 @@
+// Which workspace slot each stream holds, and which slots are free: the host bookkeeping of
+// WorkspacePool (workspace.hpp), kept apart from CUDA so that the CPU tests cover it.
+#pragma once
+
+#include <atomic>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+namespace gpureduce::detail {
+
+// A stream outside capture is keyed by its unique ID. A capturing stream is keyed by the capture's
+// ID and the stream's handle: one slot per stream of each capture (the streams of a fork-join
+// capture may run their reductions concurrently), and graphs captured one after another on one
+// stream never share a slot.
+struct SlotKey {
+  bool captured = false;
+  std::uint64_t id = 0;      // stream ID, or capture ID
+  std::uint64_t stream = 0;  // captured keys: the capturing stream's handle
+  friend auto operator<=>(const SlotKey&, const SlotKey&) = default;
+};
+
+class SlotTable {
+ public:
+  unsigned char* find(const SlotKey& k) const {
+    const auto it = held_.find(k);
+    return it == held_.end() ? nullptr : it->second;
+  }
+  bool has_free() const { return !free_.empty(); }
+
+  // `count` slots of `stride` bytes from `base`; the lowest address is handed out first.
+  void add_chunk(unsigned char* base, std::size_t count, std::size_t stride) {
+    for (std::size_t i = count; i-- > 0;) free_.push_back(base + i * stride);
+    slots_ += count;
+  }
+
+  // Gives `k` a free slot (has_free() must hold).
+  unsigned char* assign(const SlotKey& k) {
+    unsigned char* s = free_.back();
+    free_.pop_back();
+    held_.emplace(k, s);
+    return s;
+  }
+
+  // Returns `k`'s slot to the free list; false if `k` held none.
+  bool release(const SlotKey& k) {
+    const auto it = held_.find(k);
+    if (it == held_.end()) return false;
+    free_.push_back(it->second);
+    held_.erase(it);
+    return true;
+  }
+
+  std::size_t slots() const { return slots_; }
+  std::size_t free_slots() const { return free_.size(); }
+
+ private:
+  std::map<SlotKey, unsigned char*> held_;
+  std::vector<unsigned char*> free_;
+  std::size_t slots_ = 0;
+};
+
+// Keys whose graphs are gone. CUDA runs a user object's destructor on its own thread and asks it
+// not to block, so the destructor pushes here without a lock, and the pool drains the list under
+// its lock at its next call.
+class ReturnedKeys {
+ public:
+  struct Node {
+    SlotKey key;
+    void* owner = nullptr;  // the pool the key belongs to
+    Node* next = nullptr;
+  };
+
+  void push(Node* n) noexcept {
+    n->next = head_.load(std::memory_order_relaxed);
+    while (!head_.compare_exchange_weak(n->next, n, std::memory_order_release, std::memory_order_relaxed)) {
+    }
+  }
+
+  // Calls f(key) for each returned key, oldest first, and frees the nodes.
+  template <class F>
+  void drain(F&& f) {
+    Node* n = head_.exchange(nullptr, std::memory_order_acquire);
+    Node* oldest_first = nullptr;
+    while (n) {
+      Node* next = n->next;
+      n->next = oldest_first;
+      oldest_first = n;
+      n = next;
+    }
+    while (oldest_first) {
+      Node* next = oldest_first->next;
+      f(oldest_first->key);
+      delete oldest_first;
+      oldest_first = next;
+    }
+  }
+
+ private:
+  std::atomic<Node*> head_{nullptr};
+};
+
+}  // namespace gpureduce::detail
