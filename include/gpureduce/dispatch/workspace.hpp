@@ -84,11 +84,8 @@ class WorkspacePool {
   }
 
   // Waits for `stream`, then frees its slot for other streams (nothing to do if it holds none).
+  // The caller has checked that `stream` is not being captured.
   Status release(cudaStream_t stream) {
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    if (const cudaError_t e = cudaStreamIsCapturing(stream, &capture); e != cudaSuccess) return Status::from_cuda(e);
-    if (capture != cudaStreamCaptureStatusNone)
-      return Status::fail(Errc::invalid_argument, "release_workspace: the stream is being captured");
     unsigned long long id = 0;
     if (const cudaError_t e = cudaStreamGetId(stream, &id); e != cudaSuccess) return Status::from_cuda(e);
     {
@@ -170,6 +167,11 @@ class WorkspacePool {
 // that create and destroy streams: a slot is otherwise kept for the life of the process.
 inline Status try_release_workspace(cudaStream_t stream) noexcept {
   try {
+    // First: the other queries are refused during capture, and refusing them ends the capture.
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (const cudaError_t e = cudaStreamIsCapturing(stream, &capture); e != cudaSuccess) return Status::from_cuda(e);
+    if (capture != cudaStreamCaptureStatusNone)
+      return Status::fail(Errc::invalid_argument, "release_workspace: the stream is being captured");
     int device = 0;
 #if CUDART_VERSION >= 12080
     if (const cudaError_t e = cudaStreamGetDevice(stream, &device); e != cudaSuccess) return Status::from_cuda(e);
