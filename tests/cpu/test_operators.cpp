@@ -1,6 +1,7 @@
 // The operators, identities, accumulator rules and NaN policies the kernels use, run on the host.
 #include <gpureduce/thread/accumulator.hpp>
 #include <gpureduce/thread/operators.hpp>
+#include <gpureduce/thread/packed_sum.hpp>
 #include <gpureduce/thread/vector_winner.hpp>
 
 #include <gtest/gtest.h>
@@ -264,6 +265,33 @@ TEST(test_thread_operators, user_op_wraps_a_functor_and_identity) {
   EXPECT_EQ(op.identity<int>(), 10);
   EXPECT_EQ(op(2, 3), 5);
   EXPECT_EQ(op.lift<int>(std::int8_t(-4), 0), -4);
+}
+
+// One vector of small integers summed in 32 bits: exact at the types' extremes, signed and unsigned.
+template <class T>
+void check_packed_sum(std::mt19937_64& rng) {
+  constexpr unsigned n = 16 / sizeof(T);
+  for (const T fill : {std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max(), T(0)}) {
+    T v[n];
+    std::fill(v, v + n, fill);
+    EXPECT_EQ(std::int64_t(packed_sum(v)), std::int64_t(n) * fill);
+  }
+  for (int round = 0; round < 100; ++round) {
+    T v[n];
+    std::int64_t want = 0;
+    for (auto& x : v) want += x = static_cast<T>(rng());
+    EXPECT_EQ(std::int64_t(packed_sum(v)), want);
+  }
+  static_assert(std::is_signed_v<packed_sum_t<T>> == std::is_signed_v<T>);
+}
+
+TEST(test_thread_operators, packed_sum_of_small_integers_is_exact) {
+  std::mt19937_64 rng(42);
+  check_packed_sum<std::int8_t>(rng);
+  check_packed_sum<std::uint8_t>(rng);
+  check_packed_sum<std::int16_t>(rng);
+  check_packed_sum<std::uint16_t>(rng);
+  static_assert(!is_packed_summable_v<std::int32_t> && !is_packed_summable_v<__half>);
 }
 
 }  // namespace

@@ -1,13 +1,15 @@
 // What one call costs the calling thread (issue 3: one call, no temp-storage query). Not part of
 // the library: a stand-alone measurement, run by `tools/device-run COMMIT hostcost`. Each way of
-// reducing 2^10 int32 into a device result is enqueued 256 times on one stream with no
-// synchronisation in between, few enough that the launch queue never fills (the GPU takes about
-// 3.4 us per launch even for an empty kernel, so longer runs time the GPU, not the host); the host
-// time per call is the median over 101 such runs, after warm-up, each run starting on an idle
-// stream.
+// reducing 2^10 int32 (and 2^16, below) into a device result is enqueued 256 times on one stream
+// with no synchronisation in between, few enough that the launch queue never fills (the GPU takes
+// about 3.4 us per launch even for an empty kernel, so longer runs time the GPU, not the host);
+// the host time per call is the median over 101 such runs, after warm-up, each run starting on an
+// idle stream.
 //   empty kernel             a launch of an empty one-block kernel: the driver's floor
 //   gpureduce::try_reduce    argument checks (two cudaPointerGetAttributes), plan, launch
-//   gpureduce, workspace     the same with a caller's workspace (no pool lookup)
+//   gpureduce, workspace     the same with a caller's workspace
+//   the two again at 2^16    the grid kernel, which needs a workspace: the difference is the pool
+//                            lookup (capture query, stream ID, slot table under a mutex)
 //   CUB, query + run         cub::DeviceReduce::Sum twice, as its users call it (temp storage
 //                            allocated once, outside the loop)
 //   CUB, run only            the second call alone
@@ -47,11 +49,11 @@ double host_us_per_call(cudaStream_t s, F&& call) {
 }  // namespace
 
 int main() {
-  constexpr int n = 1024;
+  constexpr int n = 1024, grid_n = 1 << 16;
   int *in = nullptr, *out = nullptr;
   void* ws = nullptr;
-  GPUREDUCE_CUDA(cudaMalloc(&in, n * sizeof(int)));
-  GPUREDUCE_CUDA(cudaMemset(in, 1, n * sizeof(int)));
+  GPUREDUCE_CUDA(cudaMalloc(&in, grid_n * sizeof(int)));
+  GPUREDUCE_CUDA(cudaMemset(in, 1, grid_n * sizeof(int)));
   GPUREDUCE_CUDA(cudaMalloc(&out, sizeof(int)));
   GPUREDUCE_CUDA(cudaMalloc(&ws, gpureduce::workspace_bytes));
   GPUREDUCE_CUDA(cudaMemset(ws, 0, gpureduce::workspace_bytes));
@@ -72,13 +74,17 @@ int main() {
     }
   };
 
-  std::printf("== host time per call, 2^10 int32 sum, median of 101 runs of 256 calls, us\n");
+  std::printf("== host time per call, int32 sum of 2^10 (2^16 where marked), median of 101 runs of 256 calls, us\n");
   std::printf("| call | us |\n|---|---:|\n");
   std::printf("| empty kernel | %.2f |\n", host_us_per_call(s, [&] { empty_kernel<<<1, 32, 0, s>>>(); }));
   std::printf("| gpureduce::try_reduce | %.2f |\n",
               host_us_per_call(s, [&] { ok(gpureduce::try_reduce(in, n, out, gpureduce::Sum{}, s)); }));
   std::printf("| gpureduce, caller's workspace | %.2f |\n",
               host_us_per_call(s, [&] { ok(gpureduce::try_reduce(in, n, out, gpureduce::Sum{}, s, with_ws)); }));
+  std::printf("| gpureduce::try_reduce, 2^16 (grid) | %.2f |\n",
+              host_us_per_call(s, [&] { ok(gpureduce::try_reduce(in, grid_n, out, gpureduce::Sum{}, s)); }));
+  std::printf("| gpureduce, 2^16 (grid), caller's workspace | %.2f |\n",
+              host_us_per_call(s, [&] { ok(gpureduce::try_reduce(in, grid_n, out, gpureduce::Sum{}, s, with_ws)); }));
   std::printf("| CUB, query + run | %.2f |\n", host_us_per_call(s, [&] {
                 std::size_t bytes = 0;
                 GPUREDUCE_CUDA(cub::DeviceReduce::Sum(nullptr, bytes, in, out, n, s));

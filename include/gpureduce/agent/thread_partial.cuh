@@ -4,6 +4,7 @@
 
 #include <gpureduce/agent/sources.cuh>
 #include <gpureduce/grid/vector_split.hpp>
+#include <gpureduce/thread/packed_sum.hpp>
 #include <gpureduce/thread/vector_winner.hpp>
 
 #include <cstdint>
@@ -77,6 +78,20 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
         for (unsigned k = 0; k < std::extent_v<std::remove_cvref_t<decltype(y)>>; ++k)
           acc = op(acc, op.template lift<A>(y[k], first + k));
       });
+  return acc;
+}
+
+// Integer sums of 8- and 16-bit arrays: each vector is summed in 32 bits from its loaded words
+// (thread/packed_sum.hpp: 4 dot-product instructions), then added once into `acc`, which gives the
+// same value modulo the accumulator's width, whatever its integer type.
+template <unsigned BlockThreads, int Unroll, bool EdgesLast, class A, class T>
+  requires(is_packed_summable_v<T> && std::is_integral_v<A>)
+__device__ __forceinline__ A thread_partial(const ArraySource<T>& src, const VectorSplit& split, std::uint64_t block,
+                                            std::uint64_t grid, Sum op, A acc) {
+  for_each_thread_value<BlockThreads, Unroll, EdgesLast>(
+      PackedWordSource<T>{src}, split, block, grid,
+      [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
+      [&](const T(&y)[Vector<T>::size], std::int64_t first) { acc = op(acc, op.template lift<A>(packed_sum(y), first)); });
   return acc;
 }
 
