@@ -29,6 +29,9 @@ TEST(test_dispatch_launch_plan, kernel_by_size) {
   // 1-byte elements leave the one-block kernel earlier (more work per byte).
   EXPECT_EQ(plan_launch(TuningSm90<1>::value.single_block_max_bytes + 1, 0, 1, TuningSm90<1>::value, resident).kernel,
             Kernel::grid);
+  // ...except for sums, which add four bytes per instruction (thread/packed_sum.hpp).
+  EXPECT_EQ(plan_launch(64 * 1024, 0, 1, TuningSm90<1>::packed_sum, resident).kernel, Kernel::one_block);
+  EXPECT_EQ(plan_launch(64 * 1024 + 1, 0, 1, TuningSm90<1>::packed_sum, resident).kernel, Kernel::grid);
 }
 
 TEST(test_dispatch_launch_plan, grid_covers_the_vectors_up_to_one_wave) {

@@ -84,8 +84,13 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
 // Integer sums of 8- and 16-bit arrays: each vector is summed in 32 bits from its loaded words
 // (thread/packed_sum.hpp: 4 dot-product instructions), then added once into `acc`, which gives the
 // same value modulo the accumulator's width, whatever its integer type.
+template <class A, class Source, class Op>
+inline constexpr bool packs_sum_v = false;
+template <class A, class T>
+inline constexpr bool packs_sum_v<A, ArraySource<T>, Sum> = is_packed_summable_v<T> && std::is_integral_v<A>;
+
 template <unsigned BlockThreads, int Unroll, bool EdgesLast, class A, class T>
-  requires(is_packed_summable_v<T> && std::is_integral_v<A>)
+  requires(packs_sum_v<A, ArraySource<T>, Sum>)
 __device__ __forceinline__ A thread_partial(const ArraySource<T>& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, Sum op, A acc) {
   for_each_thread_value<BlockThreads, Unroll, EdgesLast>(

@@ -89,7 +89,9 @@ template <class A, class Out, class Source, class Op>
 Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cudaStream_t stream,
                        const Options& opt) noexcept {
   using T = typename Source::element_type;
-  constexpr ReduceTuning tuning = is_arg_extreme_v<Op> ? TuningSm90<sizeof(T)>::arg_extreme : TuningSm90<sizeof(T)>::value;
+  constexpr ReduceTuning tuning = is_arg_extreme_v<Op>         ? TuningSm90<sizeof(T)>::arg_extreme
+                                  : packs_sum_v<A, Source, Op> ? TuningSm90<sizeof(T)>::packed_sum
+                                                               : TuningSm90<sizeof(T)>::value;
   constexpr auto grid =
       grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, A, Out, Source, Op>;
   constexpr auto single =

@@ -17,10 +17,12 @@ struct TuningSm90 {
   // (2^13 float32: 4.5 us one block, 5.1 grid; 2^15 float16: 5.2 against 6.3; 2^13 float64: 5.0
   // against 5.7) except for 1-byte elements, whose per-element work slows the block past 32 KB
   // (2^15 int8: 5.4 us both; 2^16 int8: 7.0 against 5.4). Sum, commit 8cb472e,
-  // bench/results/20261122_NVIDIA_H100_80GB_HBM3_tune.txt. Since int8 sums use dp4a (c681d98) one
-  // block reads 2^16 int8 in 5.0 us against the grid's 5.3 in one noisy run (..._tune_c681d98.txt):
-  // not enough to move the 1-byte limit, which max and argmax share.
+  // bench/results/20261122_NVIDIA_H100_80GB_HBM3_tune.txt.
   static constexpr ReduceTuning value{256, 4, 512, 4, ElemBytes >= 2 ? 64 * 1024 : 32 * 1024};
+  // Integer sums of 8- and 16-bit elements (four per instruction, thread/packed_sum.hpp): one block
+  // up to 64 KB for every element size. int8 at 2^16: one block 5.0 us against the grid's 5.3
+  // (bench/results/*_tune_c681d98.txt); A/B below.
+  static constexpr ReduceTuning packed_sum{256, 4, 512, 4, 64 * 1024};
   // argmin/argmax: the same shapes with a register floor. Left to itself ptxas held the float and
   // half argmax kernels to 40 registers by issuing the last of a batch's four loads only after the
   // first vector arrived (two round trips per batch). At least 5 resident blocks per SM (4 for 1-
