@@ -20,8 +20,9 @@ struct TuningSm90 {
   // bench/results/20261122_NVIDIA_H100_80GB_HBM3_tune.txt.
   static constexpr ReduceTuning value{256, 4, 512, 4, ElemBytes >= 2 ? 64 * 1024 : 32 * 1024};
   // Integer sums of 8- and 16-bit elements (four per instruction, thread/packed_sum.hpp): one block
-  // up to 64 KB for every element size. int8 at 2^16: one block 5.0 us against the grid's 5.3
-  // (bench/results/*_tune_c681d98.txt); A/B below.
+  // up to 64 KB for every element size. A/B against the 32 KB limit for int8, same run:
+  // 40000 elements 5.11 -> 4.78 us, 2^16 5.38 -> 4.86 (0.90x), 50001 5.39 -> 5.54 (odd tail)
+  // (bench/results/*_ab_int8_single_64k_92c562f_vs_36624bd.txt).
   static constexpr ReduceTuning packed_sum{256, 4, 512, 4, 64 * 1024};
   // argmin/argmax: the same shapes with a register floor. Left to itself ptxas held the float and
   // half argmax kernels to 40 registers by issuing the last of a batch's four loads only after the
