@@ -81,14 +81,15 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
   return acc;
 }
 
-// Integer sums of 8- and 16-bit arrays: each vector is summed in 32 bits from its loaded words
-// (thread/packed_sum.hpp: 4 dot-product instructions), then added once into `acc`, which gives the
-// same value modulo the accumulator's width, whatever its integer type.
+// Whether a reduction takes the packed-sum overload below (dispatch picks its tuning by it too).
 template <class A, class Source, class Op>
 inline constexpr bool packs_sum_v = false;
 template <class A, class T>
 inline constexpr bool packs_sum_v<A, ArraySource<T>, Sum> = is_packed_summable_v<T> && std::is_integral_v<A>;
 
+// Integer sums of 8- and 16-bit arrays: each vector is summed in 32 bits from its loaded words
+// (thread/packed_sum.hpp: 4 dot-product instructions), then added once into `acc`, which gives the
+// same value modulo the accumulator's width, whatever its integer type.
 template <unsigned BlockThreads, int Unroll, bool EdgesLast, class A, class T>
   requires(packs_sum_v<A, ArraySource<T>, Sum>)
 __device__ __forceinline__ A thread_partial(const ArraySource<T>& src, const VectorSplit& split, std::uint64_t block,
