@@ -1,12 +1,14 @@
 // What the kernels read: one array with an optional element-wise transform (reduce,
 // transform_reduce) or the element-wise product of two arrays (dot). A source loads one element by
-// index, or one 16-byte vector of the aligned body, and later hands each value with its index to a
-// sink (load and use apart, so that several loads are in flight before any value is used).
+// index, or one 16-byte vector of the aligned body through a vector load (thread/vector_load.cuh),
+// and later hands each value with its index to a sink (load and use apart, so that several loads
+// are in flight before any value is used).
 #pragma once
 
 #include <gpureduce/grid/vector_split.hpp>
 #include <gpureduce/thread/numeric.hpp>
 #include <gpureduce/thread/operators.hpp>
+#include <gpureduce/thread/vector_load.cuh>
 
 #include <cstdint>
 #include <type_traits>
@@ -30,6 +32,7 @@ struct Identity {
 template <class T, class Transform = Identity>
 struct ArraySource {
   using element_type = T;
+  static constexpr unsigned arrays = 1;  // arrays read, each of n elements
   const T* data;
   Transform transform;
 
@@ -42,8 +45,9 @@ struct ArraySource {
     sink(transform(x), std::int64_t(i));
   }
   // The vector starting at element `first` (16-byte aligned).
-  __device__ __forceinline__ Vector<T> load_vector(std::uint64_t first) const {
-    return *reinterpret_cast<const Vector<T>*>(data + first);
+  template <class Load>
+  __device__ __forceinline__ Vector<T> load_vector(std::uint64_t first, const Load& load) const {
+    return load(reinterpret_cast<const Vector<T>*>(data + first));
   }
   // Hands the vector's transformed values, indices first.., to sink(values, first).
   template <class Sink>
@@ -61,8 +65,9 @@ struct ArraySource {
 // which packed_sum would have to reassemble (int8 sum: 1230 lines of PTX against 375).
 template <class T>
 struct PackedWordSource : ArraySource<T> {
-  __device__ __forceinline__ Vector<T> load_vector(std::uint64_t first) const {
-    const uint4 w = *reinterpret_cast<const uint4*>(this->data + first);
+  template <class Load>
+  __device__ __forceinline__ Vector<T> load_vector(std::uint64_t first, const Load& load) const {
+    const uint4 w = load(reinterpret_cast<const uint4*>(this->data + first));
     Vector<T> r;
     __builtin_memcpy(&r, &w, sizeof r);
     return r;
@@ -78,6 +83,7 @@ struct PackedWordSource : ArraySource<T> {
 template <class T, class A>
 struct ProductSource {
   using element_type = T;
+  static constexpr unsigned arrays = 2;
   const T* a;
   const T* b;
 
@@ -97,11 +103,12 @@ struct ProductSource {
   struct Pair {
     Vector<T> a, b;
   };
-  __device__ __forceinline__ Pair load_vector(std::uint64_t first) const {
+  template <class Load>
+  __device__ __forceinline__ Pair load_vector(std::uint64_t first, const Load& load) const {
     Pair p;
-    p.a = *reinterpret_cast<const Vector<T>*>(a + first);
+    p.a = load(reinterpret_cast<const Vector<T>*>(a + first));
     if (b_aligned_with_a()) {
-      p.b = *reinterpret_cast<const Vector<T>*>(b + first);
+      p.b = load(reinterpret_cast<const Vector<T>*>(b + first));
     } else {
 #pragma unroll
       for (unsigned k = 0; k < Vector<T>::size; ++k) p.b.v[k] = b[first + k];

@@ -13,8 +13,8 @@
 namespace gpureduce {
 
 // Hands thread threadIdx.x's elements (block `block` of a grid of `grid` blocks of BlockThreads)
-// to sink(value, index) (scalar head and tail) and vector_sink(values, first_index) (the body),
-// Unroll vectors in flight before any is used.
+// to sink(value, index) (scalar head and tail) and vector_sink(values, first_index) (the body,
+// loaded by `load`: thread/vector_load.cuh), Unroll vectors in flight before any is used.
 //   EdgesLast   the scalar head and tail are loaded first and used last, so a thread that has one
 //               issues its body loads without waiting for it (a round trip of a single-block
 //               reduction: float32 sum of 3001 elements 4.40 -> 4.08 us on the H100). Only for
@@ -27,10 +27,11 @@ namespace gpureduce {
 //               once (argmin/argmax): its sink branches, and vector by vector it waited a round
 //               trip per vector. Without, sinks that do not branch get the same overlap from
 //               ptxas, which predicates the vector-by-vector loads.
-template <unsigned BlockThreads, int Unroll, bool EdgesLast, bool Repeat = false, class Source, class Sink,
+template <unsigned BlockThreads, int Unroll, bool EdgesLast, bool Repeat = false, class Source, class Load, class Sink,
           class VectorSink>
 __device__ __forceinline__ void for_each_thread_value(const Source& src, const VectorSplit& split, std::uint64_t block,
-                                                      std::uint64_t grid, Sink&& sink, VectorSink&& vector_sink) {
+                                                      std::uint64_t grid, const Load& load, Sink&& sink,
+                                                      VectorSink&& vector_sink) {
   using T = typename Source::element_type;
   constexpr unsigned per_vec = Vector<T>::size;
   const ScalarEdges edges = ScalarEdges::of(split, per_vec, block * BlockThreads + threadIdx.x);
@@ -47,9 +48,9 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   const std::uint64_t head = split.head, vectors = split.vectors;
   // One batch: vector at(k) for k < Unroll, all loaded before any is used.
   const auto batch = [&](auto at) {
-    decltype(src.load_vector(0)) x[Unroll];
+    decltype(src.load_vector(0, load)) x[Unroll];
 #pragma unroll
-    for (int k = 0; k < Unroll; ++k) x[k] = src.load_vector(head + at(k) * per_vec);
+    for (int k = 0; k < Unroll; ++k) x[k] = src.load_vector(head + at(k) * per_vec, load);
 #pragma unroll
     for (int k = 0; k < Unroll; ++k) src.consume_vector(x[k], head + at(k) * per_vec, vector_sink);
   };
@@ -61,18 +62,18 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
     });
   } else {
     g.for_each(block, threadIdx.x, full, [&](std::uint64_t v) {
-      src.consume_vector(src.load_vector(head + v * per_vec), head + v * per_vec, vector_sink);
+      src.consume_vector(src.load_vector(head + v * per_vec, load), head + v * per_vec, vector_sink);
     });
   }
   if constexpr (edges_last) use_edges();
 }
 
 // The accumulator of thread threadIdx.x's elements combined into `acc`.
-template <unsigned BlockThreads, int Unroll, bool EdgesLast, class A, class Source, class Op>
+template <unsigned BlockThreads, int Unroll, bool EdgesLast, class A, class Source, class Load, class Op>
 __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
-                                            std::uint64_t grid, Op op, A acc) {
+                                            std::uint64_t grid, const Load& load, Op op, A acc) {
   for_each_thread_value<BlockThreads, Unroll, EdgesLast>(
-      src, split, block, grid, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
+      src, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
       [&](const auto& y, std::int64_t first) {
 #pragma unroll
         for (unsigned k = 0; k < std::extent_v<std::remove_cvref_t<decltype(y)>>; ++k)
@@ -90,12 +91,12 @@ inline constexpr bool packs_sum_v<A, ArraySource<T>, Sum> = is_packed_summable_v
 // Integer sums of 8- and 16-bit arrays: each vector is summed in 32 bits from its loaded words
 // (thread/packed_sum.hpp: 4 dot-product instructions), then added once into `acc`, which gives the
 // same value modulo the accumulator's width, whatever its integer type.
-template <unsigned BlockThreads, int Unroll, bool EdgesLast, class A, class T>
+template <unsigned BlockThreads, int Unroll, bool EdgesLast, class A, class T, class Load>
   requires(packs_sum_v<A, ArraySource<T>, Sum>)
 __device__ __forceinline__ A thread_partial(const ArraySource<T>& src, const VectorSplit& split, std::uint64_t block,
-                                            std::uint64_t grid, Sum op, A acc) {
+                                            std::uint64_t grid, const Load& load, Sum op, A acc) {
   for_each_thread_value<BlockThreads, Unroll, EdgesLast>(
-      PackedWordSource<T>{src}, split, block, grid,
+      PackedWordSource<T>{src}, split, block, grid, load,
       [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
       [&](const T(&y)[Vector<T>::size], std::int64_t first) { acc = op(acc, op.template lift<A>(packed_sum(y), first)); });
   return acc;
@@ -105,16 +106,16 @@ __device__ __forceinline__ A thread_partial(const ArraySource<T>& src, const Vec
 // per-vector work is one min/max chain; the NaN policy becomes a template argument so that chain
 // has no runtime test in it. A vector repeated at the same index never replaces the winner (the
 // compare is strict), so the partial last batch is loaded whole (Repeat).
-template <unsigned BlockThreads, int Unroll, bool EdgesLast, class A, class Source, bool Less>
+template <unsigned BlockThreads, int Unroll, bool EdgesLast, class A, class Source, class Load, bool Less>
 __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
-                                            std::uint64_t grid, detail::ArgExtreme<Less> op, A acc) {
+                                            std::uint64_t grid, const Load& load, detail::ArgExtreme<Less> op, A acc) {
   using V = typename source_value<Source>::type;
   constexpr int N = Vector<typename Source::element_type>::size;
   using Value = decltype(acc.value);
   const auto run = [&]<NanPolicy Nan>() {
     detail::VectorWinner<Less, Nan, Value, V, N> winner;
     for_each_thread_value<BlockThreads, Unroll, EdgesLast, true>(
-        src, split, block, grid, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
+        src, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
         [&](const V(&y)[N], std::int64_t first) { winner.add(y, first); });
     return winner.fold_into(acc, op);
   };

@@ -41,22 +41,28 @@ class RelaxedCaptureScope {
   cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
 };
 
-// Resident blocks of `kernel` on the current device, cached per kernel and device.
+// What a launch needs to know of the current device for `kernel`, cached per kernel and device.
+struct DeviceLimits {
+  std::uint64_t resident_blocks;  // of the kernel, on all SMs
+  std::uint64_t l2_bytes;
+};
 template <auto Kernel, unsigned Threads>
-Status max_resident_blocks(int device, std::uint64_t* out) {
+Status device_limits(int device, DeviceLimits* out) {
   static std::mutex m;
-  static std::unordered_map<int, std::uint64_t> cache;
+  static std::unordered_map<int, DeviceLimits> cache;
   std::lock_guard lock(m);
   if (const auto it = cache.find(device); it != cache.end()) {
     *out = it->second;
     return Status::ok();
   }
-  int per_sm = 0, sms = 0;
+  int per_sm = 0, sms = 0, l2 = 0;
   if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, Threads, 0); e != cudaSuccess)
     return Status::from_cuda(e);
   if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
     return Status::from_cuda(e);
-  *out = cache[device] = std::uint64_t(per_sm > 0 ? per_sm : 1) * std::uint64_t(sms);
+  if (const cudaError_t e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device); e != cudaSuccess)
+    return Status::from_cuda(e);
+  *out = cache[device] = {std::uint64_t(per_sm > 0 ? per_sm : 1) * std::uint64_t(sms), std::uint64_t(l2)};
   return Status::ok();
 }
 
@@ -103,10 +109,10 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
 
     int device = 0;
     if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
-    std::uint64_t resident = 0;
-    if (const Status s = max_resident_blocks<grid, tuning.grid_threads>(device, &resident); !s) return s;
+    DeviceLimits limits{};
+    if (const Status s = device_limits<grid, tuning.grid_threads>(device, &limits); !s) return s;
     const LaunchPlan plan =
-        plan_launch(n, src.address(), sizeof(T), tuning, resident, opt.force_kernel, opt.force_blocks);
+        plan_launch(n, src.address(), sizeof(T), tuning, limits.resident_blocks, opt.force_kernel, opt.force_blocks);
     if (plan.kernel == Kernel::one_block) {
       single<<<1, tuning.single_threads, 0, stream>>>(src, n, out, op);
     } else {
@@ -116,7 +122,8 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
         if (const Status s = WorkspacePool::for_device(device).slot(stream, &slot); !s) return s;
         ws = slot + slot_result_bytes;
       }
-      grid<<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op);
+      const bool evict_first = evict_first_loads(n, sizeof(T) * Source::arrays, limits.l2_bytes, tuning);
+      grid<<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op, evict_first);
     }
     return Status::from_cuda(cudaGetLastError());
   } catch (const std::bad_alloc&) {

@@ -20,6 +20,9 @@ struct ReduceTuning {
   // used for (tuning_sm90.hpp).
   unsigned grid_min_blocks = 0;
   unsigned single_min_blocks = 0;
+  // The grid kernel's vector loads mark their lines evict-first in L2 for inputs of up to this
+  // many times the L2 size, normal above (0: never).
+  unsigned evict_first_max_l2 = 0;
 };
 
 enum class Kernel : unsigned char { automatic, one_block, grid };
@@ -54,6 +57,13 @@ GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t add
   const std::uint64_t per_batch = std::uint64_t(t.grid_unroll) * t.grid_threads;
   const std::uint64_t cap = min_u64(max_resident_blocks, max_grid_blocks);
   return {k, t.grid_threads, max_u64(1, min_u64(ceil_div(split.vectors, per_batch), cap))};
+}
+
+// Whether the grid kernel loads evict-first (ReduceTuning::evict_first_max_l2): n elements of
+// `bytes_per_element` (all arrays read), on a device with l2_bytes of L2.
+GPUREDUCE_HD constexpr bool evict_first_loads(std::uint64_t n, unsigned bytes_per_element, std::uint64_t l2_bytes,
+                                              const ReduceTuning& t) {
+  return n <= std::uint64_t(t.evict_first_max_l2) * l2_bytes / bytes_per_element;
 }
 
 }  // namespace gpureduce

@@ -18,12 +18,22 @@ struct TuningSm90 {
   // against 5.7) except for 1-byte elements, whose per-element work slows the block past 32 KB
   // (2^15 int8: 5.4 us both; 2^16 int8: 7.0 against 5.4). Sum, commit 8cb472e,
   // bench/results/20261122_NVIDIA_H100_80GB_HBM3_tune.txt.
-  static constexpr ReduceTuning value{256, 4, 512, 4, ElemBytes >= 2 ? 64 * 1024 : 32 * 1024};
+  //
+  // Grid loads evict-first in L2 up to 4x its size (H100: 200 MB), normal above. Read of int32
+  // with the production shape after the bench's flush (a memset of 2x L2, whose dirty lines the
+  // loads would evict): 16 MB 11.7 -> 11.1 us, 64 MB 32.9 -> 28.5, 192 MB 77.1 -> 75.8, 256 MB
+  // 98.1 -> 98.8 (even), 1 GB 353 -> 367 (4% slower: why the limit). After a memset of the input
+  // itself (a producer's output): 64 MB 27.1 -> 18.9 us, 192 MB 76.2 -> 67.1. Still ahead when the
+  // next kernel's time is counted, which pays the write-back deferred: 64 MB 65.9 -> 62.2 us.
+  // Clean L2: no change at any size (bench/results/*_l2policy_*.txt).
+  static constexpr unsigned evict_first_max_l2 = 4;
+  static constexpr ReduceTuning value{
+      256, 4, 512, 4, ElemBytes >= 2 ? 64 * 1024 : 32 * 1024, 0, 0, evict_first_max_l2};
   // Integer sums of 8- and 16-bit elements (four per instruction, thread/packed_sum.hpp): one block
   // up to 64 KB for every element size. A/B against the 32 KB limit for int8, same run:
   // 40000 elements 5.11 -> 4.78 us, 2^16 5.38 -> 4.86 (0.90x), 50001 5.39 -> 5.54 (odd tail)
   // (bench/results/*_ab_int8_single_64k_92c562f_vs_36624bd.txt).
-  static constexpr ReduceTuning packed_sum{256, 4, 512, 4, 64 * 1024};
+  static constexpr ReduceTuning packed_sum{256, 4, 512, 4, 64 * 1024, 0, 0, evict_first_max_l2};
   // argmin/argmax: the same shapes with a register floor. Left to itself ptxas held the float and
   // half argmax kernels to 40 registers by issuing the last of a batch's four loads only after the
   // first vector arrived (two round trips per batch). At least 5 resident blocks per SM (4 for 1-
@@ -32,8 +42,8 @@ struct TuningSm90 {
   // kernels checked with nvdisasm; again at 0ce1f2a for the argmax kernels of the 7 bench types:
   // 45-64 registers). H100: float32 argmax 2^16 7.6 -> 7.3 us, 2^18 8.0 -> 7.5
   // (bench/results/*_argmax_a6e9093.txt against the bench at 7c2d9d4).
-  static constexpr ReduceTuning arg_extreme{
-      256, 4, 512, 4, value.single_block_max_bytes, ElemBytes == 2 || ElemBytes == 4 ? 5u : 4u, 2};
+  static constexpr ReduceTuning arg_extreme{256, 4, 512, 4, value.single_block_max_bytes,
+                                            ElemBytes == 2 || ElemBytes == 4 ? 5u : 4u, 2, evict_first_max_l2};
 };
 
 }  // namespace gpureduce

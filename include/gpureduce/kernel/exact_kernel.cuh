@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(BlockThreads)
   };
   exact::Expansion<Terms> e;
   for_each_thread_value<BlockThreads, Unroll, false>(
-      src, src.split(n), blockIdx.x, gridDim.x, [&](auto x, std::int64_t) { e.add(convert<double>(x), put); },
+      src, src.split(n), blockIdx.x, gridDim.x, PlainLoad{}, [&](auto x, std::int64_t) { e.add(convert<double>(x), put); },
       [&](const auto& y, std::int64_t) {
         constexpr int K = std::extent_v<std::remove_cvref_t<decltype(y)>>;
         double x[K];

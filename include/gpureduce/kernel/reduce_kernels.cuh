@@ -4,7 +4,9 @@
 //                        workspace, no atomics: the shortest path from launch to result.
 //   grid_kernel          a persistent grid (at most one wave of resident blocks). Each block
 //                        publishes its partial; one block combines the partials in a fixed order
-//                        (the same bits on every run) and writes the result.
+//                        (the same bits on every run) and writes the result. Its vector loads
+//                        mark their lines evict-first in L2 when dispatch says so (evict_first;
+//                        thread/vector_load.cuh).
 #pragma once
 
 #include <gpureduce/agent/thread_partial.cuh>
@@ -25,7 +27,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     single_block_kernel(Source src, std::uint64_t n, Out* out, Op op) {
   __shared__ A warp_partials[warp_threads];
   const A identity = op.template identity<A>();
-  A acc = thread_partial<BlockThreads, Unroll, true>(src, src.split(n), 0, 1, op, identity);
+  A acc = thread_partial<BlockThreads, Unroll, true>(src, src.split(n), 0, 1, PlainLoad{}, op, identity);
   acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
   if (threadIdx.x == 0) *out = convert_result<Out>(acc);
 }
@@ -83,8 +85,9 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
 
 template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class Out, class Source, class Op>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
-    grid_kernel(Source src, std::uint64_t n, Out* out, void* workspace, Op op) {
+    grid_kernel(Source src, std::uint64_t n, Out* out, void* workspace, Op op, bool evict_first) {
   __shared__ A warp_partials[warp_threads];
+  const L2PolicyLoad load(evict_first);
   auto* ws = static_cast<unsigned char*>(workspace);
   const A identity = op.template identity<A>();
   const bool is_last_block = blockIdx.x == gridDim.x - 1;
@@ -95,7 +98,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     // partials in a fixed order, empties them, and reduces once. No fence, no atomic, no launch
     // counter, and one block reduction on the critical path.
     auto* slots = reinterpret_cast<FlaggedPartial*>(ws + grid_flagged_offset);
-    A acc = thread_partial<BlockThreads, Unroll, false>(src, src.split(n), blockIdx.x, gridDim.x, op, identity);
+    A acc = thread_partial<BlockThreads, Unroll, false>(src, src.split(n), blockIdx.x, gridDim.x, load, op, identity);
     if (!is_last_block) {
       const A block_total = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
       if (threadIdx.x == 0) store_flagged(slots + blockIdx.x, flag_partial(block_total));
@@ -110,7 +113,8 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     __shared__ bool is_last;
     unsigned* counter = reinterpret_cast<unsigned*>(ws);
     A* partials = reinterpret_cast<A*>(ws + grid_ticketed_offset);
-    const A acc = thread_partial<BlockThreads, Unroll, false>(src, src.split(n), blockIdx.x, gridDim.x, op, identity);
+    const A acc =
+        thread_partial<BlockThreads, Unroll, false>(src, src.split(n), blockIdx.x, gridDim.x, load, op, identity);
     const A block_total = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
     if (threadIdx.x == 0) {
       partials[blockIdx.x] = block_total;

@@ -1,0 +1,207 @@
+// Does the L2 eviction policy of the input loads change a large reduction's time (issue 3: 2^20-2^24
+// int32 sum)? The bench's L2 flush (a memset of 2x L2 before each sample) leaves L2 full of dirty
+// lines; a kernel whose loads allocate with the normal policy evicts them, and the write-back shares
+// DRAM with its reads. Loads marked evict-first should replace each other instead. Not part of the
+// library: same protocol as `gpureduce bench` (CUDA events, 3 warm-ups, median of 30), run by
+// `tools/device-run COMMIT l2policy`.
+//   read kernel: int32 sum of int4 vectors, 256 threads x 4 vectors per batch, grid stride, each
+//   block stores its partial (no combine), one wave of 1056 blocks, per load policy
+//   then gpureduce::sum and CUB's Sum, each under these L2 states before a sample:
+//   dirty     memset of 2x L2 (the bench's flush)
+//   clean     a read of 2x L2 (L2 full of lines that need no write-back)
+//   hot       nothing: the input from the previous sample, where it fits
+//   produced  a memset of the input itself (a producer kernel's output, its tail dirty in L2)
+//   dirty+next  as dirty, and the timed span also holds a memset of 2x L2 after the kernel: the
+//             write-back that evict-first loads leave in L2 is paid by the next kernel
+#include <gpureduce/gpureduce.cuh>
+
+#include <cub/device/device_reduce.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x)                                                                                   \
+  do {                                                                                          \
+    const cudaError_t e_ = (x);                                                                 \
+    if (e_ != cudaSuccess) {                                                                    \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));          \
+      std::exit(1);                                                                             \
+    }                                                                                           \
+  } while (0)
+
+namespace {
+
+using u64 = unsigned long long;
+constexpr unsigned threads = 256;
+constexpr unsigned unroll = 4;
+constexpr unsigned blocks = 1056;
+
+enum Policy { plain, cs, evict_normal, evict_first, evict_first_256, policy_count };
+const char* const policy_names[] = {"ld.global", "ld.global.cs", "nc, L2 policy evict_normal", "nc, L2 policy evict_first",
+                                    "nc, evict_first, L2::256B"};
+
+template <Policy P>
+__device__ __forceinline__ int4 load(const int4* p) {
+  if constexpr (P == plain) {
+    int4 r;
+    asm volatile("ld.global.v4.s32 {%0,%1,%2,%3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+    return r;
+  } else if constexpr (P == cs) {
+    return __ldcs(p);
+  } else {
+    // sm_90 takes the L2 priority as a cache policy (createpolicy), not as a qualifier.
+    std::uint64_t policy;
+    if constexpr (P == evict_normal)
+      asm("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(policy));
+    else
+      asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    int4 r;
+    if constexpr (P != evict_first_256)
+      asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.s32 {%0,%1,%2,%3}, [%4], %5;"
+                   : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(policy));
+    else
+      asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.s32 {%0,%1,%2,%3}, [%4], %5;"
+                   : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(policy));
+    return r;
+  }
+}
+
+template <Policy P>
+__global__ void __launch_bounds__(threads) read_kernel(const int4* in, u64 vectors, u64* out) {
+  u64 acc = 0;
+  for (u64 base = u64(blockIdx.x) * threads * unroll; base < vectors; base += u64(gridDim.x) * threads * unroll) {
+    int4 x[unroll];
+#pragma unroll
+    for (unsigned k = 0; k < unroll; ++k) {
+      const u64 i = base + k * threads + threadIdx.x;
+      x[k] = i < vectors ? load<P>(in + i) : make_int4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (unsigned k = 0; k < unroll; ++k) acc += u64(unsigned(x[k].x + x[k].y + x[k].z + x[k].w));
+  }
+  __shared__ u64 warps[threads / 32];
+  for (int o = 16; o > 0; o /= 2) acc += __shfl_down_sync(0xffffffffu, acc, o);
+  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (unsigned w = 1; w < threads / 32; ++w) acc += warps[w];
+    out[blockIdx.x] = acc;
+  }
+}
+
+// Reads a buffer (the "clean" L2 state: L2 full of lines that need no write-back).
+__global__ void touch_kernel(const int4* p, u64 vectors, int* sink) {
+  int v = 0;
+  for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors; i += u64(gridDim.x) * blockDim.x) v ^= p[i].x;
+  if (v == 0x7fffffff) *sink = v;
+}
+
+enum State { dirty, clean, hot, produced, dirty_next };
+const char* const state_names[] = {"dirty", "clean", "hot", "produced", "dirty+next"};
+
+struct Bench {
+  cudaStream_t stream{};
+  int4* flush = nullptr;
+  std::size_t flush_bytes = 0;
+  int* sink = nullptr;
+  cudaEvent_t a{}, b{};
+  State state = dirty;
+  void* input = nullptr;
+  std::size_t input_bytes = 0;
+
+  Bench() {
+    int dev = 0, l2 = 0;
+    CK(cudaGetDevice(&dev));
+    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    flush_bytes = 2 * std::size_t(l2);
+    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CK(cudaMalloc(&flush, flush_bytes));
+    CK(cudaMemset(flush, 1, flush_bytes));
+    CK(cudaMalloc(&sink, sizeof(int)));
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+  }
+  void prepare() {
+    if (state == dirty || state == dirty_next) CK(cudaMemsetAsync(flush, 0, flush_bytes, stream));
+    if (state == produced) CK(cudaMemsetAsync(input, 1, input_bytes, stream));
+    if (state == clean) touch_kernel<<<1056, 256, 0, stream>>>(flush, flush_bytes / sizeof(int4), sink);
+  }
+  template <class F>
+  double median_us(F&& f, int reps = 30) {
+    for (int i = 0; i < 3; ++i) f();
+    CK(cudaStreamSynchronize(stream));
+    std::vector<double> v;
+    for (int i = 0; i < reps; ++i) {
+      prepare();
+      CK(cudaEventRecord(a, stream));
+      f();
+      if (state == dirty_next) CK(cudaMemsetAsync(flush, 0, flush_bytes, stream));
+      CK(cudaEventRecord(b, stream));
+      CK(cudaEventSynchronize(b));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, a, b));
+      v.push_back(ms * 1e3);
+    }
+    CK(cudaGetLastError());
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
+};
+
+}  // namespace
+
+int main() {
+  Bench bench;
+  cudaStream_t s = bench.stream;
+  const u64 max_n = u64(1) << 28;
+  int4* in = nullptr;
+  u64* out = nullptr;
+  long long* res = nullptr;
+  CK(cudaMalloc(&in, max_n * sizeof(int)));
+  CK(cudaMemset(in, 1, max_n * sizeof(int)));
+  CK(cudaMalloc(&out, blocks * sizeof(u64)));
+  CK(cudaMalloc(&res, sizeof(long long)));
+  const auto* ints = reinterpret_cast<const int*>(in);
+  void* temp = nullptr;
+  std::size_t temp_bytes = 0;
+  CK(cub::DeviceReduce::Sum(nullptr, temp_bytes, ints, res, std::int64_t(max_n), s));
+  CK(cudaMalloc(&temp, temp_bytes));
+
+  std::printf("int32 sum, median us of 30 samples; L2 before each sample: dirty (memset of %zu MB), clean "
+              "(read of as much), hot (nothing), produced (memset of the input), dirty+next (the memset also "
+              "after the kernel, timed)\n",
+              bench.flush_bytes >> 20);
+  std::printf("| L2 | n |");
+  for (int p = 0; p < policy_count; ++p) std::printf(" read, %s |", policy_names[p]);
+  std::printf(" gpureduce::sum | CUB Sum |\n|---|---:|");
+  for (int p = 0; p < policy_count + 2; ++p) std::printf("---:|");
+  std::printf("\n");
+  bench.input = in;
+  const u64 sizes[] = {u64(1) << 20, u64(1) << 22, u64(1) << 23, u64(1) << 24, u64(3) << 23, u64(1) << 25,
+                       u64(3) << 24, u64(1) << 26, u64(1) << 27, u64(1) << 28};
+  for (State st : {dirty, clean, hot, produced, dirty_next}) {
+    bench.state = st;
+    for (u64 n : sizes) {
+      const u64 vectors = n / 4;
+      bench.input_bytes = n * sizeof(int);
+      std::printf("| %s | %llu M |", state_names[st], n >> 20);
+      const auto read = [&](auto kernel) {
+        std::printf(" %.2f |", bench.median_us([&] { kernel<<<blocks, threads, 0, s>>>(in, vectors, out); }));
+      };
+      read(read_kernel<plain>);
+      read(read_kernel<cs>);
+      read(read_kernel<evict_normal>);
+      read(read_kernel<evict_first>);
+      read(read_kernel<evict_first_256>);
+      std::printf(" %.2f |", bench.median_us([&] { gpureduce::sum(ints, n, res, s); }));
+      std::printf(" %.2f |\n", bench.median_us([&] {
+        std::size_t b = temp_bytes;
+        CK(cub::DeviceReduce::Sum(temp, b, ints, res, std::int64_t(n), s));
+      }));
+    }
+  }
+  return 0;
+}
