@@ -5,7 +5,8 @@
 // library: same protocol as `gpureduce bench` (CUDA events, 3 warm-ups, median of 30), run by
 // `tools/device-run COMMIT l2policy`.
 //   read kernel: int32 sum of int4 vectors, 256 threads x 4 vectors per batch, grid stride, each
-//   block stores its partial (no combine), one wave of 1056 blocks, per load policy
+//   block stores its partial (no combine), one wave of 1056 blocks, per load (`variants`: plain,
+//   .cs, .nc, and .nc with an L2 cache policy of each priority, with or without L1::no_allocate)
 //   then gpureduce::sum and CUB's Sum, each under these L2 states before a sample:
 //   dirty     memset of 2x L2 (the bench's flush)
 //   clean     a read of 2x L2 (L2 full of lines that need no write-back)
@@ -21,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #define CK(x)                                                                                   \
@@ -39,45 +41,67 @@ constexpr unsigned threads = 256;
 constexpr unsigned unroll = 4;
 constexpr unsigned blocks = 1056;
 
-enum Policy { plain, cs, evict_normal, evict_first, evict_first_256, policy_count };
-const char* const policy_names[] = {"ld.global", "ld.global.cs", "nc, L2 policy evict_normal", "nc, L2 policy evict_first",
-                                    "nc, evict_first, L2::256B"};
+// A load: the instruction's form and, for the cache_hint forms, the L2 policy it carries.
+enum Form { global, global_cs, global_nc, hint_no_l1, hint };
+enum L2 { none, evict_normal, evict_unchanged, evict_first_half, evict_first };
+struct Variant {
+  Form form;
+  L2 l2;
+  const char* name;
+};
+constexpr Variant variants[] = {
+    {global, none, "ld.global"},
+    {global_cs, none, "ld.global.cs"},
+    {global_nc, none, "ld.global.nc"},
+    {hint_no_l1, evict_normal, "nc, no L1, evict_normal"},
+    {hint, evict_normal, "nc, evict_normal"},
+    {hint_no_l1, evict_unchanged, "nc, no L1, evict_unchanged"},
+    {hint_no_l1, evict_first_half, "nc, no L1, evict_first 0.5"},
+    {hint_no_l1, evict_first, "nc, no L1, evict_first"},
+    {hint, evict_first, "nc, evict_first"},
+};
+constexpr int variant_count = sizeof variants / sizeof variants[0];
 
-template <Policy P>
-__device__ __forceinline__ int4 load(const int4* p) {
-  if constexpr (P == plain) {
-    int4 r;
-    asm volatile("ld.global.v4.s32 {%0,%1,%2,%3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
-    return r;
-  } else if constexpr (P == cs) {
-    return __ldcs(p);
-  } else {
-    // sm_90 takes the L2 priority as a cache policy (createpolicy), not as a qualifier.
-    std::uint64_t policy;
-    if constexpr (P == evict_normal)
-      asm("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(policy));
-    else
-      asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-    int4 r;
-    if constexpr (P != evict_first_256)
-      asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.s32 {%0,%1,%2,%3}, [%4], %5;"
-                   : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(policy));
-    else
-      asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.s32 {%0,%1,%2,%3}, [%4], %5;"
-                   : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(policy));
-    return r;
-  }
+template <L2 P>
+__device__ __forceinline__ std::uint64_t make_policy() {
+  // sm_90 takes the L2 priority of a 16-byte load as a cache policy, not as a qualifier.
+  std::uint64_t r = 0;
+  if constexpr (P == evict_normal) asm("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(r));
+  if constexpr (P == evict_unchanged) asm("createpolicy.fractional.L2::evict_unchanged.b64 %0, 1.0;" : "=l"(r));
+  if constexpr (P == evict_first_half)
+    asm("createpolicy.fractional.L2::evict_first.L2::evict_unchanged.b64 %0, 0.5;" : "=l"(r));
+  if constexpr (P == evict_first) asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(r));
+  return r;
 }
 
-template <Policy P>
+template <Form F>
+__device__ __forceinline__ int4 load(const int4* p, std::uint64_t policy) {
+  int4 r;
+  if constexpr (F == global)
+    asm volatile("ld.global.v4.s32 {%0,%1,%2,%3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+  if constexpr (F == global_cs)
+    asm volatile("ld.global.cs.v4.s32 {%0,%1,%2,%3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+  if constexpr (F == global_nc)
+    asm volatile("ld.global.nc.v4.s32 {%0,%1,%2,%3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p));
+  if constexpr (F == hint_no_l1)
+    asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.s32 {%0,%1,%2,%3}, [%4], %5;"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(policy));
+  if constexpr (F == hint)
+    asm volatile("ld.global.nc.L2::cache_hint.v4.s32 {%0,%1,%2,%3}, [%4], %5;"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(policy));
+  return r;
+}
+
+template <Form F, L2 P>
 __global__ void __launch_bounds__(threads) read_kernel(const int4* in, u64 vectors, u64* out) {
+  const std::uint64_t policy = make_policy<P>();
   u64 acc = 0;
   for (u64 base = u64(blockIdx.x) * threads * unroll; base < vectors; base += u64(gridDim.x) * threads * unroll) {
     int4 x[unroll];
 #pragma unroll
     for (unsigned k = 0; k < unroll; ++k) {
       const u64 i = base + k * threads + threadIdx.x;
-      x[k] = i < vectors ? load<P>(in + i) : make_int4(0, 0, 0, 0);
+      x[k] = i < vectors ? load<F>(in + i, policy) : make_int4(0, 0, 0, 0);
     }
 #pragma unroll
     for (unsigned k = 0; k < unroll; ++k) acc += u64(unsigned(x[k].x + x[k].y + x[k].z + x[k].w));
@@ -175,9 +199,9 @@ int main() {
               "after the kernel, timed)\n",
               bench.flush_bytes >> 20);
   std::printf("| L2 | n |");
-  for (int p = 0; p < policy_count; ++p) std::printf(" read, %s |", policy_names[p]);
+  for (const Variant& v : variants) std::printf(" read, %s |", v.name);
   std::printf(" gpureduce::sum | CUB Sum |\n|---|---:|");
-  for (int p = 0; p < policy_count + 2; ++p) std::printf("---:|");
+  for (int p = 0; p < variant_count + 2; ++p) std::printf("---:|");
   std::printf("\n");
   bench.input = in;
   const u64 sizes[] = {u64(1) << 20, u64(1) << 22, u64(1) << 23, u64(1) << 24, u64(3) << 23, u64(1) << 25,
@@ -191,11 +215,9 @@ int main() {
       const auto read = [&](auto kernel) {
         std::printf(" %.2f |", bench.median_us([&] { kernel<<<blocks, threads, 0, s>>>(in, vectors, out); }));
       };
-      read(read_kernel<plain>);
-      read(read_kernel<cs>);
-      read(read_kernel<evict_normal>);
-      read(read_kernel<evict_first>);
-      read(read_kernel<evict_first_256>);
+      [&]<int... I>(std::integer_sequence<int, I...>) {
+        (read(read_kernel<variants[I].form, variants[I].l2>), ...);
+      }(std::make_integer_sequence<int, variant_count>{});
       std::printf(" %.2f |", bench.median_us([&] { gpureduce::sum(ints, n, res, s); }));
       std::printf(" %.2f |\n", bench.median_us([&] {
         std::size_t b = temp_bytes;

@@ -21,14 +21,18 @@ struct PlainLoad {
   }
 };
 
-// 16-byte loads, either plain or through the read-only path with an evict-first L2 policy made once
-// per thread. Plain rather than a policy of normal priority, which read 0.5-1% slower above the
-// limit (int32 sum of 2^26-2^28 on the H100, bench/results/*_ab_evict_first_*.txt).
+// 16-byte loads through the read-only path with an L2 policy made once per thread: evict-first, or
+// evict-unchanged, which read as fast as plain loads at every size and L2 state measured (a policy
+// of normal priority read 0.4% slower; a branch between hinted and plain loads made ptxas duplicate
+// the loop and slowed int8 argmax twofold: bench/results/*_l2policy_*.txt).
 class L2PolicyLoad {
  public:
-  __device__ __forceinline__ explicit L2PolicyLoad(bool evict_first) : evict_first_(evict_first) {
+  __device__ __forceinline__ explicit L2PolicyLoad(bool evict_first) {
 #if __CUDA_ARCH__ >= 800
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy_));
+    if (evict_first)
+      asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy_));
+    else
+      asm("createpolicy.fractional.L2::evict_unchanged.b64 %0, 1.0;" : "=l"(policy_));
 #endif
   }
 
@@ -36,21 +40,19 @@ class L2PolicyLoad {
     requires(sizeof(V) == 16 && alignof(V) >= 16)
   __device__ __forceinline__ V operator()(const V* p) const {
 #if __CUDA_ARCH__ >= 800
-    if (evict_first_) {
-      uint4 w;
-      asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-          : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
-          : "l"(p), "l"(policy_));
-      V r;
-      __builtin_memcpy(&r, &w, sizeof r);
-      return r;
-    }
+    uint4 w;
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+        : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+        : "l"(p), "l"(policy_));
+    V r;
+    __builtin_memcpy(&r, &w, sizeof r);
+    return r;
+#else
+    return *p;  // no cache policies before sm_80
 #endif
-    return *p;
   }
 
  private:
-  bool evict_first_;
   std::uint64_t policy_ = 0;
 };
 
