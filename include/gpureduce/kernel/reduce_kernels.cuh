@@ -87,7 +87,7 @@ template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class 
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     grid_kernel(Source src, std::uint64_t n, Out* out, void* workspace, Op op, bool evict_first) {
   __shared__ A warp_partials[warp_threads];
-  const L2PolicyLoad load(evict_first);
+  const StreamingLoad load(evict_first);
   auto* ws = static_cast<unsigned char*>(workspace);
   const A identity = op.template identity<A>();
   const bool is_last_block = blockIdx.x == gridDim.x - 1;

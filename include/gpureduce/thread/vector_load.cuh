@@ -21,39 +21,31 @@ struct PlainLoad {
   }
 };
 
-// 16-byte loads through the read-only path with an L2 policy made once per thread: evict-first, or
-// evict-unchanged, which read as fast as plain loads at every size and L2 state measured (a policy
-// of normal priority read 0.4% slower; a branch between hinted and plain loads made ptxas duplicate
-// the loop and slowed int8 argmax twofold: bench/results/*_l2policy_*.txt).
-class L2PolicyLoad {
+// 16-byte loads, evict-first (ld.global.cs) or plain, chosen per launch. One asm statement holds
+// both, predicated, so the compiler keeps one copy of the loop: written as a C++ branch, it made
+// two (int8 argmax twice as slow). An L2 cache policy (createpolicy) of evict-first reads as .cs
+// does, but costs an instruction the first load waits for (bench/results/*_l2policy_*.txt).
+class StreamingLoad {
  public:
-  __device__ __forceinline__ explicit L2PolicyLoad(bool evict_first) {
-#if __CUDA_ARCH__ >= 800
-    if (evict_first)
-      asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy_));
-    else
-      asm("createpolicy.fractional.L2::evict_unchanged.b64 %0, 1.0;" : "=l"(policy_));
-#endif
-  }
+  __device__ __forceinline__ explicit StreamingLoad(bool evict_first) : evict_first_(evict_first) {}
 
   template <class V>
     requires(sizeof(V) == 16 && alignof(V) >= 16)
   __device__ __forceinline__ V operator()(const V* p) const {
-#if __CUDA_ARCH__ >= 800
     uint4 w;
-    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+    asm("{\n\t.reg .pred ef;\n\t"
+        "setp.ne.u32 ef, %5, 0;\n\t"
+        "@ef ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];\n\t"
+        "@!ef ld.global.v4.u32 {%0, %1, %2, %3}, [%4];\n\t}"
         : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
-        : "l"(p), "l"(policy_));
+        : "l"(p), "r"(unsigned(evict_first_)));
     V r;
     __builtin_memcpy(&r, &w, sizeof r);
     return r;
-#else
-    return *p;  // no cache policies before sm_80
-#endif
   }
 
  private:
-  std::uint64_t policy_ = 0;
+  bool evict_first_;
 };
 
 }  // namespace gpureduce
