@@ -99,7 +99,9 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
                                   : packs_sum_v<A, Source, Op> ? TuningSm90<sizeof(T)>::packed_sum
                                                                : TuningSm90<sizeof(T)>::value;
   constexpr auto grid =
-      grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, A, Out, Source, Op>;
+      grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, false, A, Out, Source, Op>;
+  constexpr auto grid_evict_first =
+      grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, true, A, Out, Source, Op>;
   constexpr auto single =
       single_block_kernel<tuning.single_threads, tuning.single_min_blocks, tuning.single_unroll, A, Out, Source, Op>;
 
@@ -111,6 +113,9 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
     DeviceLimits limits{};
     if (const Status s = device_limits<grid, tuning.grid_threads>(device, &limits); !s) return s;
+    const bool evict_first = evict_first_loads(n, sizeof(T) * Source::arrays, limits.l2_bytes, tuning);
+    if (evict_first)
+      if (const Status s = device_limits<grid_evict_first, tuning.grid_threads>(device, &limits); !s) return s;
     const LaunchPlan plan =
         plan_launch(n, src.address(), sizeof(T), tuning, limits.resident_blocks, opt.force_kernel, opt.force_blocks);
     if (plan.kernel == Kernel::one_block) {
@@ -122,8 +127,8 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
         if (const Status s = WorkspacePool::for_device(device).slot(stream, &slot); !s) return s;
         ws = slot + slot_result_bytes;
       }
-      const bool evict_first = evict_first_loads(n, sizeof(T) * Source::arrays, limits.l2_bytes, tuning);
-      grid<<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op, evict_first);
+      const auto kernel = evict_first ? grid_evict_first : grid;
+      kernel<<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op);
     }
     return Status::from_cuda(cudaGetLastError());
   } catch (const std::bad_alloc&) {

@@ -4,9 +4,8 @@
 //                        workspace, no atomics: the shortest path from launch to result.
 //   grid_kernel          a persistent grid (at most one wave of resident blocks). Each block
 //                        publishes its partial; one block combines the partials in a fixed order
-//                        (the same bits on every run) and writes the result. Its vector loads
-//                        mark their lines evict-first in L2 when dispatch says so (evict_first;
-//                        thread/vector_load.cuh).
+//                        (the same bits on every run) and writes the result. EvictFirst: its
+//                        vector loads mark their lines evict-first in L2 (thread/vector_load.cuh).
 #pragma once
 
 #include <gpureduce/agent/thread_partial.cuh>
@@ -83,11 +82,12 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
   return acc;
 }
 
-template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class Out, class Source, class Op>
+template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, bool EvictFirst, class A, class Out, class Source,
+          class Op>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
-    grid_kernel(Source src, std::uint64_t n, Out* out, void* workspace, Op op, bool evict_first) {
+    grid_kernel(Source src, std::uint64_t n, Out* out, void* workspace, Op op) {
   __shared__ A warp_partials[warp_threads];
-  const StreamingLoad load(evict_first);
+  const VectorLoad<EvictFirst> load;
   auto* ws = static_cast<unsigned char*>(workspace);
   const A identity = op.template identity<A>();
   const bool is_last_block = blockIdx.x == gridDim.x - 1;

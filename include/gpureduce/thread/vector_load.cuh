@@ -1,5 +1,5 @@
-// How a thread loads the 16-byte vectors of the input body: plainly, or with an L2 eviction
-// priority (the grid kernel; dispatch picks the priority per call, tuning_sm90.hpp says when).
+// How a thread loads the 16-byte vectors of the input body: plainly, or evict-first in L2 (a
+// variant of the grid kernel; dispatch picks it per call, tuning_sm90.hpp says when).
 //
 // Why a priority: a kernel that runs after another one's writes finds L2 full of their dirty lines.
 // With normal loads it evicts those lines, and their write-back competes with its own reads for
@@ -14,38 +14,28 @@
 
 namespace gpureduce {
 
-struct PlainLoad {
+// EvictFirst: ld.global.cs, whose lines L2 evicts first; otherwise a plain load. A kernel template
+// argument, not a runtime choice: each alternative measured slowed some kernels at the sizes where
+// it does not apply. A C++ branch made ptxas keep two copies of the loop (int8 argmax twice as
+// slow); both loads predicated in one asm statement slowed int32 sums of 2^16-2^20 by 8%; an L2
+// cache policy (createpolicy) selected per launch added 1-2% to sums of 2^14-2^20
+// (bench/results/*_l2policy_*.txt).
+template <bool EvictFirst>
+struct VectorLoad {
   template <class V>
   __device__ __forceinline__ V operator()(const V* p) const {
-    return *p;
+    if constexpr (EvictFirst) {
+      static_assert(sizeof(V) == 16 && alignof(V) >= 16, "16-byte vectors only");
+      uint4 w;
+      asm("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w) : "l"(p));
+      V r;
+      __builtin_memcpy(&r, &w, sizeof r);
+      return r;
+    } else {
+      return *p;
+    }
   }
 };
-
-// 16-byte loads, evict-first (ld.global.cs) or plain, chosen per launch. One asm statement holds
-// both, predicated, so the compiler keeps one copy of the loop: written as a C++ branch, it made
-// two (int8 argmax twice as slow). An L2 cache policy (createpolicy) of evict-first reads as .cs
-// does, but costs an instruction the first load waits for (bench/results/*_l2policy_*.txt).
-class StreamingLoad {
- public:
-  __device__ __forceinline__ explicit StreamingLoad(bool evict_first) : evict_first_(evict_first) {}
-
-  template <class V>
-    requires(sizeof(V) == 16 && alignof(V) >= 16)
-  __device__ __forceinline__ V operator()(const V* p) const {
-    uint4 w;
-    asm("{\n\t.reg .pred ef;\n\t"
-        "setp.ne.u32 ef, %5, 0;\n\t"
-        "@ef ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];\n\t"
-        "@!ef ld.global.v4.u32 {%0, %1, %2, %3}, [%4];\n\t}"
-        : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
-        : "l"(p), "r"(unsigned(evict_first_)));
-    V r;
-    __builtin_memcpy(&r, &w, sizeof r);
-    return r;
-  }
-
- private:
-  bool evict_first_;
-};
+using PlainLoad = VectorLoad<false>;
 
 }  // namespace gpureduce
