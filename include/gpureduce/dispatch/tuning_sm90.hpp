@@ -19,13 +19,16 @@ struct TuningSm90 {
   // (2^15 int8: 5.4 us both; 2^16 int8: 7.0 against 5.4). Sum, commit 8cb472e,
   // bench/results/20261122_NVIDIA_H100_80GB_HBM3_tune.txt.
   //
-  // Grid loads evict-first in L2 up to 4x its size (H100: 200 MB), normal above. Read of int32
-  // with the production shape after the bench's flush (a memset of 2x L2, whose dirty lines the
-  // loads would evict): 16 MB 11.7 -> 11.1 us, 64 MB 32.9 -> 28.5, 192 MB 77.1 -> 75.8, 256 MB
-  // 98.1 -> 98.8 (even), 1 GB 353 -> 367 (4% slower: why the limit). After a memset of the input
-  // itself (a producer's output): 64 MB 27.1 -> 18.9 us, 192 MB 76.2 -> 67.1. Still ahead when the
-  // next kernel's time is counted, which pays the write-back deferred: 64 MB 65.9 -> 62.2 us.
-  // Clean L2: no change at any size (bench/results/*_l2policy_*.txt).
+  // Grid loads evict-first in L2 up to 4x its size (H100: 200 MB), plain above
+  // (thread/vector_load.cuh). A read of int32 with the production shape after the bench's flush (a
+  // memset of 2x L2, whose dirty lines plain loads evict): 16 MB 11.7 -> 11.1 us, 64 MB 32.9 ->
+  // 28.5, 192 MB 77.1 -> 75.7, 256 MB 98.4 -> 98.9 (even), 1 GB 354 -> 367 (4% slower: why the
+  // limit). After a memset of the input itself (a producer's output): 64 MB 27.2 -> 19.0 us, 192 MB
+  // 76.3 -> 67.0. Still ahead when the next kernel's time is counted, which pays the write-back
+  // deferred: 64 MB 66.3 -> 62.4 us. Clean L2: no change at any size (tools/probes/
+  // l2_policy_probe.cu, bench/results/*_l2policy_*.txt). int32 sum against f7af4c8 in one run:
+  // 2^22 13.3 -> 12.7 us, 2^24 34.4 -> 30.0, 2^25 57.4 -> 53.7; 0.99-1.00x above the limit and
+  // below 2^22 (bench/results/*_ab_evict_first_14fafbd_vs_f7af4c8.txt).
   static constexpr unsigned evict_first_max_l2 = 4;
   static constexpr ReduceTuning value{
       256, 4, 512, 4, ElemBytes >= 2 ? 64 * 1024 : 32 * 1024, 0, 0, evict_first_max_l2};

@@ -7,7 +7,7 @@
 // before reaching it. Evict-first loads replace each other and leave those lines in L2. On the
 // H100 this took a 2^24 int32 read from 32.9 to 28.5 us after a memset of 2x L2, and from 27.1 to
 // 18.9 us after a memset of the input itself. Reads after a clean L2 were unchanged
-// (bench/results/*_l2policy_*.txt).
+// (tools/probes/l2_policy_probe.cu, bench/results/*_l2policy_*.txt).
 #pragma once
 
 #include <cstdint>
@@ -15,11 +15,12 @@
 namespace gpureduce {
 
 // EvictFirst: ld.global.cs, whose lines L2 evicts first; otherwise a plain load. A kernel template
-// argument, not a runtime choice: each alternative measured slowed some kernels at the sizes where
-// it does not apply. A C++ branch made ptxas keep two copies of the loop (int8 argmax twice as
-// slow); both loads predicated in one asm statement slowed int32 sums of 2^16-2^20 by 8%; an L2
-// cache policy (createpolicy) selected per launch added 1-2% to sums of 2^14-2^20
-// (bench/results/*_l2policy_*.txt).
+// argument, not a runtime choice: each runtime choice measured slowed some kernels (A/B runs
+// against f7af4c8, bench/results/*_ab_*_vs_f7af4c8.txt). A C++ branch between the two loads made
+// the compiler keep two copies of the loop: int8 argmax twice as slow (aa3a2e6). Both loads
+// predicated in one asm statement: int32 sums of 2^16-2^20 8% slower (f360760). An L2 cache
+// policy (createpolicy) of evict-first or evict-unchanged per launch: 1-2% slower from 2^14 to
+// 2^20 (699c8e7); of evict-normal, also 0.5-1% slower above the limit (882cff6).
 template <bool EvictFirst>
 struct VectorLoad {
   template <class V>
