@@ -21,14 +21,14 @@ struct TuningSm90 {
   //
   // Grid loads evict-first in L2 up to 4x its size (H100: 200 MB), plain above
   // (thread/vector_load.cuh). A read of int32 with the production shape after the bench's flush (a
-  // memset of 2x L2, whose dirty lines plain loads evict): 16 MB 11.7 -> 11.1 us, 64 MB 32.9 ->
-  // 28.5, 192 MB 77.1 -> 75.7, 256 MB 98.4 -> 98.9 (even), 1 GB 354 -> 367 (4% slower: why the
-  // limit). After a memset of the input itself (a producer's output): 64 MB 27.2 -> 19.0 us, 192 MB
-  // 76.3 -> 67.0. Still ahead when the next kernel's time is counted, which pays the write-back
-  // deferred: 64 MB 66.3 -> 62.4 us. Clean L2: no change at any size (tools/probes/
-  // l2_policy_probe.cu, bench/results/*_l2policy_*.txt). int32 sum against f7af4c8 in one run:
-  // 2^22 13.3 -> 12.7 us, 2^24 34.4 -> 30.0, 2^25 57.4 -> 53.7; 0.99-1.00x above the limit and
-  // below 2^22 (bench/results/*_ab_evict_first_14fafbd_vs_f7af4c8.txt).
+  // memset of 2x L2, whose dirty lines plain loads evict): 16 MB 11.8 -> 11.0 us, 64 MB 33.1 ->
+  // 28.5, 192 MB 77.4 -> 75.8, 256 MB 98.6 -> 99.1 (even), 1 GB 357 -> 370 (4% slower: why the
+  // limit). After a memset of the input itself (a producer's output): 64 MB 27.1 -> 19.0 us, 192 MB
+  // 76.3 -> 67.2. Still ahead when the next kernel's time is counted, which pays the write-back
+  // deferred: 64 MB 66.1 -> 62.3 us. Clean L2: no change at any size (tools/probes/
+  // l2_policy_probe.cu, bench/results/*_l2policy_ab38181.txt). int32 sum against f7af4c8 in one
+  // run: 2^22 13.3 -> 12.7 us, 2^24 34.4 -> 30.0, 2^25 57.4 -> 53.7; 0.99-1.00x above the limit
+  // and below 2^22 (bench/results/*_ab_evict_first_14fafbd_vs_f7af4c8.txt).
   static constexpr unsigned evict_first_max_l2 = 4;
   static constexpr ReduceTuning value{
       256, 4, 512, 4, ElemBytes >= 2 ? 64 * 1024 : 32 * 1024, 0, 0, evict_first_max_l2};

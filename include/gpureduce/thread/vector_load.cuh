@@ -5,9 +5,9 @@
 // With normal loads it evicts those lines, and their write-back competes with its own reads for
 // DRAM. When a producer has just written the input, it also evicts the input's own resident tail
 // before reaching it. Evict-first loads replace each other and leave those lines in L2. On the
-// H100 this took a 2^24 int32 read from 32.9 to 28.5 us after a memset of 2x L2, and from 27.1 to
-// 18.9 us after a memset of the input itself. Reads after a clean L2 were unchanged
-// (tools/probes/l2_policy_probe.cu, bench/results/*_l2policy_*.txt).
+// H100 this took a 2^24 int32 read from 33.1 to 28.5 us after a memset of 2x L2, and from 27.1 to
+// 19.0 us after a memset of the input itself. Reads after a clean L2 were unchanged
+// (tools/probes/l2_policy_probe.cu, bench/results/*_l2policy_ab38181.txt).
 #pragma once
 
 #include <cstdint>
