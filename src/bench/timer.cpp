@@ -26,13 +26,17 @@ void GpuTimer::flush_l2() {
   if (flush_.size()) GPUREDUCE_CUDA(cudaMemsetAsync(flush_.get(), 0, flush_.size(), stream_));
 }
 
-TimingStats GpuTimer::measure(const std::function<void(cudaStream_t)>& enqueue, int reps, int warmup) {
+TimingStats GpuTimer::measure(const std::function<void(cudaStream_t)>& enqueue, int reps, int warmup,
+                              const std::function<void(cudaStream_t)>& before) {
   for (int i = 0; i < warmup; ++i) enqueue(stream_);
   GPUREDUCE_CUDA(cudaStreamSynchronize(stream_));
   std::vector<double> ms;
   ms.reserve(reps);
   for (int i = 0; i < reps; ++i) {
-    flush_l2();
+    if (before)
+      before(stream_);
+    else
+      flush_l2();
     GPUREDUCE_CUDA(cudaEventRecord(start_, stream_));
     enqueue(stream_);
     GPUREDUCE_CUDA(cudaEventRecord(stop_, stream_));

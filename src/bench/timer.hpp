@@ -26,8 +26,10 @@ class GpuTimer {
   GpuTimer(const GpuTimer&) = delete;
   GpuTimer& operator=(const GpuTimer&) = delete;
 
-  // Runs enqueue(stream) `warmup` times untimed, then `reps` timed samples with a cold L2.
-  TimingStats measure(const std::function<void(cudaStream_t)>& enqueue, int reps, int warmup = 3);
+  // Runs enqueue(stream) `warmup` times untimed, then `reps` timed samples with a cold L2, or with
+  // the L2 that `before` leaves (enqueued untimed before each sample, instead of the flush).
+  TimingStats measure(const std::function<void(cudaStream_t)>& enqueue, int reps, int warmup = 3,
+                      const std::function<void(cudaStream_t)>& before = {});
 
   cudaStream_t stream() const { return stream_; }
 

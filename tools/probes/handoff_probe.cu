@@ -13,6 +13,8 @@
 
 #include <cub/device/device_reduce.cuh>
 
+#include "read_sum.cuh"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -112,17 +114,7 @@ template <bool Handoff, bool Traced, Mode M = two_copies>
 __global__ void __launch_bounds__(threads)
     read_kernel(const int4* in, u64 vectors, u64* out, Slot* slots, u64 tag, Trace trace) {
   if (Traced && threadIdx.x == 0) trace.start[blockIdx.x] = now(), trace.sm[blockIdx.x] = sm_id();
-  u64 acc = 0;
-  for (u64 base = u64(blockIdx.x) * threads * unroll; base < vectors; base += u64(gridDim.x) * threads * unroll) {
-    int4 x[unroll];
-#pragma unroll
-    for (unsigned k = 0; k < unroll; ++k) {
-      const u64 i = base + k * threads + threadIdx.x;
-      x[k] = i < vectors ? in[i] : make_int4(0, 0, 0, 0);
-    }
-#pragma unroll
-    for (unsigned k = 0; k < unroll; ++k) acc += u64(unsigned(x[k].x + x[k].y + x[k].z + x[k].w));
-  }
+  u64 acc = read_sum<threads, unroll>(in, vectors, [](const int4* p) { return *p; });
   const unsigned last = gridDim.x - 1;
   const bool is_last = blockIdx.x == last;
   if (!Handoff) {

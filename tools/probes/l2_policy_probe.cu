@@ -18,21 +18,13 @@
 
 #include <cub/device/device_reduce.cuh>
 
-#include <algorithm>
+#include "read_sum.cuh"
+
+#include "../../src/bench/timer.hpp"
+
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <utility>
-#include <vector>
-
-#define CK(x)                                                                                   \
-  do {                                                                                          \
-    const cudaError_t e_ = (x);                                                                 \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));          \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
 
 namespace {
 
@@ -95,17 +87,7 @@ __device__ __forceinline__ int4 load(const int4* p, std::uint64_t policy) {
 template <Form F, L2 P>
 __global__ void __launch_bounds__(threads) read_kernel(const int4* in, u64 vectors, u64* out) {
   const std::uint64_t policy = make_policy<P>();
-  u64 acc = 0;
-  for (u64 base = u64(blockIdx.x) * threads * unroll; base < vectors; base += u64(gridDim.x) * threads * unroll) {
-    int4 x[unroll];
-#pragma unroll
-    for (unsigned k = 0; k < unroll; ++k) {
-      const u64 i = base + k * threads + threadIdx.x;
-      x[k] = i < vectors ? load<F>(in + i, policy) : make_int4(0, 0, 0, 0);
-    }
-#pragma unroll
-    for (unsigned k = 0; k < unroll; ++k) acc += u64(unsigned(x[k].x + x[k].y + x[k].z + x[k].w));
-  }
+  u64 acc = read_sum<threads, unroll>(in, vectors, [&](const int4* p) { return load<F>(p, policy); });
   __shared__ u64 warps[threads / 32];
   for (int o = 16; o > 0; o /= 2) acc += __shfl_down_sync(0xffffffffu, acc, o);
   if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = acc;
@@ -126,78 +108,60 @@ __global__ void touch_kernel(const int4* p, u64 vectors, int* sink) {
 enum State { dirty, clean, hot, produced, dirty_next };
 const char* const state_names[] = {"dirty", "clean", "hot", "produced", "dirty+next"};
 
+// Median us of f, each sample after `st`'s L2 state (dirty+next: and the memset after f, timed).
 struct Bench {
-  cudaStream_t stream{};
-  int4* flush = nullptr;
-  std::size_t flush_bytes = 0;
-  int* sink = nullptr;
-  cudaEvent_t a{}, b{};
-  State state = dirty;
+  gpureduce::GpuTimer timer;
+  gpureduce::DeviceBuffer<int4> flush;
+  gpureduce::DeviceBuffer<int> sink{1};
   void* input = nullptr;
   std::size_t input_bytes = 0;
 
-  Bench() {
-    int dev = 0, l2 = 0;
-    CK(cudaGetDevice(&dev));
-    CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-    flush_bytes = 2 * std::size_t(l2);
-    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    CK(cudaMalloc(&flush, flush_bytes));
-    CK(cudaMemset(flush, 1, flush_bytes));
-    CK(cudaMalloc(&sink, sizeof(int)));
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
+  Bench(cudaStream_t s, std::size_t l2_bytes) : timer(s, 0), flush(2 * l2_bytes / sizeof(int4)) {
+    GPUREDUCE_CUDA(cudaMemset(flush.get(), 1, flush.size() * sizeof(int4)));
   }
-  void prepare() {
-    if (state == dirty || state == dirty_next) CK(cudaMemsetAsync(flush, 0, flush_bytes, stream));
-    if (state == produced) CK(cudaMemsetAsync(input, 1, input_bytes, stream));
-    if (state == clean) touch_kernel<<<1056, 256, 0, stream>>>(flush, flush_bytes / sizeof(int4), sink);
-  }
+  std::size_t flush_bytes() const { return flush.size() * sizeof(int4); }
   template <class F>
-  double median_us(F&& f, int reps = 30) {
-    for (int i = 0; i < 3; ++i) f();
-    CK(cudaStreamSynchronize(stream));
-    std::vector<double> v;
-    for (int i = 0; i < reps; ++i) {
-      prepare();
-      CK(cudaEventRecord(a, stream));
+  double median_us(State st, F&& f) {
+    const auto memset_flush = [&](cudaStream_t s) { GPUREDUCE_CUDA(cudaMemsetAsync(flush.get(), 0, flush_bytes(), s)); };
+    const auto before = [&](cudaStream_t s) {
+      if (st == dirty || st == dirty_next) memset_flush(s);
+      if (st == produced) GPUREDUCE_CUDA(cudaMemsetAsync(input, 1, input_bytes, s));
+      if (st == clean) touch_kernel<<<1056, 256, 0, s>>>(flush.get(), flush.size(), sink.get());
+    };
+    const auto run = [&](cudaStream_t s) {
       f();
-      if (state == dirty_next) CK(cudaMemsetAsync(flush, 0, flush_bytes, stream));
-      CK(cudaEventRecord(b, stream));
-      CK(cudaEventSynchronize(b));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, a, b));
-      v.push_back(ms * 1e3);
-    }
-    CK(cudaGetLastError());
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+      if (st == dirty_next) memset_flush(s);
+    };
+    const double ms = timer.measure(run, 30, 3, before).median_ms;
+    GPUREDUCE_CUDA(cudaGetLastError());
+    return ms * 1e3;
   }
 };
 
 }  // namespace
 
 int main() {
-  Bench bench;
-  cudaStream_t s = bench.stream;
+  int dev = 0, l2 = 0;
+  GPUREDUCE_CUDA(cudaGetDevice(&dev));
+  GPUREDUCE_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+  cudaStream_t s{};
+  GPUREDUCE_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  Bench bench(s, std::size_t(l2));
   const u64 max_n = u64(1) << 28;
-  int4* in = nullptr;
-  u64* out = nullptr;
-  long long* res = nullptr;
-  CK(cudaMalloc(&in, max_n * sizeof(int)));
-  CK(cudaMemset(in, 1, max_n * sizeof(int)));
-  CK(cudaMalloc(&out, blocks * sizeof(u64)));
-  CK(cudaMalloc(&res, sizeof(long long)));
+  const gpureduce::DeviceBuffer<int4> input(max_n / 4);
+  const gpureduce::DeviceBuffer<u64> partials(blocks);
+  const gpureduce::DeviceBuffer<long long> result(1);
+  int4* in = input.get();
+  GPUREDUCE_CUDA(cudaMemset(in, 1, max_n * sizeof(int)));
   const auto* ints = reinterpret_cast<const int*>(in);
-  void* temp = nullptr;
   std::size_t temp_bytes = 0;
-  CK(cub::DeviceReduce::Sum(nullptr, temp_bytes, ints, res, std::int64_t(max_n), s));
-  CK(cudaMalloc(&temp, temp_bytes));
+  GPUREDUCE_CUDA(cub::DeviceReduce::Sum(nullptr, temp_bytes, ints, result.get(), std::int64_t(max_n), s));
+  const gpureduce::DeviceBuffer<unsigned char> temp(temp_bytes);
 
   std::printf("int32 sum, median us of 30 samples; L2 before each sample: dirty (memset of %zu MB), clean "
               "(read of as much), hot (nothing), produced (memset of the input), dirty+next (the memset also "
               "after the kernel, timed)\n",
-              bench.flush_bytes >> 20);
+              bench.flush_bytes() >> 20);
   std::printf("| L2 | n |");
   for (const Variant& v : variants) std::printf(" read, %s |", v.name);
   std::printf(" gpureduce::sum | CUB Sum |\n|---|---:|");
@@ -207,21 +171,20 @@ int main() {
   const u64 sizes[] = {u64(1) << 20, u64(1) << 22, u64(1) << 23, u64(1) << 24, u64(3) << 23, u64(1) << 25,
                        u64(3) << 24, u64(1) << 26, u64(1) << 27, u64(1) << 28};
   for (State st : {dirty, clean, hot, produced, dirty_next}) {
-    bench.state = st;
     for (u64 n : sizes) {
       const u64 vectors = n / 4;
       bench.input_bytes = n * sizeof(int);
       std::printf("| %s | %llu M |", state_names[st], n >> 20);
       const auto read = [&](auto kernel) {
-        std::printf(" %.2f |", bench.median_us([&] { kernel<<<blocks, threads, 0, s>>>(in, vectors, out); }));
+        std::printf(" %.2f |", bench.median_us(st, [&] { kernel<<<blocks, threads, 0, s>>>(in, vectors, partials.get()); }));
       };
       [&]<int... I>(std::integer_sequence<int, I...>) {
         (read(read_kernel<variants[I].form, variants[I].l2>), ...);
       }(std::make_integer_sequence<int, variant_count>{});
-      std::printf(" %.2f |", bench.median_us([&] { gpureduce::sum(ints, n, res, s); }));
-      std::printf(" %.2f |\n", bench.median_us([&] {
+      std::printf(" %.2f |", bench.median_us(st, [&] { gpureduce::sum(ints, n, result.get(), s); }));
+      std::printf(" %.2f |\n", bench.median_us(st, [&] {
         std::size_t b = temp_bytes;
-        CK(cub::DeviceReduce::Sum(temp, b, ints, res, std::int64_t(n), s));
+        GPUREDUCE_CUDA(cub::DeviceReduce::Sum(temp.get(), b, ints, result.get(), std::int64_t(n), s));
       }));
     }
   }
