@@ -21,6 +21,9 @@ struct Options {
   // kernel's block count.
   Kernel force_kernel = Kernel::automatic;
   std::uint64_t force_blocks = 0;
+  // The L2 priority of the input's lines (dispatch/launch_plan.hpp): by default evict-first up to
+  // 4x the L2 size; L2Policy::normal keeps them as other data, for an input read again later.
+  L2Policy l2 = L2Policy::automatic;
   // Sums and dot products of float, double, __half and __nv_bfloat16 (dot: float): the exact sum,
   // rounded once (docs/exact.md), instead of the fast one. Integer sums are exact either way.
   bool exact = false;

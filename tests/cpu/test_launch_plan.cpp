@@ -55,16 +55,20 @@ TEST(test_dispatch_launch_plan, forced_shapes) {
 
 TEST(test_dispatch_launch_plan, loads_evict_first_up_to_four_times_l2) {
   constexpr std::uint64_t l2 = 50u << 20;  // H100
+  constexpr L2Policy a = L2Policy::automatic;
   EXPECT_EQ(t.evict_first_max_l2, 4u);
-  EXPECT_TRUE(evict_first_loads(std::uint64_t(1) << 24, 4, l2, t));  // 64 MB
-  EXPECT_TRUE(evict_first_loads(4 * l2 / 4, 4, l2, t));
-  EXPECT_FALSE(evict_first_loads(4 * l2 / 4 + 1, 4, l2, t));
-  EXPECT_FALSE(evict_first_loads(4 * l2 / 8 + 1, 8, l2, t));  // a dot product of int32 reads 8 bytes per element
-  EXPECT_FALSE(evict_first_loads(std::uint64_t(INT64_MAX), 1, l2, t));
-  EXPECT_TRUE(evict_first_loads(1, 16, l2, t));
-  EXPECT_FALSE(evict_first_loads(1, 4, l2, ReduceTuning{}));  // 0: never
+  EXPECT_TRUE(evict_first_loads(a, std::uint64_t(1) << 24, 4, l2, t));  // 64 MB
+  EXPECT_TRUE(evict_first_loads(a, 4 * l2 / 4, 4, l2, t));
+  EXPECT_FALSE(evict_first_loads(a, 4 * l2 / 4 + 1, 4, l2, t));
+  EXPECT_FALSE(evict_first_loads(a, 4 * l2 / 8 + 1, 8, l2, t));  // a dot product of int32 reads 8 bytes per element
+  EXPECT_FALSE(evict_first_loads(a, std::uint64_t(INT64_MAX), 1, l2, t));
+  EXPECT_TRUE(evict_first_loads(a, 1, 16, l2, t));
+  EXPECT_FALSE(evict_first_loads(a, 1, 4, l2, ReduceTuning{}));  // 0: never
   EXPECT_EQ(TuningSm90<1>::packed_sum.evict_first_max_l2, 4u);
   EXPECT_EQ(TuningSm90<8>::arg_extreme.evict_first_max_l2, 4u);
+  // The caller's choice holds at any size.
+  EXPECT_FALSE(evict_first_loads(L2Policy::normal, 1024, 4, l2, t));
+  EXPECT_TRUE(evict_first_loads(L2Policy::evict_first, std::uint64_t(1) << 40, 4, l2, t));
 }
 
 TEST(test_dispatch_launch_plan, workspace_holds_a_partial_per_block) {

@@ -206,6 +206,35 @@ TEST(test_reduce_api, bit_identical_over_ten_runs) {
   }
 }
 
+// The L2 policy changes how lines are cached, never the result: the same bits from both grid loads,
+// across the automatic limit (2^26 + 5 float32: 256 MB, above 4x an H100's L2) and below it.
+TEST(test_reduce_api, l2_policies_give_the_same_bits) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  for (const std::uint64_t n : {(1ull << 22) + 3, (1ull << 26) + 5}) {
+    const auto h = random_input<float>(n, seed + n);
+    DeviceInput<float> d(h, 4);
+    const auto with = [&](L2Policy l2) {
+      Options opt;
+      opt.l2 = l2;
+      return run_to_host<float>([&](float* o) { sum(d.get(), n, o, nullptr, opt); });
+    };
+    const float automatic = with(L2Policy::automatic), normal = with(L2Policy::normal),
+                evict_first = with(L2Policy::evict_first);
+    EXPECT_EQ(std::memcmp(&automatic, &normal, sizeof(float)), 0) << "n=" << n;
+    EXPECT_EQ(std::memcmp(&automatic, &evict_first, sizeof(float)), 0) << "n=" << n;
+    const auto ints = random_input<std::int32_t>(n, seed + n + 1);
+    DeviceInput<std::int32_t> di(ints, 0);
+    for (const L2Policy l2 : {L2Policy::normal, L2Policy::evict_first}) {
+      Options opt;
+      opt.l2 = l2;
+      const auto s = run_to_host<std::int64_t>([&](std::int64_t* o) { sum(di.get(), n, o, nullptr, opt); });
+      EXPECT_EQ(std::uint64_t(s), reference::int_sum(ints.data(), n)) << "n=" << n << " l2=" << int(l2);
+    }
+  }
+}
+
 // More than 2^31 int8 elements: the sum (int64) and the argmax index beyond 2^31.
 TEST(test_reduce_api, more_than_two_pow_31_int8) {
   GPUREDUCE_REQUIRE_GPU();
@@ -299,17 +328,21 @@ TEST(test_reduce_api, sync_calls_functors_transforms_and_caller_workspace) {
   cudaFree(ws);
 }
 
-// Small inputs through every kernel, for compute-sanitizer (tools/sanitize.sh runs *sanitizer_sizes*).
+// Small inputs through every kernel (both loads of the grid kernel), for compute-sanitizer
+// (tools/sanitize.sh runs *sanitizer_sizes*).
 template <class T>
 void sanitizer_sizes_for() {
   for (const std::uint64_t n : {1ull, 33ull, 1025ull, 65537ull}) {
     const auto h = random_input<T>(n, test_seed() + n);
     const DeviceInput<T> d(h, 1);
-    for (const Kernel k : {Kernel::one_block, Kernel::grid}) {
-      SCOPED_TRACE("n=" + std::to_string(n) + " kernel=" + std::to_string(int(k)));
+    const std::pair<Kernel, L2Policy> paths[] = {
+        {Kernel::one_block, L2Policy::automatic}, {Kernel::grid, L2Policy::normal}, {Kernel::grid, L2Policy::evict_first}};
+    for (const auto [k, l2] : paths) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " kernel=" + std::to_string(int(k)) + " l2=" + std::to_string(int(l2)));
       Options opt;
       opt.force_kernel = k;
       opt.force_blocks = k == Kernel::grid ? 3 : 0;
+      opt.l2 = l2;
       check_all_ops(h, d.get(), opt);
     }
   }

@@ -113,7 +113,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
     DeviceLimits limits{};
     if (const Status s = device_limits<grid, tuning.grid_threads>(device, &limits); !s) return s;
-    const bool evict_first = evict_first_loads(n, sizeof(T) * Source::arrays, limits.l2_bytes, tuning);
+    const bool evict_first = evict_first_loads(opt.l2, n, sizeof(T) * Source::arrays, limits.l2_bytes, tuning);
     if (evict_first)
       if (const Status s = device_limits<grid_evict_first, tuning.grid_threads>(device, &limits); !s) return s;
     const LaunchPlan plan =

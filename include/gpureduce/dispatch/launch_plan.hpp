@@ -59,10 +59,18 @@ GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t add
   return {k, t.grid_threads, max_u64(1, min_u64(ceil_div(split.vectors, per_batch), cap))};
 }
 
-// Whether the grid kernel loads evict-first (ReduceTuning::evict_first_max_l2): n elements of
-// `bytes_per_element` (all arrays read), on a device with l2_bytes of L2.
-GPUREDUCE_HD constexpr bool evict_first_loads(std::uint64_t n, unsigned bytes_per_element, std::uint64_t l2_bytes,
-                                              const ReduceTuning& t) {
+// How the grid kernel's loads treat L2 (Options::l2; docs/production.md, "Loads and L2").
+//   automatic    evict-first up to ReduceTuning::evict_first_max_l2 times the L2 size, normal above
+//   normal       the default priority at any size: for an input that a later kernel reads again
+//                after other traffic, which evict-first lines would be the first to make room for
+//   evict_first  at any size
+enum class L2Policy : unsigned char { automatic, normal, evict_first };
+
+// Whether the grid kernel loads evict-first: n elements of `bytes_per_element` (all arrays read), on
+// a device with l2_bytes of L2.
+GPUREDUCE_HD constexpr bool evict_first_loads(L2Policy policy, std::uint64_t n, unsigned bytes_per_element,
+                                              std::uint64_t l2_bytes, const ReduceTuning& t) {
+  if (policy != L2Policy::automatic) return policy == L2Policy::evict_first;
   return n <= std::uint64_t(t.evict_first_max_l2) * l2_bytes / bytes_per_element;
 }
 
