@@ -121,6 +121,7 @@ ProductionRow measure(BenchOp op, const T* in, std::uint64_t n, GpuTimer& timer,
   Options opt;
   opt.force_kernel = run.kernel;
   opt.force_blocks = run.grid_blocks;
+  opt.l2 = run.l2;
   std::function<void(cudaStream_t)> ours, cub_run;
   std::function<bool()> agree;
   DeviceBuffer<unsigned char> temp, out_ours(32), out_cub(32);

@@ -23,6 +23,7 @@ struct ProductionRun {
   std::uint64_t seed = 1;
   Kernel kernel = Kernel::automatic;  // Options::force_kernel and force_blocks for the gpureduce rows
   std::uint64_t grid_blocks = 0;
+  L2Policy l2 = L2Policy::automatic;  // Options::l2 for the gpureduce rows
   bool exact = false;  // sum rows: the exact sum ("ours") against gpureduce's plain sum (in "cub")
 };
 

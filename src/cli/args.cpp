@@ -32,6 +32,8 @@ const char* const usage =
     "  --reps R               timed samples per row (default 20)\n"
     "  --kernel K             auto | one-block | grid: force gpureduce's kernel (default auto)\n"
     "  --grid-blocks B        with the grid kernel, B blocks (default: sized from the input)\n"
+    "  --l2 P                 auto | normal | evict-first: the L2 priority of gpureduce's grid loads\n"
+    "                         (Options::l2; default auto: evict-first up to 4x the L2 size)\n"
     "  --mode M               plain | exact: exact compares the exact sum (float types) with the\n"
     "                         plain sum of the same type instead of CUB (default plain)\n"
     "  --json FILE, --seed S  as for ladder\n"
@@ -124,7 +126,7 @@ Parsed parse_bench(const std::vector<std::string>& args) {
       return r;
     }
     if (opt != "--types" && opt != "--ops" && opt != "--n" && opt != "--reps" && opt != "--json" && opt != "--seed" &&
-        opt != "--kernel" && opt != "--grid-blocks" && opt != "--mode")
+        opt != "--kernel" && opt != "--grid-blocks" && opt != "--l2" && opt != "--mode")
       return fail("unknown option '" + opt + "' (try --help)");
     if (i + 1 >= args.size()) return fail("option " + opt + " needs a value");
     const std::string& val = args[++i];
@@ -149,6 +151,10 @@ Parsed parse_bench(const std::vector<std::string>& args) {
       if (val != "auto" && val != "one-block" && val != "grid")
         return fail("--kernel: '" + val + "' is not one of auto, one-block, grid");
       a.kernel = val;
+    } else if (opt == "--l2") {
+      if (val != "auto" && val != "normal" && val != "evict-first")
+        return fail("--l2: '" + val + "' is not one of auto, normal, evict-first");
+      a.l2 = val;
     } else {
       const auto k = parse_unsigned<std::uint64_t>(val);
       if (!k || *k < 1) return fail("--grid-blocks: '" + val + "' is not a whole number >= 1");

@@ -52,7 +52,10 @@ int run_bench_command(const BenchArgs& args) {
     const Kernel kernel = args.kernel == "one-block" ? Kernel::one_block
                           : args.kernel == "grid"    ? Kernel::grid
                                                      : Kernel::automatic;
-    const ProductionRun run{args.types, args.ops, args.sizes, args.reps, args.seed, kernel, args.grid_blocks, args.exact};
+    const L2Policy l2 = args.l2 == "normal"        ? L2Policy::normal
+                        : args.l2 == "evict-first" ? L2Policy::evict_first
+                                                   : L2Policy::automatic;
+    const ProductionRun run{args.types, args.ops, args.sizes, args.reps, args.seed, kernel, args.grid_blocks, l2, args.exact};
     const auto rows = run_production(info.device, timer, run, [](std::size_t done, std::size_t total) {
       if (done < total) std::cerr << "\r[" << done + 1 << "/" << total << "]     " << std::flush;
       else std::cerr << "\r[" << total << "/" << total << "] done\n";

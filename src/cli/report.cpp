@@ -120,7 +120,8 @@ void print_bench_table(std::ostream& os, const RunInfo& info, const BenchArgs& a
     const ProductionRow& r = rows[i];
     if (i == 0 || rows[i - 1].op != r.op || rows[i - 1].type != r.type)
       os << "\n" << elem_type_name(r.type) << " " << bench_op_name(r.op) << ", median of " << args.reps
-         << " samples, L2 flushed before each\n\n"
+         << " samples, L2 flushed before each" << (args.l2 == "auto" ? "" : ", gpureduce's loads --l2 " + args.l2)
+         << "\n\n"
          << (args.exact ? "| n | exact (us) | plain sum (us) | exact / plain throughput | exact GB/s | % ceiling | plain GB/s | verified |"
                         : "| n | gpureduce (us) | CUB (us) | speed-up | gpureduce GB/s | % ceiling | CUB GB/s | verified |")
          << (r.g2g.median_ms > 0 ? " CUB gpu_to_gpu (us) | exact / gpu_to_gpu throughput |\n" : "\n")
@@ -151,6 +152,7 @@ void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& ar
   write_run_fields(w, info, "gpureduce bench");
   w.key("config").begin_object();
   w.field("reps", args.reps).field("seed", args.seed).field("kernel", args.kernel).field("grid_blocks", args.grid_blocks);
+  w.field("l2", args.l2);
   w.field("timing", timing_method);
   w.field("data", "device-generated hash: integers in [-100, 100], floating values in [-1, 1)");
   w.field("mode", args.exact ? "exact" : "plain");

@@ -101,7 +101,7 @@ TEST(test_cli_args, sweep_sizes_2_pow_10_to_28) {
 
 TEST(test_cli_args, bench_lists_and_defaults) {
   const Parsed p = parse({"bench", "--types", "int8,bfloat16", "--ops", "argmax", "--n", "2^10,1000", "--kernel", "grid",
-                          "--grid-blocks", "7", "--reps", "5", "--seed", "3"});
+                          "--grid-blocks", "7", "--l2", "normal", "--reps", "5", "--seed", "3"});
   ASSERT_TRUE(p.error.empty()) << p.error;
   EXPECT_EQ(p.command, Parsed::Command::bench);
   EXPECT_EQ(p.bench.types, (std::vector<ElemType>{ElemType::int8, ElemType::bfloat16}));
@@ -109,6 +109,7 @@ TEST(test_cli_args, bench_lists_and_defaults) {
   EXPECT_EQ(p.bench.sizes, (std::vector<std::uint64_t>{1024, 1000}));
   EXPECT_EQ(p.bench.kernel, "grid");
   EXPECT_EQ(p.bench.grid_blocks, 7u);
+  EXPECT_EQ(p.bench.l2, "normal");
   EXPECT_EQ(p.bench.reps, 5);
   EXPECT_EQ(p.bench.seed, 3u);
   const Parsed d = parse({"bench"});
@@ -116,6 +117,7 @@ TEST(test_cli_args, bench_lists_and_defaults) {
   EXPECT_EQ(d.bench.sizes.back(), 1u << 30);
   EXPECT_EQ(d.bench.sizes.size(), 11u);
   EXPECT_EQ(d.bench.types.size(), 7u);
+  EXPECT_EQ(d.bench.l2, "auto");
 }
 
 TEST(test_cli_args, bench_rejects_bad_values) {
@@ -123,6 +125,7 @@ TEST(test_cli_args, bench_rejects_bad_values) {
   EXPECT_NE(parse({"bench", "--ops", "sum,"}).error.find("--ops"), std::string::npos);
   EXPECT_NE(parse({"bench", "--kernel", "cluster"}).error.find("--kernel"), std::string::npos);
   EXPECT_NE(parse({"bench", "--grid-blocks", "0"}).error.find("--grid-blocks"), std::string::npos);
+  EXPECT_NE(parse({"bench", "--l2", "evict_first"}).error.find("--l2"), std::string::npos);
   EXPECT_NE(parse({"bench", "--reps", "0"}).error.find("--reps"), std::string::npos);
 }
 
