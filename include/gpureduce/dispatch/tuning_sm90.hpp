@@ -27,8 +27,8 @@ struct TuningSm90 {
   // 76.3 -> 67.2. Still ahead when the next kernel's time is counted, which pays the write-back
   // deferred: 64 MB 66.1 -> 62.3 us. Clean L2: no change at any size (tools/probes/
   // l2_policy_probe.cu, bench/results/*_l2policy_ab38181.txt). int32 sum against f7af4c8 in one
-  // run: 2^22 13.3 -> 12.7 us, 2^24 34.4 -> 30.0, 2^25 57.4 -> 53.7; 0.99-1.00x above the limit
-  // and below 2^22 (bench/results/*_ab_evict_first_14fafbd_vs_f7af4c8.txt).
+  // run: 2^22 13.3 -> 12.7 us, 2^24 34.4 -> 30.0, 2^25 57.4 -> 53.7; 0.99-1.00x above the limit,
+  // 0.97-1.01x for most rows below 16 MB (bench/results/*_ab_evict_first_14fafbd_vs_f7af4c8.txt).
   static constexpr unsigned evict_first_max_l2 = 4;
   static constexpr ReduceTuning value{
       256, 4, 512, 4, ElemBytes >= 2 ? 64 * 1024 : 32 * 1024, 0, 0, evict_first_max_l2};
