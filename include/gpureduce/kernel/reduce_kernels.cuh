@@ -21,12 +21,14 @@
 
 namespace gpureduce {
 
-template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class Out, class Source, class Op>
+// Load: how the vectors are loaded (thread/vector_load.cuh; tools/probes/one_block_probe.cu tries others).
+template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class Out, class Source, class Op,
+          class Load = PlainLoad>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     single_block_kernel(Source src, std::uint64_t n, Out* out, Op op) {
   __shared__ A warp_partials[warp_threads];
   const A identity = op.template identity<A>();
-  A acc = thread_partial<BlockThreads, Unroll, true>(src, src.split(n), 0, 1, PlainLoad{}, op, identity);
+  A acc = thread_partial<BlockThreads, Unroll, true>(src, src.split(n), 0, 1, Load{}, op, identity);
   acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
   if (threadIdx.x == 0) *out = convert_result<Out>(acc);
 }

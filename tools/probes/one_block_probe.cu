@@ -1,0 +1,147 @@
+// Why do some one-block reductions of n <= 2^12 take 3-8% longer than CUB's single-tile kernel in
+// the bench (issue 3), while ncu, with its own cache flush, times them as fast? Not part of the
+// library: same protocol as `gpureduce bench` (CUDA events, 3 warm-ups, median of 30), run by
+// `tools/device-run COMMIT oneblock`. Per case, the library call, single_block_kernel forced into
+// other shapes and loads, and CUB, each under these states before a sample:
+//   dirty   memset of 2x L2 (the bench's flush: L2 full of dirty lines, the kernel's code evicted)
+//   code    as dirty, then the same call on another input: code and parameters warm, input cold
+//   clean   a read of 2x L2 (L2 full of lines that need no write-back)
+//   hot     nothing: input and code from the previous sample
+#include <gpureduce/gpureduce.cuh>
+
+#include <cub/device/device_reduce.cuh>
+
+#include "../../src/bench/timer.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+
+namespace {
+
+using u64 = unsigned long long;
+
+// ld.global.nc (CUB's LOAD_LDG: the read-only path).
+struct NcLoad {
+  template <class V>
+  __device__ __forceinline__ V operator()(const V* p) const {
+    uint4 w;
+    asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w) : "l"(p));
+    V r;
+    __builtin_memcpy(&r, &w, sizeof r);
+    return r;
+  }
+};
+
+__global__ void touch_kernel(const int4* p, u64 vectors, int* sink) {
+  int v = 0;
+  for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors; i += u64(gridDim.x) * blockDim.x) v ^= p[i].x;
+  if (v == 0x7fffffff) *sink = v;
+}
+
+enum State { dirty, code, clean, hot };
+const char* const state_names[] = {"dirty", "code", "clean", "hot"};
+
+struct Bench {
+  gpureduce::GpuTimer timer;
+  gpureduce::DeviceBuffer<int4> flush;
+  gpureduce::DeviceBuffer<int> sink{1};
+
+  Bench(cudaStream_t s, std::size_t l2_bytes) : timer(s, 0), flush(2 * l2_bytes / sizeof(int4)) {}
+  // Median us of run(input 0), each sample after `st` (code: run(input 1) after the flush).
+  double median_us(State st, const std::function<void(cudaStream_t, int)>& run) {
+    const auto before = [&](cudaStream_t s) {
+      if (st == dirty || st == code)
+        GPUREDUCE_CUDA(cudaMemsetAsync(flush.get(), 0, flush.size() * sizeof(int4), s));
+      if (st == code) run(s, 1);
+      if (st == clean) touch_kernel<<<1056, 256, 0, s>>>(flush.get(), flush.size(), sink.get());
+    };
+    const double ms = timer.measure([&](cudaStream_t s) { run(s, 0); }, 30, 3, before).median_ms;
+    GPUREDUCE_CUDA(cudaGetLastError());
+    return ms * 1e3;
+  }
+};
+
+template <class T>
+__global__ void fill(T* x, u64 n, u64 seed) {
+  for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += u64(gridDim.x) * blockDim.x) {
+    const u64 h = (i + seed) * 0x9E3779B97F4A7C15ull;
+    x[i] = T(double(h >> 40) / double(1 << 24) * 200 - 100);
+  }
+}
+
+template <class T, class Op>
+void run_case(Bench& bench, cudaStream_t s, const char* type, const char* op_name, u64 n) {
+  using A = gpureduce::accumulator_t<T, Op>;
+  using Out = gpureduce::result_t<T, Op>;
+  using Source = gpureduce::ArraySource<T>;
+  const gpureduce::DeviceBuffer<T> in(2 * n);  // two inputs, n apart (16-byte aligned)
+  const gpureduce::DeviceBuffer<Out> out(2);
+  fill<<<64, 256, 0, s>>>(in.get(), 2 * n, 7);
+  const auto input = [&](int i) { return in.get() + i * n; };
+  std::size_t temp_bytes = 0;
+  auto cub_call = [&](void* t, std::size_t& b, int i) {
+    if constexpr (std::is_same_v<Op, gpureduce::Sum>)
+      return cub::DeviceReduce::Sum(t, b, input(i), out.get() + i, std::int64_t(n), s);
+    else if constexpr (std::is_same_v<Op, gpureduce::Max>)
+      return cub::DeviceReduce::Max(t, b, input(i), out.get() + i, std::int64_t(n), s);
+    else {
+      auto* v = reinterpret_cast<T*>(out.get() + i);
+      auto* k = reinterpret_cast<std::int64_t*>(reinterpret_cast<unsigned char*>(out.get() + i) + 8);
+      return cub::DeviceReduce::ArgMax(t, b, input(i), v, k, std::int64_t(n), s);
+    }
+  };
+  GPUREDUCE_CUDA(cub_call(nullptr, temp_bytes, 0));
+  const gpureduce::DeviceBuffer<unsigned char> temp(2 * (temp_bytes + 256));
+  const auto forced = [&](auto kernel, unsigned threads) {
+    return [=, &input, &out](cudaStream_t st, int i) {
+      kernel<<<1, threads, 0, st>>>(Source{input(i), {}}, n, out.get() + i, Op{});
+    };
+  };
+  constexpr unsigned mb = gpureduce::is_arg_extreme_v<Op> ? 2 : 0;
+  struct Variant {
+    const char* name;
+    std::function<void(cudaStream_t, int)> run;
+  };
+  const Variant variants[] = {
+      {"gpureduce", [&](cudaStream_t st, int i) { gpureduce::reduce(input(i), n, out.get() + i, Op{}, st); }},
+      {"512x4", forced(gpureduce::single_block_kernel<512, mb, 4, A, Out, Source, Op>, 512)},
+      {"512x4 nc", forced(gpureduce::single_block_kernel<512, mb, 4, A, Out, Source, Op, NcLoad>, 512)},
+      {"256x4", forced(gpureduce::single_block_kernel<256, mb, 4, A, Out, Source, Op>, 256)},
+      {"256x4 nc", forced(gpureduce::single_block_kernel<256, mb, 4, A, Out, Source, Op, NcLoad>, 256)},
+      {"128x8", forced(gpureduce::single_block_kernel<128, mb, 8, A, Out, Source, Op>, 128)},
+      {"CUB", [&](cudaStream_t, int i) {
+         std::size_t b = temp_bytes;
+         GPUREDUCE_CUDA(cub_call(temp.get() + i * (temp_bytes + 256), b, i));
+       }},
+  };
+  for (State st : {dirty, code, clean, hot}) {
+    std::printf("| %s %s %llu | %s |", type, op_name, n, state_names[st]);
+    for (const Variant& v : variants) std::printf(" %.2f |", bench.median_us(st, v.run));
+    std::printf("\n");
+  }
+}
+
+}  // namespace
+
+int main() {
+  int dev = 0, l2 = 0;
+  GPUREDUCE_CUDA(cudaGetDevice(&dev));
+  GPUREDUCE_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+  cudaStream_t s{};
+  GPUREDUCE_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  Bench bench(s, std::size_t(l2));
+  std::printf("median us of 30 samples; before each: dirty (memset of 2x L2), code (dirty, then the same call on "
+              "another input), clean (a read of 2x L2), hot (nothing). Forced shapes: single_block_kernel, threads x "
+              "vectors in flight, nc: ld.global.nc\n");
+  std::printf("| case | L2 | gpureduce | 512x4 | 512x4 nc | 256x4 | 256x4 nc | 128x8 | CUB |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  using gpureduce::ArgMax, gpureduce::Max, gpureduce::Sum;
+  run_case<float, Sum>(bench, s, "float32", "sum", 4096);
+  run_case<float, Max>(bench, s, "float32", "max", 4096);
+  run_case<std::int32_t, Max>(bench, s, "int32", "max", 4096);
+  run_case<double, ArgMax>(bench, s, "float64", "argmax", 1024);
+  run_case<std::int64_t, ArgMax>(bench, s, "int64", "argmax", 1024);
+  run_case<float, Sum>(bench, s, "float32", "sum", 1024);
+  return 0;
+}
