@@ -34,6 +34,22 @@ TEST(test_dispatch_launch_plan, kernel_by_size) {
   EXPECT_EQ(plan_launch(64 * 1024 + 1, 0, 1, TuningSm90<1>::packed_sum, resident).kernel, Kernel::grid);
 }
 
+// argmin/argmax run the one-block kernel with 256 threads up to 16 KB, forced or not; other
+// operators always with 512.
+TEST(test_dispatch_launch_plan, small_one_block_for_argmin_argmax) {
+  constexpr ReduceTuning a8 = TuningSm90<8>::arg_extreme, a1 = TuningSm90<1>::arg_extreme;
+  EXPECT_EQ(plan_launch(1, 0, 8, a8, resident).threads, 256u);
+  EXPECT_EQ(plan_launch(2048, 0, 8, a8, resident).threads, 256u);
+  EXPECT_EQ(plan_launch(2049, 0, 8, a8, resident).threads, 512u);
+  EXPECT_EQ(plan_launch(2049, 0, 8, a8, resident).kernel, Kernel::one_block);
+  EXPECT_EQ(plan_launch(16 * 1024, 0, 1, a1, resident).threads, 256u);
+  EXPECT_EQ(plan_launch(16 * 1024 + 1, 0, 1, a1, resident).threads, 512u);
+  EXPECT_EQ(plan_launch(33, 0, 8, a8, resident, Kernel::one_block).threads, 256u);
+  EXPECT_EQ(plan_launch(1u << 20, 0, 8, a8, resident, Kernel::one_block).threads, 512u);
+  EXPECT_EQ(plan_launch(0, 0, 4, t, resident).threads, t.single_threads);
+  EXPECT_EQ(plan_launch(1, 0, 4, t, resident).threads, t.single_threads);
+}
+
 TEST(test_dispatch_launch_plan, grid_covers_the_vectors_up_to_one_wave) {
   const std::uint64_t per_block = std::uint64_t(t.grid_unroll) * t.grid_threads * 4;  // int32 elements
   const auto grid = [](std::uint64_t n, std::uint64_t res) { return plan_launch(n, 0, 4, t, res, Kernel::grid); };

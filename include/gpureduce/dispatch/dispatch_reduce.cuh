@@ -102,8 +102,6 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
       grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, false, A, Out, Source, Op>;
   constexpr auto grid_evict_first =
       grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, true, A, Out, Source, Op>;
-  constexpr auto single =
-      single_block_kernel<tuning.single_threads, tuning.single_min_blocks, tuning.single_unroll, A, Out, Source, Op>;
 
   try {
     const RelaxedCaptureScope relaxed;
@@ -119,7 +117,16 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     const LaunchPlan plan =
         plan_launch(n, src.address(), sizeof(T), tuning, limits.resident_blocks, opt.force_kernel, opt.force_blocks);
     if (plan.kernel == Kernel::one_block) {
-      single<<<1, tuning.single_threads, 0, stream>>>(src, n, out, op);
+      const auto one_block = [&]<unsigned Threads>() {
+        single_block_kernel<Threads, tuning.single_min_blocks, tuning.single_unroll, A, Out, Source, Op>
+            <<<1, Threads, 0, stream>>>(src, n, out, op);
+      };
+      if constexpr (tuning.small_single_threads != 0) {
+        if (plan.threads == tuning.small_single_threads) one_block.template operator()<tuning.small_single_threads>();
+        else one_block.template operator()<tuning.single_threads>();
+      } else {
+        one_block.template operator()<tuning.single_threads>();
+      }
     } else {
       void* ws = opt.workspace;
       if (!ws) {

@@ -23,6 +23,10 @@ struct ReduceTuning {
   // The grid kernel's vector loads mark their lines evict-first in L2 for inputs of up to this
   // many times the L2 size, normal above (0: never).
   unsigned evict_first_max_l2 = 0;
+  // Inputs up to this size take the one-block kernel with small_single_threads threads instead (0:
+  // never): fewer warps to combine where the input is one batch of theirs.
+  std::uint64_t small_single_max_bytes = 0;
+  unsigned small_single_threads = 0;
 };
 
 enum class Kernel : unsigned char { automatic, one_block, grid };
@@ -45,13 +49,16 @@ struct LaunchPlan {
 };
 
 // The kernel by input size (force: a kernel chosen by the caller, for tests and benchmarks), and
-// its grid. grid_blocks > 0 fixes the grid kernel's block count (capped at max_grid_blocks).
+// its block size and grid (the one-block kernel's size by input size, forced or not). grid_blocks > 0 fixes the grid kernel's block count (capped at max_grid_blocks).
 GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t addr, unsigned elem_bytes,
                                               const ReduceTuning& t, std::uint64_t max_resident_blocks,
                                               Kernel force = Kernel::automatic, std::uint64_t grid_blocks = 0) {
   Kernel k = force;
   if (k == Kernel::automatic) k = n <= t.single_block_max_bytes / elem_bytes ? Kernel::one_block : Kernel::grid;
-  if (k == Kernel::one_block) return {k, t.single_threads, 1};
+  if (k == Kernel::one_block) {
+    const bool small = t.small_single_threads != 0 && n <= t.small_single_max_bytes / elem_bytes;
+    return {k, small ? t.small_single_threads : t.single_threads, 1};
+  }
   if (grid_blocks > 0) return {k, t.grid_threads, min_u64(grid_blocks, max_grid_blocks)};
   const VectorSplit split = VectorSplit::make(addr, n, elem_bytes);
   const std::uint64_t per_batch = std::uint64_t(t.grid_unroll) * t.grid_threads;

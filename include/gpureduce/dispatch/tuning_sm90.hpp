@@ -45,8 +45,22 @@ struct TuningSm90 {
   // kernels checked with nvdisasm; again at 0ce1f2a for the argmax kernels of the 7 bench types:
   // 45-64 registers). H100: float32 argmax 2^16 7.6 -> 7.3 us, 2^18 8.0 -> 7.5
   // (bench/results/*_argmax_a6e9093.txt against the bench at 7c2d9d4).
-  static constexpr ReduceTuning arg_extreme{256, 4, 512, 4, value.single_block_max_bytes,
-                                            ElemBytes == 2 || ElemBytes == 4 ? 5u : 4u, 2, evict_first_max_l2};
+  // Up to 16 KB (one batch of 256 threads x 4 vectors) the one-block kernel runs 256 threads, not
+  // 512: half the warps to combine 16-byte value-and-index pairs, fewer repeated vectors in the
+  // padded batch. The shapes forced in one run (tools/probes/one_block_probe.cu, bench/results/
+  // *_oneblock_f9c5bf5.txt), 512x4 against 256x4, us: int64 argmax 2^10 4.64 -> 4.32 (CUB 4.32),
+  // float64 2^10 4.83 -> 4.64, float32 2^12 4.83 -> 4.56, float16 2^13 4.99 -> 4.64, int8 2^14
+  // 6.14 -> 5.23; beyond one batch 256 threads were slower (float64 2^13: 5.68 -> 6.50).
+  static constexpr ReduceTuning arg_extreme{256,
+                                            4,
+                                            512,
+                                            4,
+                                            value.single_block_max_bytes,
+                                            ElemBytes == 2 || ElemBytes == 4 ? 5u : 4u,
+                                            2,
+                                            evict_first_max_l2,
+                                            16 * 1024,
+                                            256};
 };
 
 }  // namespace gpureduce
