@@ -2,7 +2,8 @@
 // the bench (issue 3), while ncu, with its own cache flush, times them as fast? Not part of the
 // library: same protocol as `gpureduce bench` (CUDA events, 3 warm-ups, median of 30), run by
 // `tools/device-run COMMIT oneblock`. Per case, the library call, single_block_kernel forced into
-// other shapes and loads, and CUB, each under these states before a sample:
+// other shapes and loads, and CUB, each under these states before a sample (then a float32 sum
+// written out by hand in two load layouts, hand_sum_4096):
 //   dirty   memset of 2x L2 (the bench's flush: L2 full of dirty lines, the kernel's code evicted)
 //   code    as dirty, then the same call on another input: code and parameters warm, input cold
 //   clean   a read of 2x L2 (L2 full of lines that need no write-back)
@@ -35,6 +36,13 @@ struct NcLoad {
   }
 };
 
+struct HalfToFloat {
+  template <class H>
+  __device__ float operator()(H x) const {
+    return float(x);
+  }
+};
+
 __global__ void touch_kernel(const int4* p, u64 vectors, int* sink) {
   int v = 0;
   for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors; i += u64(gridDim.x) * blockDim.x) v ^= p[i].x;
@@ -64,6 +72,37 @@ struct Bench {
   }
 };
 
+// The one-block float sum of 4096 elements written out by hand, 256 threads x 4 vectors, in two
+// layouts: striped (vector k of thread t at k * 256 + t, as thread_partial reads) or blocked
+// (thread t reads vectors 4t .. 4t + 3, as CUB's single tile).
+template <bool Blocked>
+__global__ void __launch_bounds__(256) hand_sum_4096(const float4* in, float* out) {
+  float4 x[4];
+#pragma unroll
+  for (unsigned k = 0; k < 4; ++k) x[k] = in[Blocked ? threadIdx.x * 4 + k : k * 256 + threadIdx.x];
+  float acc = 0;
+#pragma unroll
+  for (unsigned k = 0; k < 4; ++k) acc += (x[k].x + x[k].y) + (x[k].z + x[k].w);
+  __shared__ float warps[32];
+  acc = gpureduce::block_reduce<256>(acc, gpureduce::Sum{}, 0.0f, warps);
+  if (threadIdx.x == 0) *out = acc;
+}
+
+void layouts(Bench& bench, cudaStream_t s) {
+  constexpr u64 n = 4096;
+  const gpureduce::DeviceBuffer<float> in(2 * n), out(2);
+  GPUREDUCE_CUDA(cudaMemsetAsync(in.get(), 0, 2 * n * sizeof(float), s));
+  const auto run = [&](auto kernel) {
+    return [&, kernel](cudaStream_t st, int i) {
+      kernel<<<1, 256, 0, st>>>(reinterpret_cast<const float4*>(in.get() + i * n), out.get() + i);
+    };
+  };
+  for (State st : {dirty, code, clean})
+    std::printf("| float32 sum 4096 by hand | %s | %.2f | %.2f | %.2f |\n", state_names[st],
+                bench.median_us(st, run(hand_sum_4096<false>)), bench.median_us(st, run(hand_sum_4096<true>)),
+                bench.median_us(st, [&](cudaStream_t st2, int i) { gpureduce::sum(in.get() + i * n, n, out.get() + i, st2); }));
+}
+
 template <class T>
 __global__ void fill(T* x, u64 n, u64 seed) {
   for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += u64(gridDim.x) * blockDim.x) {
@@ -83,7 +122,10 @@ void run_case(Bench& bench, cudaStream_t s, const char* type, const char* op_nam
   const auto input = [&](int i) { return in.get() + i * n; };
   std::size_t temp_bytes = 0;
   auto cub_call = [&](void* t, std::size_t& b, int i) {
-    if constexpr (std::is_same_v<Op, gpureduce::Sum>)
+    if constexpr (std::is_same_v<Op, gpureduce::Sum> && gpureduce::is_half_v<T>)  // as the bench: float on load
+      return cub::DeviceReduce::TransformReduce(t, b, input(i), out.get() + i, std::int64_t(n), cuda::std::plus<A>{},
+                                                HalfToFloat{}, A(0), s);
+    else if constexpr (std::is_same_v<Op, gpureduce::Sum>)
       return cub::DeviceReduce::Sum(t, b, input(i), out.get() + i, std::int64_t(n), s);
     else if constexpr (std::is_same_v<Op, gpureduce::Max>)
       return cub::DeviceReduce::Max(t, b, input(i), out.get() + i, std::int64_t(n), s);
@@ -144,6 +186,9 @@ int main() {
   run_case<std::int32_t, Max>(bench, s, "int32", "max", 4096);
   run_case<double, Max>(bench, s, "float64", "max", 4096);
   run_case<float, Sum>(bench, s, "float32", "sum", 1024);
+  run_case<float, Sum>(bench, s, "float32", "sum", 2048);
+  run_case<__half, Sum>(bench, s, "float16", "sum", 4096);
+  run_case<__nv_bfloat16, Sum>(bench, s, "bfloat16", "sum", 4096);
   // argmin/argmax across the one-block sizes (up to 64 KB)
   for (const u64 n : {1024ull, 4096ull, 8192ull}) {
     run_case<double, ArgMax>(bench, s, "float64", "argmax", n);
@@ -152,5 +197,7 @@ int main() {
     run_case<__half, ArgMax>(bench, s, "float16", "argmax", n);
     run_case<std::int8_t, ArgMax>(bench, s, "int8", "argmax", 2 * n);
   }
+  std::printf("\n| case | L2 | striped | blocked | gpureduce::sum |\n|---|---|---:|---:|---:|\n");
+  layouts(bench, s);
   return 0;
 }
