@@ -139,7 +139,8 @@ void run_case(Bench& bench, cudaStream_t s, const char* type, const char* op_nam
   const gpureduce::DeviceBuffer<unsigned char> temp(2 * (temp_bytes + 256));
   const auto forced = [&](auto kernel, unsigned threads) {
     return [=, &input, &out](cudaStream_t st, int i) {
-      kernel<<<1, threads, 0, st>>>(Source{input(i), {}}, n, out.get() + i, Op{});
+      const Source src{input(i), {}};
+      kernel<<<1, threads, 0, st>>>(src, src.split(n), out.get() + i, Op{});
     };
   };
   constexpr unsigned mb = gpureduce::is_arg_extreme_v<Op> ? 2 : 0;

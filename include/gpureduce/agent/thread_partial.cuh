@@ -15,19 +15,20 @@ namespace gpureduce {
 // Hands thread threadIdx.x's elements (block `block` of a grid of `grid` blocks of BlockThreads)
 // to sink(value, index) (scalar head and tail) and vector_sink(values, first_index) (the body,
 // loaded by `load`: thread/vector_load.cuh), Unroll vectors in flight before any is used.
-//   EdgesLast   the scalar head and tail are loaded first and used last, so a thread that has one
-//               issues its body loads without waiting for it (a round trip of a single-block
-//               reduction: float32 sum of 3001 elements 4.40 -> 4.08 us on the H100). Only for
-//               elements of up to 4 bytes, and not in the grid kernel: holding more across the
-//               loop made ptxas split the sum kernel's batches or raise it from 32 to 40 registers
-//               (int64 max of 2^12 elements 4.64 -> 4.91 us).
+//   OneBlock    the one-block kernel's path, where every instruction before the first load and
+//               after the last one is on the critical path. The scalar head and tail are loaded
+//               first and used last, so a thread that has one issues its body loads without
+//               waiting for it (a round trip: float32 sum of 3001 elements 4.40 -> 4.08 us on the
+//               H100); only for elements of up to 4 bytes: holding more across the loop made ptxas
+//               split the sum kernel's batches or raise it from 32 to 40 registers (int64 max of
+//               2^12 elements 4.64 -> 4.91 us). And the batch loop stays rolled (VectorGrid).
 //   Repeat      the last, partial batch is loaded whole, as a full one, its missing vectors
 //               replaced by repeats of its first, so its loads are all in flight before any is
 //               used. Only for a vector_sink for which a vector seen twice at the same index counts
 //               once (argmin/argmax): its sink branches, and vector by vector it waited a round
 //               trip per vector. Without, sinks that do not branch get the same overlap from
 //               ptxas, which predicates the vector-by-vector loads.
-template <unsigned BlockThreads, int Unroll, bool EdgesLast, bool Repeat = false, class Source, class Load, class Sink,
+template <unsigned BlockThreads, int Unroll, bool OneBlock, bool Repeat = false, class Source, class Load, class Sink,
           class VectorSink>
 __device__ __forceinline__ void for_each_thread_value(const Source& src, const VectorSplit& split, std::uint64_t block,
                                                       std::uint64_t grid, const Load& load, Sink&& sink,
@@ -42,7 +43,7 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
     if (edges.has_head) src.consume(head_value, edges.head_index, sink);
     if (edges.has_tail) src.consume(tail_value, edges.tail_index, sink);
   };
-  constexpr bool edges_last = EdgesLast && sizeof(head_value) <= 4;
+  constexpr bool edges_last = OneBlock && sizeof(head_value) <= 4;
   if constexpr (!edges_last) use_edges();
 
   const std::uint64_t head = split.head, vectors = split.vectors;
@@ -57,11 +58,11 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   const VectorGrid<Unroll> g{vectors, BlockThreads, grid};
   const auto full = [&](std::uint64_t v) { batch([&](int k) { return v + std::uint64_t(k) * BlockThreads; }); };
   if constexpr (Repeat) {
-    g.for_each_batch(block, threadIdx.x, full, [&](std::uint64_t v) {
+    g.template for_each_batch<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
       if (v < vectors) batch([&](int k) { return g.padded(v, k); });
     });
   } else {
-    g.for_each(block, threadIdx.x, full, [&](std::uint64_t v) {
+    g.template for_each<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
       src.consume_vector(src.load_vector(head + v * per_vec, load), head + v * per_vec, vector_sink);
     });
   }
@@ -69,10 +70,10 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
 }
 
 // The accumulator of thread threadIdx.x's elements combined into `acc`.
-template <unsigned BlockThreads, int Unroll, bool EdgesLast, class A, class Source, class Load, class Op>
+template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class Source, class Load, class Op>
 __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, Op op, A acc) {
-  for_each_thread_value<BlockThreads, Unroll, EdgesLast>(
+  for_each_thread_value<BlockThreads, Unroll, OneBlock>(
       src, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
       [&](const auto& y, std::int64_t first) {
 #pragma unroll
@@ -91,11 +92,11 @@ inline constexpr bool packs_sum_v<A, ArraySource<T>, Sum> = is_packed_summable_v
 // Integer sums of 8- and 16-bit arrays: each vector is summed in 32 bits from its loaded words
 // (thread/packed_sum.hpp: 4 dot-product instructions), then added once into `acc`, which gives the
 // same value modulo the accumulator's width, whatever its integer type.
-template <unsigned BlockThreads, int Unroll, bool EdgesLast, class A, class T, class Load>
+template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class T, class Load>
   requires(packs_sum_v<A, ArraySource<T>, Sum>)
 __device__ __forceinline__ A thread_partial(const ArraySource<T>& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, Sum op, A acc) {
-  for_each_thread_value<BlockThreads, Unroll, EdgesLast>(
+  for_each_thread_value<BlockThreads, Unroll, OneBlock>(
       PackedWordSource<T>{src}, split, block, grid, load,
       [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
       [&](const T(&y)[Vector<T>::size], std::int64_t first) { acc = op(acc, op.template lift<A>(packed_sum(y), first)); });
@@ -106,7 +107,7 @@ __device__ __forceinline__ A thread_partial(const ArraySource<T>& src, const Vec
 // per-vector work is one min/max chain; the NaN policy becomes a template argument so that chain
 // has no runtime test in it. A vector repeated at the same index never replaces the winner (the
 // compare is strict), so the partial last batch is loaded whole (Repeat).
-template <unsigned BlockThreads, int Unroll, bool EdgesLast, class A, class Source, class Load, bool Less>
+template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class Source, class Load, bool Less>
 __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, detail::ArgExtreme<Less> op, A acc) {
   using V = typename source_value<Source>::type;
@@ -114,7 +115,7 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
   using Value = decltype(acc.value);
   const auto run = [&]<NanPolicy Nan>() {
     detail::VectorWinner<Less, Nan, Value, V, N> winner;
-    for_each_thread_value<BlockThreads, Unroll, EdgesLast, true>(
+    for_each_thread_value<BlockThreads, Unroll, OneBlock, true>(
         src, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
         [&](const V(&y)[N], std::int64_t first) { winner.add(y, first); });
     return winner.fold_into(acc, op);

@@ -42,11 +42,19 @@ struct VectorGrid {
 
   // full(v) reads vectors v, v + block, ..., v + (Unroll-1)*block, all in range; last(v) reads
   // those of them below `vectors` (fewer than Unroll, maybe none): the thread's last, partial batch.
-  template <class Full, class Last>
+  // Rolled: the loop is not unrolled, for a caller with few batches per thread, where the unrolled
+  // loop's trip-count test and remainder cost more than they save (the one-block kernel).
+  template <bool Rolled = false, class Full, class Last>
   GPUREDUCE_HD void for_each_batch(std::uint64_t b, unsigned t, Full&& full, Last&& last) const {
     const std::uint64_t stride = grid() * batch();
     std::uint64_t v = b * batch() + t;
-    for (; v + std::uint64_t(Unroll - 1) * block < vectors; v += stride) full(v);
+    const auto more = [&] { return v + std::uint64_t(Unroll - 1) * block < vectors; };
+    if constexpr (Rolled) {
+#pragma unroll 1
+      for (; more(); v += stride) full(v);
+    } else {
+      for (; more(); v += stride) full(v);
+    }
     last(v);
   }
 
@@ -57,10 +65,12 @@ struct VectorGrid {
     return w < vectors ? w : v;
   }
 
-  // The same with the partial batch handed over one vector at a time: one(w) for each w in range.
-  template <class Full, class One>
+  // The same with the partial batch handed over one vector at a time: one(w) for each w in range
+  // (none, and no per-vector test, for a thread whose batches were all full).
+  template <bool Rolled = false, class Full, class One>
   GPUREDUCE_HD void for_each(std::uint64_t b, unsigned t, Full&& full, One&& one) const {
-    for_each_batch(b, t, full, [&](std::uint64_t v) {
+    for_each_batch<Rolled>(b, t, full, [&](std::uint64_t v) {
+      if (v >= vectors) return;
 #pragma unroll
       for (int k = 0; k < Unroll; ++k) {
         const std::uint64_t w = v + std::uint64_t(k) * block;

@@ -1,5 +1,7 @@
 // The two kernels of the production path; dispatch picks one per call, so every reduction is a
-// single launch. MinBlocks: the __launch_bounds__ minimum blocks per SM, 0 for none.
+// single launch. MinBlocks: the __launch_bounds__ minimum blocks per SM, 0 for none. Both take the
+// input's split into scalar head, vectors and tail (grid/vector_split.hpp) as computed on the host,
+// which keeps its arithmetic off the path to the first load.
 //   single_block_kernel  small inputs: one block reads everything and writes the result. No
 //                        workspace, no atomics: the shortest path from launch to result.
 //   grid_kernel          a persistent grid (at most one wave of resident blocks). Each block
@@ -25,10 +27,10 @@ namespace gpureduce {
 template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class Out, class Source, class Op,
           class Load = PlainLoad>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
-    single_block_kernel(Source src, std::uint64_t n, Out* out, Op op) {
+    single_block_kernel(Source src, VectorSplit split, Out* out, Op op) {
   __shared__ A warp_partials[warp_threads];
   const A identity = op.template identity<A>();
-  A acc = thread_partial<BlockThreads, Unroll, true>(src, src.split(n), 0, 1, Load{}, op, identity);
+  A acc = thread_partial<BlockThreads, Unroll, true>(src, split, 0, 1, Load{}, op, identity);
   acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
   if (threadIdx.x == 0) *out = convert_result<Out>(acc);
 }
@@ -87,7 +89,7 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
 template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, bool EvictFirst, class A, class Out, class Source,
           class Op>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
-    grid_kernel(Source src, std::uint64_t n, Out* out, void* workspace, Op op) {
+    grid_kernel(Source src, VectorSplit split, Out* out, void* workspace, Op op) {
   __shared__ A warp_partials[warp_threads];
   const VectorLoad<EvictFirst> load;
   auto* ws = static_cast<unsigned char*>(workspace);
@@ -100,7 +102,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     // partials in a fixed order, empties them, and reduces once. No fence, no atomic, no launch
     // counter, and one block reduction on the critical path.
     auto* slots = reinterpret_cast<FlaggedPartial*>(ws + grid_flagged_offset);
-    A acc = thread_partial<BlockThreads, Unroll, false>(src, src.split(n), blockIdx.x, gridDim.x, load, op, identity);
+    A acc = thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, gridDim.x, load, op, identity);
     if (!is_last_block) {
       const A block_total = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
       if (threadIdx.x == 0) store_flagged(slots + blockIdx.x, flag_partial(block_total));
@@ -116,7 +118,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     unsigned* counter = reinterpret_cast<unsigned*>(ws);
     A* partials = reinterpret_cast<A*>(ws + grid_ticketed_offset);
     const A acc =
-        thread_partial<BlockThreads, Unroll, false>(src, src.split(n), blockIdx.x, gridDim.x, load, op, identity);
+        thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, gridDim.x, load, op, identity);
     const A block_total = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
     if (threadIdx.x == 0) {
       partials[blockIdx.x] = block_total;
