@@ -116,8 +116,8 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
       if (const Status s = device_limits<grid_evict_first, tuning.grid_threads>(device, &limits); !s) return s;
     const LaunchPlan plan =
         plan_launch(n, src.address(), sizeof(T), tuning, limits.resident_blocks, opt.force_kernel, opt.force_blocks);
-    const VectorSplit split = src.split(n);
     if (plan.kernel == Kernel::one_block) {
+      const VectorSplit split = src.split(n);
       const auto one_block = [&]<unsigned Threads>() {
         single_block_kernel<Threads, tuning.single_min_blocks, tuning.single_unroll, A, Out, Source, Op>
             <<<1, Threads, 0, stream>>>(src, split, out, op);
@@ -136,7 +136,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
         ws = slot + slot_result_bytes;
       }
       const auto kernel = evict_first ? grid_evict_first : grid;
-      kernel<<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, split, out, ws, op);
+      kernel<<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op);
     }
     return Status::from_cuda(cudaGetLastError());
   } catch (const std::bad_alloc&) {
