@@ -68,7 +68,7 @@ struct VectorGrid {
   // The same with the partial batch handed over one vector at a time: one(w) for each w in range.
   // Rolled also skips the per-vector tests of a thread whose batches were all full (in the grid
   // kernel this made float64 max of 20001 elements 6.0 -> 6.6 us, bench/results/
-  // *_ab_split_param_ae876a7_vs_054bd79.txt).
+  // *_ab_one_block_path_fa18978_vs_054bd79.txt).
   template <bool Rolled = false, class Full, class One>
   GPUREDUCE_HD void for_each(std::uint64_t b, unsigned t, Full&& full, One&& one) const {
     for_each_batch<Rolled>(b, t, full, [&](std::uint64_t v) {
