@@ -21,6 +21,7 @@
 #include "read_sum.cuh"
 
 #include "../../src/bench/timer.hpp"
+#include "probe_setup.cuh"
 
 #include <cstdint>
 #include <cstdio>
@@ -98,13 +99,6 @@ __global__ void __launch_bounds__(threads) read_kernel(const int4* in, u64 vecto
   }
 }
 
-// Reads a buffer (the "clean" L2 state: L2 full of lines that need no write-back).
-__global__ void touch_kernel(const int4* p, u64 vectors, int* sink) {
-  int v = 0;
-  for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors; i += u64(gridDim.x) * blockDim.x) v ^= p[i].x;
-  if (v == 0x7fffffff) *sink = v;
-}
-
 enum State { dirty, clean, hot, produced, dirty_next };
 const char* const state_names[] = {"dirty", "clean", "hot", "produced", "dirty+next"};
 
@@ -141,12 +135,9 @@ struct Bench {
 }  // namespace
 
 int main() {
-  int dev = 0, l2 = 0;
-  GPUREDUCE_CUDA(cudaGetDevice(&dev));
-  GPUREDUCE_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-  cudaStream_t s{};
-  GPUREDUCE_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  Bench bench(s, std::size_t(l2));
+  const ProbeSetup setup = probe_setup();
+  const cudaStream_t s = setup.stream;
+  Bench bench(s, setup.l2_bytes);
   const u64 max_n = u64(1) << 28;
   const gpureduce::DeviceBuffer<int4> input(max_n / 4);
   const gpureduce::DeviceBuffer<u64> partials(blocks);

@@ -15,6 +15,7 @@
 #include <cub/device/device_reduce.cuh>
 
 #include "../../src/bench/timer.hpp"
+#include "probe_setup.cuh"
 
 #include <cstdint>
 #include <cstdio>
@@ -42,12 +43,6 @@ struct HalfToFloat {
     return float(x);
   }
 };
-
-__global__ void touch_kernel(const int4* p, u64 vectors, int* sink) {
-  int v = 0;
-  for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors; i += u64(gridDim.x) * blockDim.x) v ^= p[i].x;
-  if (v == 0x7fffffff) *sink = v;
-}
 
 enum State { dirty, code, clean };
 const char* const state_names[] = {"dirty", "code", "clean"};
@@ -170,12 +165,9 @@ void run_case(Bench& bench, cudaStream_t s, const char* type, const char* op_nam
 }  // namespace
 
 int main() {
-  int dev = 0, l2 = 0;
-  GPUREDUCE_CUDA(cudaGetDevice(&dev));
-  GPUREDUCE_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-  cudaStream_t s{};
-  GPUREDUCE_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  Bench bench(s, std::size_t(l2));
+  const ProbeSetup setup = probe_setup();
+  const cudaStream_t s = setup.stream;
+  Bench bench(s, setup.l2_bytes);
   std::printf("median us of 30 samples; before each: dirty (memset of 2x L2), code (dirty, then the same call on "
               "another input), clean (a read of 2x L2). Forced shapes: single_block_kernel, threads x vectors in "
               "flight, nc: ld.global.nc\n");
