@@ -49,7 +49,8 @@ struct LaunchPlan {
 };
 
 // The kernel by input size (force: a kernel chosen by the caller, for tests and benchmarks), and
-// its block size and grid (the one-block kernel's size by input size, forced or not). grid_blocks > 0 fixes the grid kernel's block count (capped at max_grid_blocks).
+// its block size and grid: the one-block kernel's block size by input size, forced or not;
+// grid_blocks > 0 fixes the grid kernel's block count (capped at max_grid_blocks).
 GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t addr, unsigned elem_bytes,
                                               const ReduceTuning& t, std::uint64_t max_resident_blocks,
                                               Kernel force = Kernel::automatic, std::uint64_t grid_blocks = 0) {
