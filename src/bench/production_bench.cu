@@ -7,6 +7,7 @@
 #include <gpureduce/gpureduce.cuh>
 
 #include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #if defined(GPUREDUCE_CUB_GPU_TO_GPU)
 #include <cuda/stream_ref>
 #endif
@@ -73,6 +74,14 @@ struct ToAccumulator {
   }
 };
 
+// a[i] * b[i] in the accumulator type: CUB's dot product, a TransformReduce over the indices.
+template <class T, class A>
+struct ProductAt {
+  const T* a;
+  const T* b;
+  __device__ A operator()(std::int64_t i) const { return convert<A>(a[i]) * convert<A>(b[i]); }
+};
+
 // Exact mode: the exact sum (into T) against the plain sum, verified bit for bit against the host
 // implementation of the exact sum.
 template <class T>
@@ -116,8 +125,10 @@ ProductionRow measure_exact(const T* in, std::uint64_t n, GpuTimer& timer, const
 }
 
 // One operator on one input size: gpureduce and CUB, verified against each other, then timed.
+// `in2` is the second array of a dot product.
 template <class T>
-ProductionRow measure(BenchOp op, const T* in, std::uint64_t n, GpuTimer& timer, const ProductionRun& run) {
+ProductionRow measure(BenchOp op, const T* in, const T* in2, std::uint64_t n, GpuTimer& timer,
+                      const ProductionRun& run) {
   Options opt;
   opt.force_kernel = run.kernel;
   opt.force_blocks = run.grid_blocks;
@@ -130,7 +141,28 @@ ProductionRow measure(BenchOp op, const T* in, std::uint64_t n, GpuTimer& timer,
   if constexpr (is_floating_v<T>) {
     if (run.exact) return measure_exact(in, n, timer, run, opt);
   }
-  if (op == BenchOp::sum) {
+  // Both sums within gamma_h * sum|x| <= gamma_h * n of the exact sum (|x| < 1, |a[i] b[i]| < 1).
+  const auto same_sum = [n](auto a, auto b) {
+    if constexpr (std::is_integral_v<decltype(a)>) return a == b;
+    else return check_float_sum(a, static_cast<long double>(b), 2.0L * n, n, 2 * summation_depth_bound(n, 256)).ok;
+  };
+  if (op == BenchOp::dot) {
+    using A = accumulator_t<T, Sum>;
+    auto* o = reinterpret_cast<A*>(out_ours.get());
+    auto* c = reinterpret_cast<A*>(out_cub.get());
+    const auto cub_dot = [=](void* t, std::size_t& b, cudaStream_t s) {
+      return cub::DeviceReduce::TransformReduce(t, b, thrust::counting_iterator<std::int64_t>(0), c, n64,
+                                                cuda::std::plus<A>{}, ProductAt<T, A>{in, in2}, A(0), s);
+    };
+    GPUREDUCE_CUDA(cub_dot(nullptr, temp_bytes, nullptr));
+    temp = DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes, 1));
+    ours = [=](cudaStream_t s) { dot(in, in2, n, o, s, opt); };
+    cub_run = [=, t = temp.get()](cudaStream_t s) {
+      std::size_t b = temp_bytes;
+      GPUREDUCE_CUDA(cub_dot(t, b, s));
+    };
+    agree = [=] { return same_sum(copy_to_host(o), copy_to_host(c)); };
+  } else if (op == BenchOp::sum) {
     using A = accumulator_t<T, Sum>;
     auto* o = reinterpret_cast<A*>(out_ours.get());
     auto* c = reinterpret_cast<A*>(out_cub.get());
@@ -148,12 +180,7 @@ ProductionRow measure(BenchOp op, const T* in, std::uint64_t n, GpuTimer& timer,
       std::size_t b = temp_bytes;
       GPUREDUCE_CUDA(cub_sum(t, b, s));
     };
-    agree = [=] {
-      const A a = copy_to_host(o), b = copy_to_host(c);
-      if constexpr (std::is_integral_v<A>) return a == b;
-      // Both within gamma_h * sum|x| <= gamma_h * n of the exact sum (|x| < 1).
-      else return check_float_sum(a, static_cast<long double>(b), 2.0L * n, n, 2 * summation_depth_bound(n, 256)).ok;
-    };
+    agree = [=] { return same_sum(copy_to_host(o), copy_to_host(c)); };
   } else if (op == BenchOp::max) {
     auto* o = reinterpret_cast<T*>(out_ours.get());
     auto* c = reinterpret_cast<T*>(out_cub.get());
@@ -189,7 +216,7 @@ ProductionRow measure(BenchOp op, const T* in, std::uint64_t n, GpuTimer& timer,
   const bool verified = agree();
   const TimingStats t_ours = timer.measure(ours, run.reps);
   const TimingStats t_cub = timer.measure(cub_run, run.reps);
-  const double bytes = double(n) * sizeof(T);
+  const double bytes = double(n) * sizeof(T) * (op == BenchOp::dot ? 2 : 1);
   auto gbps = [&](const TimingStats& t) { return t.median_ms > 0 ? bytes / (t.median_ms * 1e6) : 0.0; };
   return {op, ElemType{}, n, t_ours, t_cub, gbps(t_ours), gbps(t_cub), {}, 0, false, verified};
 }
@@ -228,19 +255,22 @@ std::vector<ProductionRow> run_production(const DeviceInfo& device, GpuTimer& ti
   for (const ElemType type : run.types) {
     with_type(type, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      // Inputs up to 40% of device memory (the GPU test machine's 80 GB holds 2^30 of every type).
-      const std::uint64_t cap = device.global_mem_bytes * 2 / 5 / sizeof(T);
+      // Inputs up to 40% of device memory, both arrays of a dot product together (the GPU test
+      // machine's 80 GB holds 2^30 of every type, twice).
+      const bool dots = std::find(run.ops.begin(), run.ops.end(), BenchOp::dot) != run.ops.end();
+      const std::uint64_t cap = device.global_mem_bytes * 2 / 5 / sizeof(T) / (dots ? 2 : 1);
       std::uint64_t max_n = 0;
       for (std::uint64_t n : run.sizes)
         if (n <= cap) max_n = std::max(max_n, n);
-      DeviceBuffer<T> in(std::max<std::uint64_t>(max_n, 1));
+      DeviceBuffer<T> in(std::max<std::uint64_t>(max_n, 1)), in2(dots ? std::max<std::uint64_t>(max_n, 1) : 1);
       fill_kernel<<<1024, 256>>>(in.get(), max_n, run.seed);
+      if (dots) fill_kernel<<<1024, 256>>>(in2.get(), max_n, run.seed + max_n);
       GPUREDUCE_CUDA(cudaDeviceSynchronize());
       for (const BenchOp op : run.ops)
         for (const std::uint64_t n : run.sizes) {
           progress(done++, total);
           if (n > max_n) continue;
-          ProductionRow r = measure<T>(op, in.get(), n, timer, run);
+          ProductionRow r = measure<T>(op, in.get(), in2.get(), n, timer, run);
           r.type = type;
           rows.push_back(r);
         }

@@ -27,7 +27,8 @@ const char* const usage =
     "\n"
     "bench options:\n"
     "  --types T,T,...        of int8 int32 int64 float32 float64 float16 bfloat16 (default all)\n"
-    "  --ops OP,OP,...        of sum max argmax (default all)\n"
+    "  --ops OP,OP,...        of sum max argmax dot (default sum,max,argmax; dot: a.b of two arrays,\n"
+    "                         against CUB's TransformReduce of a[i] * b[i] over the indices)\n"
     "  --n N[,N...]           sizes (default 2^10 .. 2^30 in x4 steps, up to 40% of device memory)\n"
     "  --reps R               timed samples per row (default 20)\n"
     "  --kernel K             auto | one-block | grid: force gpureduce's kernel (default auto)\n"
@@ -136,7 +137,7 @@ Parsed parse_bench(const std::vector<std::string>& args) {
       a.types = *t;
     } else if (opt == "--ops") {
       const auto o = parse_list<BenchOp>(val, [](const std::string& x) { return parse_bench_op(x); });
-      if (!o) return fail("--ops: '" + val + "' is not a list of sum, max, argmax");
+      if (!o) return fail("--ops: '" + val + "' is not a list of sum, max, argmax, dot");
       a.ops = *o;
     } else if (opt == "--n") {
       const auto n = parse_list<std::uint64_t>(val, [](const std::string& x) { return parse_count(x); });

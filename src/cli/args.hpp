@@ -27,7 +27,7 @@ struct LadderArgs {
 
 struct BenchArgs {
   std::vector<ElemType> types{std::begin(all_elem_types), std::end(all_elem_types)};
-  std::vector<BenchOp> ops{std::begin(all_bench_ops), std::end(all_bench_ops)};
+  std::vector<BenchOp> ops{std::begin(sweep_bench_ops), std::end(sweep_bench_ops)};
   std::vector<std::uint64_t> sizes;  // default: bench_sizes()
   int reps = 20;
   std::string json;
