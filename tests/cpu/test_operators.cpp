@@ -294,5 +294,35 @@ TEST(test_thread_operators, packed_sum_of_small_integers_is_exact) {
   static_assert(!is_packed_summable_v<std::int32_t> && !is_packed_summable_v<__half>);
 }
 
+// The products of two vectors of bytes summed in 32 bits: exact at the extremes (16 x 128 x 128,
+// 16 x 255 x 255) and on random bytes.
+template <class T>
+void check_packed_dot(std::mt19937_64& rng) {
+  constexpr T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
+  for (const auto [x, y] : {std::pair{lo, lo}, std::pair{hi, hi}, std::pair{lo, hi}, std::pair{T(0), hi}}) {
+    T a[16], b[16];
+    std::fill(a, a + 16, x);
+    std::fill(b, b + 16, y);
+    EXPECT_EQ(std::int64_t(packed_dot(a, b)), 16 * std::int64_t(x) * y);
+  }
+  for (int round = 0; round < 100; ++round) {
+    T a[16], b[16];
+    std::int64_t want = 0;
+    for (int k = 0; k < 16; ++k) {
+      a[k] = static_cast<T>(rng());
+      b[k] = static_cast<T>(rng());
+      want += std::int64_t(a[k]) * b[k];
+    }
+    EXPECT_EQ(std::int64_t(packed_dot(a, b)), want);
+  }
+}
+
+TEST(test_thread_operators, packed_dot_of_bytes_is_exact) {
+  std::mt19937_64 rng(43);
+  check_packed_dot<std::int8_t>(rng);
+  check_packed_dot<std::uint8_t>(rng);
+  static_assert(!is_packed_dottable_v<std::int16_t> && !is_packed_dottable_v<char16_t>);
+}
+
 }  // namespace
 }  // namespace gpureduce

@@ -124,6 +124,31 @@ struct ProductSource {
   }
 };
 
+// A ProductSource of 8-bit integers whose vector pairs reach the sink as loaded (32-bit words
+// then, for packed_dot: thread/packed_sum.hpp), as PackedWordSource does for sums.
+template <class T, class A>
+struct PackedProductSource : ProductSource<T, A> {
+  using Pair = typename ProductSource<T, A>::Pair;
+  template <class Load>
+  __device__ __forceinline__ Pair load_vector(std::uint64_t first, const Load& load) const {
+    Pair p;
+    const uint4 wa = load(reinterpret_cast<const uint4*>(this->a + first));
+    __builtin_memcpy(&p.a, &wa, sizeof wa);
+    if (this->b_aligned_with_a()) {
+      const uint4 wb = load(reinterpret_cast<const uint4*>(this->b + first));
+      __builtin_memcpy(&p.b, &wb, sizeof wb);
+    } else {
+#pragma unroll
+      for (unsigned k = 0; k < Vector<T>::size; ++k) p.b.v[k] = this->b[first + k];
+    }
+    return p;
+  }
+  template <class Sink>
+  __device__ __forceinline__ void consume_vector(const Pair& x, std::uint64_t first, Sink&& sink) const {
+    sink(x, std::int64_t(first));
+  }
+};
+
 // The type a source hands its sinks. Query it in device code only: in host code the return type of
 // a caller's extended __device__ lambda is not reliable.
 template <class Source>

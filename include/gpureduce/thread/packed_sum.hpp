@@ -2,6 +2,8 @@
 // products against ones: four bytes (dp4a) or two halfwords (dp2a) per instruction, where adding
 // element by element into a 64-bit accumulator takes an extract, a widening and a two-instruction
 // add per element. Exact: a vector holds at most 16 x 255 or 8 x 65535 in magnitude.
+// packed_dot does the same for the products of two vectors of bytes (dot products of int8/uint8):
+// at most 16 x 255 x 255 in magnitude.
 #pragma once
 
 #include <gpureduce/config.hpp>
@@ -36,6 +38,27 @@ GPUREDUCE_HD packed_sum_t<T> packed_sum(const T (&v)[N]) {
 #else
   W s = 0;
   for (unsigned k = 0; k < N; ++k) s += W(v[k]);
+  return s;
+#endif
+}
+
+template <class T>
+inline constexpr bool is_packed_dottable_v = std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint8_t>;
+
+// sum a[k] * b[k] over one 16-byte vector of bytes in 32 bits: four dp4a, where forming each
+// product in a 64-bit accumulator takes two widenings, a 64-bit multiply and a 64-bit add.
+template <class T, unsigned N>
+GPUREDUCE_HD packed_sum_t<T> packed_dot(const T (&a)[N], const T (&b)[N]) {
+  static_assert(is_packed_dottable_v<T> && N == 16, "packed_dot: two 16-byte vectors of 8-bit integers");
+  using W = packed_sum_t<T>;
+#if defined(__CUDA_ARCH__)
+  W x[4], y[4];
+  std::memcpy(x, a, sizeof x);
+  std::memcpy(y, b, sizeof y);
+  return __dp4a(x[0], y[0], __dp4a(x[1], y[1], W(0))) + __dp4a(x[2], y[2], __dp4a(x[3], y[3], W(0)));
+#else
+  W s = 0;
+  for (unsigned k = 0; k < N; ++k) s += W(a[k]) * W(b[k]);
   return s;
 #endif
 }
