@@ -12,12 +12,9 @@ Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, 
   constexpr int words = Terms::range.words();
   constexpr auto kernel = exact_sum_kernel<Threads, exact::unroll, Terms, Out, Source>;
   DeviceLimits limits{};
-  if (const Status s = device_limits<kernel, Threads>(device, &limits); !s) return s;
-  int sms = 1;
-  if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
-    return Status::from_cuda(e);
+  if (const Status s = device_limits<Threads, kernel>(device, &limits); !s) return s;
   std::uint64_t blocks =
-      exact::grid_blocks(src.split(n).vectors, Threads, limits.resident_blocks, std::uint64_t(sms), words);
+      exact::grid_blocks(src.split(n).vectors, Threads, limits.resident_blocks[0], limits.sm_count, words);
   if (opt.force_kernel == Kernel::one_block) blocks = 1;
   if (opt.force_blocks > 0) blocks = min_u64(opt.force_blocks, exact::max_blocks(words));
   if (ceil_div(n, blocks * Threads) > exact::max_elements_per_thread)

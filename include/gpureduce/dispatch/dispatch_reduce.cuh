@@ -41,12 +41,16 @@ class RelaxedCaptureScope {
   cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
 };
 
-// What a launch needs to know of the current device for `kernel`, cached per kernel and device.
+// What a launch needs to know of the current device: the resident blocks of each of up to two
+// kernels (the grid kernel with plain and with evict-first loads), cached per kernel set and
+// device, so a call makes one lookup.
 struct DeviceLimits {
-  std::uint64_t resident_blocks;  // of the kernel, on all SMs
+  std::uint64_t resident_blocks[2];  // on all SMs, in the order of the kernels
+  std::uint64_t sm_count;
   std::uint64_t l2_bytes;
 };
-template <auto Kernel, unsigned Threads>
+template <unsigned Threads, auto... Kernels>
+  requires(sizeof...(Kernels) >= 1 && sizeof...(Kernels) <= 2)
 Status device_limits(int device, DeviceLimits* out) {
   static std::mutex m;
   static std::unordered_map<int, DeviceLimits> cache;
@@ -55,14 +59,21 @@ Status device_limits(int device, DeviceLimits* out) {
     *out = it->second;
     return Status::ok();
   }
-  int per_sm = 0, sms = 0, l2 = 0;
-  if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, Threads, 0); e != cudaSuccess)
-    return Status::from_cuda(e);
+  int sms = 0, l2 = 0;
   if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
     return Status::from_cuda(e);
   if (const cudaError_t e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device); e != cudaSuccess)
     return Status::from_cuda(e);
-  *out = cache[device] = {std::uint64_t(per_sm > 0 ? per_sm : 1) * std::uint64_t(sms), std::uint64_t(l2)};
+  DeviceLimits d{{0, 0}, std::uint64_t(sms), std::uint64_t(l2)};
+  int k = 0;
+  cudaError_t e = cudaSuccess;
+  for (const void* kernel : {reinterpret_cast<const void*>(Kernels)...}) {
+    int per_sm = 0;
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Threads, 0);
+    d.resident_blocks[k++] = std::uint64_t(per_sm > 0 ? per_sm : 1) * std::uint64_t(sms);
+  }
+  if (e != cudaSuccess) return Status::from_cuda(e);
+  *out = cache[device] = d;
   return Status::ok();
 }
 
@@ -95,9 +106,10 @@ template <class A, class Out, class Source, class Op>
 Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cudaStream_t stream,
                        const Options& opt) noexcept {
   using T = typename Source::element_type;
-  constexpr ReduceTuning tuning = is_arg_extreme_v<Op>         ? TuningSm90<sizeof(T)>::arg_extreme
-                                  : packs_sum_v<A, Source, Op> ? TuningSm90<sizeof(T)>::packed_sum
-                                                               : TuningSm90<sizeof(T)>::value;
+  constexpr ReduceTuning tuning = for_arrays(is_arg_extreme_v<Op>         ? TuningSm90<sizeof(T)>::arg_extreme
+                                             : packs_sum_v<A, Source, Op> ? TuningSm90<sizeof(T)>::packed_sum
+                                                                          : TuningSm90<sizeof(T)>::value,
+                                             Source::arrays);
   constexpr auto grid =
       grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, false, A, Out, Source, Op>;
   constexpr auto grid_evict_first =
@@ -110,12 +122,10 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     int device = 0;
     if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
     DeviceLimits limits{};
-    if (const Status s = device_limits<grid, tuning.grid_threads>(device, &limits); !s) return s;
+    if (const Status s = device_limits<tuning.grid_threads, grid, grid_evict_first>(device, &limits); !s) return s;
     const bool evict_first = evict_first_loads(opt.l2, n, sizeof(T) * Source::arrays, limits.l2_bytes, tuning);
-    if (evict_first)
-      if (const Status s = device_limits<grid_evict_first, tuning.grid_threads>(device, &limits); !s) return s;
-    const LaunchPlan plan =
-        plan_launch(n, src.address(), sizeof(T), tuning, limits.resident_blocks, opt.force_kernel, opt.force_blocks);
+    const LaunchPlan plan = plan_launch(n, src.address(), sizeof(T), tuning, limits.resident_blocks[evict_first],
+                                        opt.force_kernel, opt.force_blocks);
     if (plan.kernel == Kernel::one_block) {
       const VectorSplit split = src.split(n);
       const auto one_block = [&]<unsigned Threads>() {
