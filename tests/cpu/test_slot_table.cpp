@@ -62,6 +62,32 @@ TEST(test_slot_table, released_slots_bound_the_pool) {
   EXPECT_EQ(t.free_slots(), 16u - 3u);
 }
 
+// trim_workspace: only chunks no stream holds a slot of go back, and the rest keep working.
+TEST(test_slot_table, only_wholly_free_chunks_are_taken) {
+  std::vector<unsigned char> memory(3 * 4 * stride);
+  unsigned char* chunk[3] = {memory.data(), memory.data() + 4 * stride, memory.data() + 8 * stride};
+  SlotTable t;
+  std::size_t added = 0;
+  for (std::uint64_t id = 1; id <= 9; ++id) {  // chunks 0, 1 full; 2 has one (a chunk is added when needed)
+    if (!t.has_free()) t.add_chunk(chunk[added++], 4, stride);
+    t.assign(SlotKey{false, id, 0});
+  }
+  for (std::uint64_t id = 1; id <= 4; ++id) t.release(SlotKey{false, id, 0});  // chunk 0 free again
+  EXPECT_EQ(t.take_free_chunks(), std::vector<unsigned char*>{chunk[0]});
+  EXPECT_EQ(t.slots(), 8u);
+  EXPECT_EQ(t.free_slots(), 3u);
+  EXPECT_TRUE(t.take_free_chunks().empty());
+  for (std::uint64_t id = 10; id <= 12; ++id) {  // the free slots left are chunk 2's
+    unsigned char* s = t.assign(SlotKey{false, id, 0});
+    EXPECT_TRUE(s >= chunk[2] && s < chunk[2] + 4 * stride);
+  }
+  for (std::uint64_t id = 5; id <= 12; ++id) t.release(SlotKey{false, id, 0});
+  const auto rest = t.take_free_chunks();
+  EXPECT_EQ(std::set<unsigned char*>(rest.begin(), rest.end()), (std::set<unsigned char*>{chunk[1], chunk[2]}));
+  EXPECT_EQ(t.slots(), 0u);
+  EXPECT_FALSE(t.has_free());
+}
+
 TEST(test_slot_table, returned_keys_from_many_threads_drain_once_each) {
   ReturnedKeys r;
   constexpr int threads = 4, per_thread = 1000;

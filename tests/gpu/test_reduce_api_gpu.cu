@@ -146,6 +146,51 @@ TEST(test_reduce_api, released_stream_slots_are_reused) {
   cudaFree(out);
 }
 
+// trim_workspace frees the chunks whose slots are all released, keeps the ones a stream holds, and
+// the pool allocates again when a stream next needs a slot.
+TEST(test_reduce_api, trim_workspace_frees_unheld_chunks) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const std::uint64_t n = (1u << 18) + 3;  // the grid kernel
+  GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
+  auto& pool = detail::WorkspacePool::for_device(0);
+  const auto h = random_input<std::int32_t>(n, seed);
+  DeviceInput<std::int32_t> d(h, 0);
+  const std::uint64_t want = reference::int_sum(h.data(), n);
+  std::int64_t* out = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMalloc(&out, 2 * detail::slots_per_chunk * sizeof(std::int64_t)));
+  const auto reduce_on = [&](cudaStream_t s, std::int64_t* o) {
+    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(o, 0xA5, sizeof(std::int64_t), s));
+    sum(d.get(), n, o, s);
+  };
+  const auto check = [&](const std::int64_t* o) {
+    std::int64_t got = 0;
+    GPUREDUCE_CHECK_CUDA(cudaMemcpy(&got, o, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(std::uint64_t(got), want);
+  };
+  const auto before = pool.counts();
+  std::vector<cudaStream_t> streams(2 * detail::slots_per_chunk);  // at least one chunk of their own
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
+    reduce_on(streams[i], out + i);
+  }
+  const auto peak = pool.counts();
+  EXPECT_TRUE(try_trim_workspace());  // every new slot is held: nothing to free
+  EXPECT_EQ(pool.counts().slots, peak.slots);
+  for (cudaStream_t s : streams) release_workspace(s);
+  trim_workspace();
+  const auto trimmed = pool.counts();
+  EXPECT_LE(trimmed.slots + detail::slots_per_chunk, peak.slots);
+  EXPECT_EQ(trimmed.slots - trimmed.free, before.slots - before.free);  // held slots are kept
+  for (std::size_t i = 0; i < streams.size(); ++i) check(out + i);
+  for (std::size_t i = 0; i < streams.size(); ++i) reduce_on(streams[i], out + i);  // and allocated again
+  for (cudaStream_t s : streams) release_workspace(s);
+  for (std::size_t i = 0; i < streams.size(); ++i) check(out + i);
+  for (cudaStream_t s : streams) cudaStreamDestroy(s);
+  cudaFree(out);
+}
+
 // 4 host threads, 2 streams each, reducing different inputs at once with the library workspace.
 TEST(test_reduce_api, eight_streams_from_four_threads) {
   GPUREDUCE_REQUIRE_GPU();

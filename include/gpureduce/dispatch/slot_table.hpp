@@ -2,6 +2,7 @@
 // WorkspacePool (workspace.hpp), kept apart from CUDA so that the CPU tests cover it.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <compare>
 #include <cstddef>
@@ -34,6 +35,21 @@ class SlotTable {
   void add_chunk(unsigned char* base, std::size_t count, std::size_t stride) {
     for (std::size_t i = count; i-- > 0;) free_.push_back(base + i * stride);
     slots_ += count;
+    chunks_.push_back({base, count * stride, count});
+  }
+
+  // Removes every chunk whose slots are all free and returns their bases, for the caller to free.
+  std::vector<unsigned char*> take_free_chunks() {
+    std::vector<unsigned char*> taken;
+    std::erase_if(chunks_, [&](const Chunk& c) {
+      const auto inside = [&](const unsigned char* p) { return p >= c.base && p < c.base + c.bytes; };
+      if (std::size_t(std::count_if(free_.begin(), free_.end(), inside)) != c.slots) return false;
+      std::erase_if(free_, inside);
+      slots_ -= c.slots;
+      taken.push_back(c.base);
+      return true;
+    });
+    return taken;
   }
 
   // Gives `k` a free slot (has_free() must hold).
@@ -57,8 +73,13 @@ class SlotTable {
   std::size_t free_slots() const { return free_.size(); }
 
  private:
+  struct Chunk {
+    unsigned char* base;
+    std::size_t bytes, slots;
+  };
   std::map<SlotKey, unsigned char*> held_;
   std::vector<unsigned char*> free_;
+  std::vector<Chunk> chunks_;
   std::size_t slots_ = 0;
 };
 

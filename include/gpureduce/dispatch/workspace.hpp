@@ -6,7 +6,8 @@
 //
 // Streams: a stream keeps its slot until release_workspace(stream), which waits for the stream and
 // frees the slot for another stream; without it a program that creates and destroys streams holds
-// one slot (128 KB) per stream it ever reduced on.
+// one slot (128 KB) per stream it ever reduced on. trim_workspace() frees the chunks whose slots
+// are all free.
 // Graph capture: each capture gets its own slot per capturing stream, held by the graph (a CUDA
 // user object) and given back when the graph and every executable graph instantiated from it are
 // destroyed and their launches have finished. Graphs from different captures may therefore be
@@ -99,6 +100,16 @@ class WorkspacePool {
     return Status::ok();
   }
 
+  // Frees every chunk no stream or graph holds a slot of (trim_workspace).
+  Status trim() {
+    std::lock_guard lock(m_);
+    take_returned();
+    cudaError_t first = cudaSuccess;
+    for (unsigned char* chunk : table_.take_free_chunks())
+      if (const cudaError_t e = cudaFree(chunk); e != cudaSuccess && first == cudaSuccess) first = e;
+    return Status::from_cuda(first);
+  }
+
   struct Counts {
     std::size_t slots, free;
   };
@@ -187,5 +198,24 @@ inline Status try_release_workspace(cudaStream_t stream) noexcept {
 }
 
 inline void release_workspace(cudaStream_t stream) { throw_if_error(try_release_workspace(stream)); }
+
+// Returns the library's workspace memory on the current device that no stream or graph holds (as
+// torch.cuda.empty_cache() does for PyTorch's cache): slots are allocated 16 at a time, and a chunk
+// whose slots have all been released (release_workspace, destroyed graphs) is freed. cudaFree
+// synchronises the device; do not call it while a thread captures a graph in the global mode. The
+// next reduction that needs a slot allocates again.
+inline Status try_trim_workspace() noexcept {
+  try {
+    int device = 0;
+    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
+    return detail::WorkspacePool::for_device(device).trim();
+  } catch (const std::system_error&) {
+    return Status::fail(Errc::cuda_error, "host mutex failed");
+  } catch (const std::bad_alloc&) {
+    return Status::fail(Errc::cuda_error, "host allocation failed");
+  }
+}
+
+inline void trim_workspace() { throw_if_error(try_trim_workspace()); }
 
 }  // namespace gpureduce
