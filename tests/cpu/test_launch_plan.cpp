@@ -32,11 +32,6 @@ TEST(test_dispatch_launch_plan, kernel_by_size) {
   // ...except for sums, which add four bytes per instruction (thread/packed_sum.hpp).
   EXPECT_EQ(plan_launch(64 * 1024, 0, 1, TuningSm90<1>::packed_sum, resident).kernel, Kernel::one_block);
   EXPECT_EQ(plan_launch(64 * 1024 + 1, 0, 1, TuningSm90<1>::packed_sum, resident).kernel, Kernel::grid);
-  // A dot product's one block reads both arrays: half as many elements each.
-  constexpr ReduceTuning dot4 = for_arrays(TuningSm90<4>::value, 2);
-  EXPECT_EQ(plan_launch(8 * 1024, 0, 4, dot4, resident).kernel, Kernel::one_block);
-  EXPECT_EQ(plan_launch(8 * 1024 + 1, 0, 4, dot4, resident).kernel, Kernel::grid);
-  EXPECT_EQ(for_arrays(TuningSm90<4>::arg_extreme, 1).small_single_max_bytes, 16u * 1024);
 }
 
 // argmin/argmax run the one-block kernel with 256 threads up to 16 KB, forced or not; other

@@ -29,14 +29,6 @@ struct ReduceTuning {
   unsigned small_single_threads = 0;
 };
 
-// The tuning of a source that reads `arrays` arrays of n elements (a dot product: 2): the one-block
-// limits count the bytes of all of them, since one block reads them all.
-GPUREDUCE_HD constexpr ReduceTuning for_arrays(ReduceTuning t, unsigned arrays) {
-  t.single_block_max_bytes /= arrays;
-  t.small_single_max_bytes /= arrays;
-  return t;
-}
-
 enum class Kernel : unsigned char { automatic, one_block, grid };
 
 // The grid workspace holds one partial per block; 4096 blocks cover 31 resident blocks per SM on a
