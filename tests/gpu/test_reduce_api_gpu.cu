@@ -105,30 +105,51 @@ TEST(test_reduce_api, graphs_of_two_captures_replay_concurrently_and_give_slots_
   for (auto& r : run) cudaStreamDestroy(r);
 }
 
+// Sums of an int32 input large enough for the grid kernel, so each takes a workspace slot of its
+// stream, into `outs` poisoned results, checked against the host.
+class GridSums {
+ public:
+  static constexpr std::uint64_t n = (1u << 18) + 3;
+  GridSums(std::uint64_t seed, std::size_t outs)
+      : h_(random_input<std::int32_t>(n, seed)), d_(h_, 0), want_(reference::int_sum(h_.data(), n)) {
+    EXPECT_EQ(cudaMalloc(&out_, outs * sizeof(std::int64_t)), cudaSuccess);
+  }
+  ~GridSums() { cudaFree(out_); }
+  GridSums(const GridSums&) = delete;
+  GridSums& operator=(const GridSums&) = delete;
+  void run(cudaStream_t s, std::size_t i) {
+    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(out_ + i, 0xA5, sizeof(std::int64_t), s));
+    sum(d_.get(), n, out_ + i, s);
+  }
+  void check(std::size_t i) const {
+    std::int64_t got = 0;
+    GPUREDUCE_CHECK_CUDA(cudaMemcpy(&got, out_ + i, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(std::uint64_t(got), want_) << "result " << i;
+  }
+
+ private:
+  std::vector<std::int32_t> h_;
+  DeviceInput<std::int32_t> d_;
+  std::uint64_t want_;
+  std::int64_t* out_ = nullptr;
+};
+
 // A program that creates and destroys streams keeps the pool at its peak of live streams when it
 // releases each stream's slot.
 TEST(test_reduce_api, released_stream_slots_are_reused) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
-  const std::uint64_t n = (1u << 18) + 3;  // the grid kernel
   GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
   auto& pool = detail::WorkspacePool::for_device(0);
-  const auto h = random_input<std::int32_t>(n, seed);
-  DeviceInput<std::int32_t> d(h, 0);
-  const std::uint64_t want = reference::int_sum(h.data(), n);
-  std::int64_t* out = nullptr;
-  GPUREDUCE_CHECK_CUDA(cudaMalloc(&out, sizeof(std::int64_t)));
+  GridSums sums(seed, 1);
   const auto before = pool.counts();
   for (int i = 0; i < 100; ++i) {
     cudaStream_t s;
     GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(out, 0xA5, sizeof(std::int64_t), s));
-    sum(d.get(), n, out, s);
+    sums.run(s, 0);
     release_workspace(s);  // waits for the stream
-    std::int64_t got = 0;
-    GPUREDUCE_CHECK_CUDA(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
-    EXPECT_EQ(std::uint64_t(got), want) << "stream " << i;
+    sums.check(0);
     GPUREDUCE_CHECK_CUDA(cudaStreamDestroy(s));
   }
   const auto after = pool.counts();
@@ -143,7 +164,6 @@ TEST(test_reduce_api, released_stream_slots_are_reused) {
   GPUREDUCE_CHECK_CUDA(cudaStreamEndCapture(s, &g));
   cudaGraphDestroy(g);
   cudaStreamDestroy(s);
-  cudaFree(out);
 }
 
 // trim_workspace frees the chunks whose slots are all released, keeps the ones a stream holds, and
@@ -152,28 +172,14 @@ TEST(test_reduce_api, trim_workspace_frees_unheld_chunks) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
-  const std::uint64_t n = (1u << 18) + 3;  // the grid kernel
   GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
   auto& pool = detail::WorkspacePool::for_device(0);
-  const auto h = random_input<std::int32_t>(n, seed);
-  DeviceInput<std::int32_t> d(h, 0);
-  const std::uint64_t want = reference::int_sum(h.data(), n);
-  std::int64_t* out = nullptr;
-  GPUREDUCE_CHECK_CUDA(cudaMalloc(&out, 2 * detail::slots_per_chunk * sizeof(std::int64_t)));
-  const auto reduce_on = [&](cudaStream_t s, std::int64_t* o) {
-    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(o, 0xA5, sizeof(std::int64_t), s));
-    sum(d.get(), n, o, s);
-  };
-  const auto check = [&](const std::int64_t* o) {
-    std::int64_t got = 0;
-    GPUREDUCE_CHECK_CUDA(cudaMemcpy(&got, o, sizeof got, cudaMemcpyDeviceToHost));
-    EXPECT_EQ(std::uint64_t(got), want);
-  };
-  const auto before = pool.counts();
   std::vector<cudaStream_t> streams(2 * detail::slots_per_chunk);  // at least one chunk of their own
+  GridSums sums(seed, streams.size());
+  const auto before = pool.counts();
   for (std::size_t i = 0; i < streams.size(); ++i) {
     GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
-    reduce_on(streams[i], out + i);
+    sums.run(streams[i], i);
   }
   const auto peak = pool.counts();
   EXPECT_TRUE(try_trim_workspace());  // every new slot is held: nothing to free
@@ -183,12 +189,11 @@ TEST(test_reduce_api, trim_workspace_frees_unheld_chunks) {
   const auto trimmed = pool.counts();
   EXPECT_LE(trimmed.slots + detail::slots_per_chunk, peak.slots);
   EXPECT_EQ(trimmed.slots - trimmed.free, before.slots - before.free);  // held slots are kept
-  for (std::size_t i = 0; i < streams.size(); ++i) check(out + i);
-  for (std::size_t i = 0; i < streams.size(); ++i) reduce_on(streams[i], out + i);  // and allocated again
+  for (std::size_t i = 0; i < streams.size(); ++i) sums.check(i);
+  for (std::size_t i = 0; i < streams.size(); ++i) sums.run(streams[i], i);  // and allocated again
   for (cudaStream_t s : streams) release_workspace(s);
-  for (std::size_t i = 0; i < streams.size(); ++i) check(out + i);
+  for (std::size_t i = 0; i < streams.size(); ++i) sums.check(i);
   for (cudaStream_t s : streams) cudaStreamDestroy(s);
-  cudaFree(out);
 }
 
 // 4 host threads, 2 streams each, reducing different inputs at once with the library workspace.
