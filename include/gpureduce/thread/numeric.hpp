@@ -61,9 +61,19 @@ GPUREDUCE_HD constexpr T quiet_nan() {
 
 // Value conversion between element, accumulator and output types. The 16-bit formats go through
 // float; float to half/bfloat16 rounds to nearest even.
+// On the device a bfloat16 widens by a shift of its bits (exact, NaN payloads kept), not through
+// the inline asm of __bfloat162float, around which ptxas scheduled the bfloat16 dot product's
+// kernel worse than float16's (43 registers against 34; bench/results/*_bf16_dot_ef83fbf.txt).
 template <class To, class From>
 GPUREDUCE_HD constexpr To convert(From x) {
   if constexpr (std::is_same_v<To, From>) return x;
+#if defined(__CUDA_ARCH__)
+  else if constexpr (std::is_same_v<From, __nv_bfloat16>) {
+    if (!__builtin_is_constant_evaluated())
+      return convert<To>(__uint_as_float(unsigned(__bfloat16_as_ushort(x)) << 16));
+    return convert<To>(static_cast<float>(x));
+  }
+#endif
   else if constexpr (is_half_v<From>) return convert<To>(static_cast<float>(x));
   else if constexpr (std::is_same_v<To, __half>) return __float2half_rn(static_cast<float>(x));
   else if constexpr (std::is_same_v<To, __nv_bfloat16>) return __float2bfloat16_rn(static_cast<float>(x));
