@@ -83,6 +83,104 @@ __global__ void __launch_bounds__(256) hand_sum_4096(const float4* in, float* ou
   if (threadIdx.x == 0) *out = acc;
 }
 
+template <class T>
+__global__ void fill(T* x, u64 n, u64 seed) {
+  for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += u64(gridDim.x) * blockDim.x) {
+    const u64 h = (i + seed) * 0x9E3779B97F4A7C15ull;
+    x[i] = T(double(h >> 40) / double(1 << 24) * 200 - 100);
+  }
+}
+
+// A general one-block float sum written lean, to see which of the library's generalities cost
+// time: the split as parameters in index type I, scalar edges loaded first and used last, batches
+// of 4 vectors then up to 3 more predicated, each vector added as a tree. NanBranch: a runtime NaN
+// policy chosen before the loads (ignore: NaN counts as 0), as thread_partial does.
+template <unsigned Threads, class I, bool NanBranch>
+__global__ void __launch_bounds__(Threads)
+    lean_sum(const float* p, I head, I vectors, I tail, bool ignore_nan, float* out) {
+  const unsigned t = threadIdx.x;
+  const float h = t < head ? p[t] : 0.f;
+  const float e = t < tail ? p[head + vectors * 4 + t] : 0.f;
+  const float4* body = reinterpret_cast<const float4*>(p + head);
+  const auto run = [&](auto ignore) {
+    const auto tree = [&](float4 x) {
+      if constexpr (decltype(ignore)::value) {
+        x.x = x.x != x.x ? 0.f : x.x, x.y = x.y != x.y ? 0.f : x.y;
+        x.z = x.z != x.z ? 0.f : x.z, x.w = x.w != x.w ? 0.f : x.w;
+      }
+      return (x.x + x.y) + (x.z + x.w);
+    };
+    float acc = 0;
+    I v = t;
+#pragma unroll 1
+    for (; v + 3 * Threads < vectors; v += 4 * Threads) {
+      float4 x[4];
+#pragma unroll
+      for (unsigned k = 0; k < 4; ++k) x[k] = body[v + k * Threads];
+#pragma unroll
+      for (unsigned k = 0; k < 4; ++k) acc += tree(x[k]);
+    }
+#pragma unroll
+    for (unsigned k = 0; k < 3; ++k)
+      if (v + k * Threads < vectors) acc += tree(body[v + k * Threads]);
+    return acc;
+  };
+  float acc = NanBranch && ignore_nan ? run(std::true_type{}) : run(std::false_type{});
+  acc += h + e;
+  __shared__ float warps[32];
+  acc = gpureduce::block_reduce<Threads>(acc, gpureduce::Sum{}, 0.0f, warps);
+  if (threadIdx.x == 0) *out = acc;
+}
+
+// The same with no test before the first batch's loads: each thread loads vectors t + k * Threads
+// clamped to the last one (vectors >= 1), all in flight, and adds those in range; later batches as
+// above. Edges: whether the scalar head and tail are read at all (not for n = 4096 aligned).
+template <unsigned Threads, bool Edges>
+__global__ void __launch_bounds__(Threads)
+    lean_clamped_sum(const float* p, unsigned head, unsigned vectors, unsigned tail, bool, float* out) {
+  const unsigned t = threadIdx.x;
+  float h = 0.f, e = 0.f;
+  if constexpr (Edges) {
+    h = t < head ? p[t] : 0.f;
+    e = t < tail ? p[head + vectors * 4 + t] : 0.f;
+  }
+  const float4* body = reinterpret_cast<const float4*>(p + head);
+  const auto tree = [](float4 x) { return (x.x + x.y) + (x.z + x.w); };
+  float4 x[4];
+#pragma unroll
+  for (unsigned k = 0; k < 4; ++k) x[k] = body[min(t + k * Threads, vectors - 1)];
+  float acc = 0;
+#pragma unroll
+  for (unsigned k = 0; k < 4; ++k) acc += t + k * Threads < vectors ? tree(x[k]) : 0.f;
+#pragma unroll 1
+  for (unsigned v = t + 4 * Threads; v < vectors; v += Threads) acc += tree(body[v]);
+  acc += h + e;
+  __shared__ float warps[32];
+  acc = gpureduce::block_reduce<Threads>(acc, gpureduce::Sum{}, 0.0f, warps);
+  if (threadIdx.x == 0) *out = acc;
+}
+
+void lean(Bench& bench, cudaStream_t s, u64 n, u64 offset) {
+  const gpureduce::DeviceBuffer<float> in(2 * n + 64), out(2);
+  fill<<<64, 256, 0, s>>>(in.get(), 2 * n + 64, 11);
+  const auto input = [&](int i) { return in.get() + offset + i * (n + 32); };
+  const auto lean_run = [&](auto kernel, unsigned threads) {
+    return [&, kernel, threads](cudaStream_t st, int i) {
+      const auto split = gpureduce::VectorSplit::make(reinterpret_cast<u64>(input(i)), n, sizeof(float));
+      kernel<<<1, threads, 0, st>>>(input(i), split.head, split.vectors, split.tail, false, out.get() + i);
+    };
+  };
+  for (State st : {dirty, code, clean})
+    std::printf("| float32 sum %llu (+%llu) | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", n, offset, state_names[st],
+                bench.median_us(st, lean_run(lean_sum<256, unsigned, false>, 256)),
+                bench.median_us(st, lean_run(lean_sum<512, unsigned, false>, 512)),
+                bench.median_us(st, lean_run(lean_sum<256, u64, false>, 256)),
+                bench.median_us(st, lean_run(lean_sum<256, unsigned, true>, 256)),
+                bench.median_us(st, lean_run(lean_clamped_sum<256, true>, 256)),
+                bench.median_us(st, lean_run(lean_clamped_sum<256, false>, 256)),
+                bench.median_us(st, [&](cudaStream_t st2, int i) { gpureduce::sum(input(i), n, out.get() + i, st2); }));
+}
+
 void layouts(Bench& bench, cudaStream_t s) {
   constexpr u64 n = 4096;
   const gpureduce::DeviceBuffer<float> in(2 * n), out(2);
@@ -96,14 +194,6 @@ void layouts(Bench& bench, cudaStream_t s) {
     std::printf("| float32 sum 4096 by hand | %s | %.2f | %.2f | %.2f |\n", state_names[st],
                 bench.median_us(st, run(hand_sum_4096<false>)), bench.median_us(st, run(hand_sum_4096<true>)),
                 bench.median_us(st, [&](cudaStream_t st2, int i) { gpureduce::sum(in.get() + i * n, n, out.get() + i, st2); }));
-}
-
-template <class T>
-__global__ void fill(T* x, u64 n, u64 seed) {
-  for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += u64(gridDim.x) * blockDim.x) {
-    const u64 h = (i + seed) * 0x9E3779B97F4A7C15ull;
-    x[i] = T(double(h >> 40) / double(1 << 24) * 200 - 100);
-  }
 }
 
 template <class T, class Op>
@@ -192,5 +282,9 @@ int main() {
   }
   std::printf("\n| case | L2 | striped | blocked | gpureduce::sum |\n|---|---|---:|---:|---:|\n");
   layouts(bench, s);
+  std::printf("\n| case | L2 | lean 256 | lean 512 | lean 256 u64 | lean 256 NaN branch | clamped 256 | clamped 256 no edges | gpureduce::sum |\n"
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const u64 n : {4096ull, 3001ull, 2048ull}) lean(bench, s, n, 0);
+  lean(bench, s, 3001, 1);
   return 0;
 }
