@@ -42,19 +42,11 @@ struct VectorGrid {
 
   // full(v) reads vectors v, v + block, ..., v + (Unroll-1)*block, all in range; last(v) reads
   // those of them below `vectors` (fewer than Unroll, maybe none): the thread's last, partial batch.
-  // Rolled: the loop is not unrolled, for a caller with few batches per thread, where the unrolled
-  // loop's trip-count test and remainder cost more than they save (the one-block kernel).
-  template <bool Rolled = false, class Full, class Last>
+  template <class Full, class Last>
   GPUREDUCE_HD void for_each_batch(std::uint64_t b, unsigned t, Full&& full, Last&& last) const {
     const std::uint64_t stride = grid() * batch();
     std::uint64_t v = b * batch() + t;
-    const auto more = [&] { return v + std::uint64_t(Unroll - 1) * block < vectors; };
-    if constexpr (Rolled) {
-#pragma unroll 1
-      for (; more(); v += stride) full(v);
-    } else {
-      for (; more(); v += stride) full(v);
-    }
+    for (; v + std::uint64_t(Unroll - 1) * block < vectors; v += stride) full(v);
     last(v);
   }
 
@@ -66,14 +58,9 @@ struct VectorGrid {
   }
 
   // The same with the partial batch handed over one vector at a time: one(w) for each w in range.
-  // Rolled also skips the per-vector tests of a thread whose batches were all full (in the grid
-  // kernel this made float64 max of 20001 elements 6.0 -> 6.6 us, bench/results/
-  // *_ab_one_block_path_fa18978_vs_054bd79.txt).
-  template <bool Rolled = false, class Full, class One>
+  template <class Full, class One>
   GPUREDUCE_HD void for_each(std::uint64_t b, unsigned t, Full&& full, One&& one) const {
-    for_each_batch<Rolled>(b, t, full, [&](std::uint64_t v) {
-      if constexpr (Rolled)
-        if (v >= vectors) return;
+    for_each_batch(b, t, full, [&](std::uint64_t v) {
 #pragma unroll
       for (int k = 0; k < Unroll; ++k) {
         const std::uint64_t w = v + std::uint64_t(k) * block;
@@ -81,6 +68,23 @@ struct VectorGrid {
       }
     });
   }
+
+  // One block (max_blocks 1), where every instruction before the first load is on the critical
+  // path: thread t's batches at v = t, t + batch(), ... with no test before the first, whose
+  // vectors are read clamped (below) and used where in range; the loop is not unrolled (at most
+  // two batches in the one-block kernel).
+  template <class Batch>
+  GPUREDUCE_HD void for_each_clamped_batch(unsigned t, Batch&& each) const {
+    each(std::uint64_t(t));
+#pragma unroll 1
+    for (std::uint64_t v = t + batch(); v < vectors; v += batch()) each(v);
+  }
+
+  // Vector k of the batch at v, or the last vector where the batch ends before it (vectors >= 1).
+  GPUREDUCE_HD constexpr std::uint64_t clamped(std::uint64_t v, int k) const {
+    return min_u64(v + std::uint64_t(k) * block, vectors - 1);
+  }
+  GPUREDUCE_HD constexpr bool in_range(std::uint64_t v, int k) const { return v + std::uint64_t(k) * block < vectors; }
 };
 
 // The scalar head and tail (each shorter than one vector) go to the first threads of the grid: at
