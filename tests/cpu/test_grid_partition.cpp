@@ -111,24 +111,24 @@ TEST(test_grid_vector_split, padded_last_batch_reads_every_vector_and_repeats_on
 // The one-block kernel's traversal: clamped batches. Every vector is used once (in range), every
 // load stays in range, and a clamped load repeats the last vector.
 TEST(test_grid_vector_split, clamped_batches_use_every_vector_once_and_load_in_range) {
-  for (std::uint64_t vectors = 1; vectors <= 3000; vectors += 7)
+  for (unsigned vectors = 1; vectors <= 3000; vectors += 7)
     for (const unsigned block : {32u, 64u}) {
-      const VectorGrid<4> g{vectors, block, 1};
+      const ClampedBatches<4> g{vectors, block};
       std::vector<int> used(vectors, 0);
       for (unsigned t = 0; t < block; ++t)
-        g.for_each_clamped_batch(t, [&](std::uint64_t v) {
+        g.for_each(t, [&](unsigned v) {
           for (int k = 0; k < 4; ++k) {
-            const std::uint64_t w = g.clamped(v, k);
+            const unsigned w = g.clamped(v, k);
             ASSERT_LT(w, vectors) << vectors << " " << v << " " << k;
             if (g.in_range(v, k)) {
-              ASSERT_EQ(w, v + std::uint64_t(k) * block);
+              ASSERT_EQ(w, v + unsigned(k) * block);
               ++used.at(w);
             } else {
               ASSERT_EQ(w, vectors - 1);
             }
           }
         });
-      for (std::uint64_t v = 0; v < vectors; ++v) ASSERT_EQ(used[v], 1) << "vectors " << vectors << " v " << v;
+      for (unsigned v = 0; v < vectors; ++v) ASSERT_EQ(used[v], 1) << "vectors " << vectors << " v " << v;
     }
 }
 

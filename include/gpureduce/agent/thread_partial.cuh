@@ -21,8 +21,8 @@ namespace gpureduce {
 //               waiting for it (a round trip: float32 sum of 3001 elements 4.40 -> 4.08 us on the
 //               H100); only for elements of up to 4 bytes: holding more across the loop made ptxas
 //               split the sum kernel's batches or raise it from 32 to 40 registers (int64 max of
-//               2^12 elements 4.64 -> 4.91 us). The batches are clamped
-//               (VectorGrid::for_each_clamped_batch): the first batch's loads come before any test
+//               2^12 elements 4.64 -> 4.91 us). The batches are clamped (ClampedBatches,
+//               GuardedLoad): the first batch's loads come before any test
 //               of the thread's index against the vector count, which held them back by a compare
 //               and a branch on a kernel parameter (float32 sum of 2^11-2^12 elements 4.10 ->
 //               3.94 us in tools/probes/one_block_probe.cu, lean_clamped_sum).
@@ -63,14 +63,15 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   const VectorGrid<Unroll> g{vectors, BlockThreads, grid};
   const auto full = [&](std::uint64_t v) { batch([&](int k) { return v + std::uint64_t(k) * BlockThreads; }); };
   if constexpr (OneBlock) {
-    g.for_each_clamped_batch(threadIdx.x, [&](std::uint64_t v) {
+    const ClampedBatches<Unroll> c{unsigned(vectors), BlockThreads};
+    const GuardedLoad<Load> guarded{load, vectors != 0};
+    c.for_each(threadIdx.x, [&](unsigned v) {
       decltype(src.load_vector(0, load)) x[Unroll];
-      if (vectors != 0)
 #pragma unroll
-        for (int k = 0; k < Unroll; ++k) x[k] = src.load_vector(head + g.clamped(v, k) * per_vec, load);
+      for (int k = 0; k < Unroll; ++k) x[k] = src.load_vector(head + c.clamped(v, k) * per_vec, guarded);
 #pragma unroll
       for (int k = 0; k < Unroll; ++k)
-        if (Repeat ? vectors != 0 : g.in_range(v, k)) src.consume_vector(x[k], head + g.clamped(v, k) * per_vec, vector_sink);
+        if (Repeat ? vectors != 0 : c.in_range(v, k)) src.consume_vector(x[k], head + c.clamped(v, k) * per_vec, vector_sink);
     });
   } else if constexpr (Repeat) {
     g.for_each_batch(block, threadIdx.x, full, [&](std::uint64_t v) {

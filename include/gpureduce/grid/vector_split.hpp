@@ -68,23 +68,33 @@ struct VectorGrid {
       }
     });
   }
+};
 
-  // One block (max_blocks 1), where every instruction before the first load is on the critical
-  // path: thread t's batches at v = t, t + batch(), ... with no test before the first, whose
-  // vectors are read clamped (below) and used where in range; the loop is not unrolled (at most
-  // two batches in the one-block kernel).
-  template <class Batch>
-  GPUREDUCE_HD void for_each_clamped_batch(unsigned t, Batch&& each) const {
-    each(std::uint64_t(t));
+// The one-block kernel's batches, where every instruction before the first load is on the
+// critical path: thread t's batches at v = t, t + batch, ... with no test before the first, whose
+// vectors are read clamped to the last one and used where in range; later batches while in range,
+// the loop not unrolled (at most two in the one-block kernel). 32-bit, as one block reads at most
+// 64 KB (dispatch): 64-bit clamps put 30 more instructions before the loads.
+template <int Unroll>
+struct ClampedBatches {
+  static_assert(Unroll >= 1);
+  unsigned vectors;  // >= 1 where a vector is loaded
+  unsigned block;
+
+  GPUREDUCE_HD constexpr unsigned batch() const { return unsigned(Unroll) * block; }
+
+  template <class Each>
+  GPUREDUCE_HD void for_each(unsigned t, Each&& each) const {
+    each(t);
 #pragma unroll 1
-    for (std::uint64_t v = t + batch(); v < vectors; v += batch()) each(v);
+    for (unsigned v = t + batch(); v < vectors; v += batch()) each(v);
   }
-
-  // Vector k of the batch at v, or the last vector where the batch ends before it (vectors >= 1).
-  GPUREDUCE_HD constexpr std::uint64_t clamped(std::uint64_t v, int k) const {
-    return min_u64(v + std::uint64_t(k) * block, vectors - 1);
+  // Vector k of the batch at v, or the last vector where the batch ends before it.
+  GPUREDUCE_HD constexpr unsigned clamped(unsigned v, int k) const {
+    const unsigned w = v + unsigned(k) * block;
+    return w < vectors - 1 ? w : vectors - 1;
   }
-  GPUREDUCE_HD constexpr bool in_range(std::uint64_t v, int k) const { return v + std::uint64_t(k) * block < vectors; }
+  GPUREDUCE_HD constexpr bool in_range(unsigned v, int k) const { return v + unsigned(k) * block < vectors; }
 };
 
 // The scalar head and tail (each shorter than one vector) go to the first threads of the grid: at
