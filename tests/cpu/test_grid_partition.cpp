@@ -108,30 +108,6 @@ TEST(test_grid_vector_split, padded_last_batch_reads_every_vector_and_repeats_on
     }
 }
 
-// The one-block kernel's traversal: clamped batches. Every vector is used once (in range), every
-// load stays in range, and a clamped load repeats the last vector.
-TEST(test_grid_vector_split, clamped_batches_use_every_vector_once_and_load_in_range) {
-  for (unsigned vectors = 1; vectors <= 3000; vectors += 7)
-    for (const unsigned block : {32u, 64u}) {
-      const ClampedBatches<4> g{vectors, block};
-      std::vector<int> used(vectors, 0);
-      for (unsigned t = 0; t < block; ++t)
-        g.for_each(t, [&](unsigned v) {
-          for (int k = 0; k < 4; ++k) {
-            const unsigned w = g.clamped(v, k);
-            ASSERT_LT(w, vectors) << vectors << " " << v << " " << k;
-            if (g.in_range(v, k)) {
-              ASSERT_EQ(w, v + unsigned(k) * block);
-              ++used.at(w);
-            } else {
-              ASSERT_EQ(w, vectors - 1);
-            }
-          }
-        });
-      for (unsigned v = 0; v < vectors; ++v) ASSERT_EQ(used[v], 1) << "vectors " << vectors << " v " << v;
-    }
-}
-
 TEST(test_grid_vector_split, head_and_tail_at_every_misalignment) {
   // int32 at byte offset 4: 3 head elements reach the next 16-byte boundary.
   const VectorSplit s = VectorSplit::make(0x1004, 100, 4);

@@ -35,19 +35,6 @@ struct NcLoad {
     __builtin_memcpy(&r, &w, sizeof r);
     return r;
   }
-  template <class V>
-  __device__ __forceinline__ V guarded(const V* p, bool valid) const {
-    uint4 w{0, 0, 0, 0};
-    asm("{.reg .pred p; setp.ne.u32 p, %5, 0; @p ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];}"
-        : "+r"(w.x), "+r"(w.y), "+r"(w.z), "+r"(w.w) : "l"(p), "r"(unsigned(valid)));
-    V r;
-    __builtin_memcpy(&r, &w, sizeof r);
-    return r;
-  }
-  template <class T>
-  __device__ __forceinline__ T element(const T* p) const {
-    return *p;
-  }
 };
 
 struct HalfToFloat {

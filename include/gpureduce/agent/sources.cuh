@@ -111,7 +111,7 @@ struct ProductSource {
       p.b = load(reinterpret_cast<const Vector<T>*>(b + first));
     } else {
 #pragma unroll
-      for (unsigned k = 0; k < Vector<T>::size; ++k) p.b.v[k] = load.element(b + first + k);
+      for (unsigned k = 0; k < Vector<T>::size; ++k) p.b.v[k] = b[first + k];
     }
     return p;
   }
@@ -139,7 +139,7 @@ struct PackedProductSource : ProductSource<T, A> {
       __builtin_memcpy(&p.b, &wb, sizeof wb);
     } else {
 #pragma unroll
-      for (unsigned k = 0; k < Vector<T>::size; ++k) p.b.v[k] = load.element(this->b + first + k);
+      for (unsigned k = 0; k < Vector<T>::size; ++k) p.b.v[k] = this->b[first + k];
     }
     return p;
   }

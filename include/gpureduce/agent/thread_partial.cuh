@@ -21,18 +21,13 @@ namespace gpureduce {
 //               waiting for it (a round trip: float32 sum of 3001 elements 4.40 -> 4.08 us on the
 //               H100); only for elements of up to 4 bytes: holding more across the loop made ptxas
 //               split the sum kernel's batches or raise it from 32 to 40 registers (int64 max of
-//               2^12 elements 4.64 -> 4.91 us). The batches are clamped (ClampedBatches,
-//               GuardedLoad): the first batch's loads come before any test
-//               of the thread's index against the vector count, which held them back by a compare
-//               and a branch on a kernel parameter (float32 sum of 2^11-2^12 elements 4.10 ->
-//               3.94 us in tools/probes/one_block_probe.cu, lean_clamped_sum).
+//               2^12 elements 4.64 -> 4.91 us). And the batch loop stays rolled (VectorGrid).
 //   Repeat      the last, partial batch is loaded whole, as a full one, its missing vectors
-//               replaced by repeats (of its first; in the one-block kernel, of the last vector), so
-//               its loads are all in flight before any is used, and they are used unconditionally.
-//               Only for a vector_sink for which a vector seen twice at the same index counts once
-//               (argmin/argmax): its sink branches, and vector by vector it waited a round trip per
-//               vector. Without, sinks that do not branch get the same overlap from ptxas, which
-//               predicates the vector-by-vector loads.
+//               replaced by repeats of its first, so its loads are all in flight before any is
+//               used. Only for a vector_sink for which a vector seen twice at the same index counts
+//               once (argmin/argmax): its sink branches, and vector by vector it waited a round
+//               trip per vector. Without, sinks that do not branch get the same overlap from
+//               ptxas, which predicates the vector-by-vector loads.
 template <unsigned BlockThreads, int Unroll, bool OneBlock, bool Repeat = false, class Source, class Load, class Sink,
           class VectorSink>
 __device__ __forceinline__ void for_each_thread_value(const Source& src, const VectorSplit& split, std::uint64_t block,
@@ -62,23 +57,12 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   };
   const VectorGrid<Unroll> g{vectors, BlockThreads, grid};
   const auto full = [&](std::uint64_t v) { batch([&](int k) { return v + std::uint64_t(k) * BlockThreads; }); };
-  if constexpr (OneBlock) {
-    const ClampedBatches<Unroll> c{unsigned(vectors), BlockThreads};
-    const GuardedLoad<Load> guarded{load, vectors != 0};
-    c.for_each(threadIdx.x, [&](unsigned v) {
-      decltype(src.load_vector(0, load)) x[Unroll];
-#pragma unroll
-      for (int k = 0; k < Unroll; ++k) x[k] = src.load_vector(head + c.clamped(v, k) * per_vec, guarded);
-#pragma unroll
-      for (int k = 0; k < Unroll; ++k)
-        if (Repeat ? vectors != 0 : c.in_range(v, k)) src.consume_vector(x[k], head + c.clamped(v, k) * per_vec, vector_sink);
-    });
-  } else if constexpr (Repeat) {
-    g.for_each_batch(block, threadIdx.x, full, [&](std::uint64_t v) {
+  if constexpr (Repeat) {
+    g.template for_each_batch<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
       if (v < vectors) batch([&](int k) { return g.padded(v, k); });
     });
   } else {
-    g.for_each(block, threadIdx.x, full, [&](std::uint64_t v) {
+    g.template for_each<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
       src.consume_vector(src.load_vector(head + v * per_vec, load), head + v * per_vec, vector_sink);
     });
   }

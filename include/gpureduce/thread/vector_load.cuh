@@ -36,46 +36,7 @@ struct VectorLoad {
       return *p;
     }
   }
-  // The vector at p where `valid`, zeros elsewhere, in one predicated load.
-  template <class V>
-  __device__ __forceinline__ V guarded(const V* p, bool valid) const {
-    static_assert(sizeof(V) == 16 && alignof(V) >= 16, "16-byte vectors only");
-    uint4 w{0, 0, 0, 0};
-    if constexpr (EvictFirst)
-      asm("{.reg .pred p; setp.ne.u32 p, %5, 0; @p ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];}"
-          : "+r"(w.x), "+r"(w.y), "+r"(w.z), "+r"(w.w) : "l"(p), "r"(unsigned(valid)));
-    else
-      asm("{.reg .pred p; setp.ne.u32 p, %5, 0; @p ld.global.v4.u32 {%0, %1, %2, %3}, [%4];}"
-          : "+r"(w.x), "+r"(w.y), "+r"(w.z), "+r"(w.w) : "l"(p), "r"(unsigned(valid)));
-    V r;
-    __builtin_memcpy(&r, &w, sizeof r);
-    return r;
-  }
-  // One element that a source reads beside the vectors (ProductSource: b misaligned against a).
-  template <class T>
-  __device__ __forceinline__ T element(const T* p) const {
-    return *p;
-  }
 };
 using PlainLoad = VectorLoad<false>;
-
-// A Load whose reads happen only where `valid` (zeros elsewhere): the one-block kernel's clamped
-// batches (grid/vector_split.hpp, ClampedBatches) load before testing whether the input has any
-// vector at all. One predicated instruction per load; a C++ test around the loads became a branch
-// on a kernel parameter before them, which kept the kernel's time at the slower of the two levels
-// measured in tools/probes/one_block_probe.cu (float32 sum of 2^12: lean_sum against lean_clamped_sum).
-template <class Load>
-struct GuardedLoad {
-  Load load;
-  bool valid;
-  template <class V>
-  __device__ __forceinline__ V operator()(const V* p) const {
-    return load.guarded(p, valid);
-  }
-  template <class T>
-  __device__ __forceinline__ T element(const T* p) const {
-    return valid ? load.element(p) : T{};
-  }
-};
 
 }  // namespace gpureduce
