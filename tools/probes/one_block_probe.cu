@@ -3,7 +3,8 @@
 // library: same protocol as `gpureduce bench` (CUDA events, 3 warm-ups, median of 30), run by
 // `tools/device-run COMMIT oneblock`. Per case, the library call, single_block_kernel forced into
 // other shapes and loads, and CUB, each under these states before a sample (then a float32 sum
-// written out by hand in two load layouts, hand_sum_4096):
+// written out by hand in two load layouts, hand_sum_4096, then general float32 sums written lean,
+// lean_sum and lean_clamped_sum):
 //   dirty   memset of 2x L2 (the bench's flush: L2 full of dirty lines, the kernel's code evicted)
 //   code    as dirty, then the same call on another input: code and parameters warm, input cold
 //   clean   a read of 2x L2 (L2 full of lines that need no write-back)
@@ -133,8 +134,9 @@ __global__ void __launch_bounds__(Threads)
 }
 
 // The same with no test before the first batch's loads: each thread loads vectors t + k * Threads
-// clamped to the last one (vectors >= 1), all in flight, and adds those in range; later batches as
-// above. Edges: whether the scalar head and tail are read at all (not for n = 4096 aligned).
+// clamped to the last one (vectors >= 1), all in flight, and adds those in range; any later vectors
+// one at a time (none at the sizes timed). Edges: whether the scalar head and tail are read at all
+// (without, the sum misses them where n has any: for timing only).
 template <unsigned Threads, bool Edges>
 __global__ void __launch_bounds__(Threads)
     lean_clamped_sum(const float* p, unsigned head, unsigned vectors, unsigned tail, bool, float* out) {
