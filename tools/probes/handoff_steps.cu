@@ -18,9 +18,15 @@
 //                  reach the block reduction's barrier together
 //   wait_reduce    no poll: wait until `wait_ns` after the block's start, then reduce and store
 //                  (the reduction's cost after a wait as long as the poll's)
+// and the ticketed hand-off of wide accumulators (argmin/argmax), where every block's thread 0
+// stores its partial and draws a ticket while the rest of its warp waits:
+//   ticket          the library's: thread 0 alone, in a branch
+//   ticket_uniform  warp 0 runs one asm statement in which lane 0 stores and draws (no branch)
 // Then a %globaltimer trace of the polling variants: publish, last slot seen, reduced, stored.
 // Run by `tools/device-run COMMIT steps`.
 #include <gpureduce/gpureduce.cuh>
+
+#include <cuda/atomic>
 
 #include "../../src/bench/timer.hpp"
 #include "probe_setup.cuh"
@@ -117,6 +123,42 @@ __global__ void __launch_bounds__(threads)
   }
 }
 
+template <bool Uniform>
+__global__ void __launch_bounds__(threads)
+    ticket_kernel(const int4* in, u64 vectors, u64* out, u64* partials, unsigned* counter) {
+  __shared__ u64 warp_partials[gpureduce::warp_threads];
+  __shared__ bool is_last;
+  const gpureduce::Sum op;
+  u64 acc = read_sum<threads, unroll>(in, vectors, [](const int4* p) { return *p; });
+  acc = gpureduce::block_reduce<threads>(acc, op, 0ull, warp_partials);
+  if (!Uniform && threadIdx.x == 0) {
+    partials[blockIdx.x] = acc;
+    const unsigned ticket =
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::memory_order_acq_rel);
+    is_last = ticket == gridDim.x - 1;
+  }
+  if (Uniform && threadIdx.x < gpureduce::warp_threads) {
+    unsigned ticket;
+    asm volatile(
+        "{ .reg .pred p;\n setp.eq.u32 p, %1, 0;\n @p st.global.u64 [%2], %3;\n"
+        " @p atom.acq_rel.gpu.global.add.u32 %0, [%4], 1; }"
+        : "=r"(ticket)
+        : "r"(threadIdx.x), "l"(partials + blockIdx.x), "l"(acc), "l"(counter)
+        : "memory");
+    ticket = __shfl_sync(~0u, ticket, 0);
+    if (threadIdx.x == 0) is_last = ticket == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last) return;
+  u64 v = 0;
+  for (unsigned i = threadIdx.x; i < gridDim.x; i += threads) v += partials[i];
+  v = gpureduce::block_reduce<threads>(v, op, 0ull, warp_partials);
+  if (threadIdx.x == 0) {
+    out[0] = v;
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).store(0, cuda::memory_order_relaxed);
+  }
+}
+
 __global__ void touch_slots(const FlaggedPartial* slots, unsigned count, u64* sink) {
   u64 v = 0;
   for (unsigned i = threadIdx.x; i < count; i += blockDim.x) v ^= gpureduce::load_flagged(slots + i).hi;
@@ -136,6 +178,9 @@ int main() {
   gpureduce::DeviceBuffer<int4> in(max_vectors);
   gpureduce::DeviceBuffer<u64> out(max_blocks), stamps(2 * max_blocks + 3);
   gpureduce::DeviceBuffer<FlaggedPartial> slots(max_blocks);
+  gpureduce::DeviceBuffer<u64> partials(max_blocks);
+  gpureduce::DeviceBuffer<unsigned> counter(1);
+  GPUREDUCE_CUDA(cudaMemset(counter.get(), 0, sizeof(unsigned)));
   GPUREDUCE_CUDA(cudaMemset(in.get(), 1, max_vectors * sizeof(int4)));
   GPUREDUCE_CUDA(cudaMemset(slots.get(), 0, max_blocks * sizeof(FlaggedPartial)));
   const Stamps st{stamps.get()};
@@ -177,8 +222,8 @@ int main() {
                         {"2^18 int32", 64, 1u << 16}};
 
   std::printf("== median us of 60 samples; L2: flush = the bench's flush, flush+slots = then the slots' lines loaded\n");
-  std::printf("| case | L2 | no_combine | fold | fold_prefetch | poll_only | late_empty | warp_uniform | every_warp | wait_reduce 0 | 500 | 1000 ns |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("| case | L2 | no_combine | fold | fold_prefetch | poll_only | late_empty | warp_uniform | every_warp | wait_reduce 0 | 500 | 1000 ns | ticket | ticket_uniform |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Case& c : cases) {
     for (int warm_slots = 0; warm_slots < 2; ++warm_slots) {
       const auto time = [&](Variant v, u64 wait_ns) {
@@ -191,6 +236,19 @@ int main() {
       for (Variant v : {no_combine, fold, fold_prefetch, poll_only, late_empty, warp_uniform, every_warp})
         std::printf(" %.2f |", time(v, 0));
       for (u64 wait_ns : {0, 500, 1000}) std::printf(" %.2f |", time(wait_reduce, wait_ns));
+      for (bool uniform : {false, true}) {
+        const auto go = [&](auto kernel) {
+          return 1e3 * timer
+                           .measure(
+                               [&](cudaStream_t stream) {
+                                 kernel<<<c.blocks, threads, 0, stream>>>(in.get(), c.vectors, out.get(),
+                                                                          partials.get(), counter.get());
+                               },
+                               60, 3, warm_slots ? std::function<void(cudaStream_t)>(flush_then_slots) : flush_l2)
+                           .median_ms;
+        };
+        std::printf(" %.2f |", uniform ? go(ticket_kernel<true>) : go(ticket_kernel<false>));
+      }
       std::printf("\n");
     }
   }

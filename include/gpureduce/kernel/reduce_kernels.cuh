@@ -62,8 +62,8 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
       const bool mine = threadIdx.x < count;
       FlaggedPartial p{};
       do
-        if (mine && !is_full(p)) p = load_flagged(slots + threadIdx.x);
-      while (__any_sync(~0u, mine && !is_full(p)));
+        if (mine && !is_full<A>(p)) p = load_flagged(slots + threadIdx.x);
+      while (__any_sync(~0u, mine && !is_full<A>(p)));
       if (mine) {
         store_flagged(slots + threadIdx.x, {});
         acc = op(acc, flagged_value<A>(p));
@@ -80,8 +80,8 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
 #pragma unroll
       for (unsigned k = 0; k < chunk; ++k) {
         const unsigned i = threadIdx.x + first + k * BlockThreads;
-        if (i < count && !is_full(p[k])) p[k] = load_flagged(slots + i);
-        waiting |= i < count && !is_full(p[k]);
+        if (i < count && !is_full<A>(p[k])) p[k] = load_flagged(slots + i);
+        waiting |= i < count && !is_full<A>(p[k]);
       }
     } while (__any_sync(~0u, waiting));
 #pragma unroll
