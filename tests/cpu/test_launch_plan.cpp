@@ -115,13 +115,14 @@ TEST(test_dispatch_exact_plan, grid_fits_the_workspace_in_whole_waves) {
 
 // The flagged slots of the grid kernel: a published partial reads back bit for bit and is full;
 // the empty (all-zero) slot is not, whatever the accumulator, including a partial of all zero bits.
-template <class A>
+// Op: the operator, which decides only whether an 8-byte argmin/argmax may flag its index's sign.
+template <class Op = Sum, class A>
 void expect_round_trip(const A& a) {
-  const FlaggedPartial p = flag_partial(a);
-  EXPECT_TRUE(is_full<A>(p));
-  EXPECT_FALSE(is_full<A>(FlaggedPartial{}));
-  const A back = flagged_value<A>(p);
-  if constexpr (requires { a.index; }) {  // the padding carries the flag
+  const FlaggedPartial p = flag_partial<A, Op>(a);
+  EXPECT_TRUE((is_full<A, Op>(p)));
+  EXPECT_FALSE((is_full<A, Op>(FlaggedPartial{})));
+  const A back = flagged_value<A, Op>(p);
+  if constexpr (requires { a.index; }) {  // the padding may carry the flag
     EXPECT_EQ(std::memcmp(&back.value, &a.value, sizeof(a.value)), 0);
     EXPECT_EQ(back.index, a.index);
   } else {
@@ -130,23 +131,32 @@ void expect_round_trip(const A& a) {
 }
 
 TEST(test_dispatch_launch_plan, flagged_partials) {
-  static_assert(flaggable<float> && flaggable<double> && flaggable<std::int64_t> && flaggable<MinMax<float>>);
-  static_assert(flaggable<IndexedValue<float>> && flaggable<IndexedValue<std::int32_t>> &&
-                flaggable<IndexedValue<std::int8_t>>);
-  static_assert(!flaggable<IndexedValue<double>> && !flaggable<IndexedValue<std::int64_t>> && !flaggable<MinMax<double>>);
+  static_assert(flaggable<float, Sum> && flaggable<double, Sum> && flaggable<std::int64_t, Sum> &&
+                flaggable<MinMax<float>, MinMaxOp>);
+  static_assert(flag_at<IndexedValue<float>, ArgMax> == FlagAt::padding &&
+                flag_at<IndexedValue<std::int8_t>, ArgMin> == FlagAt::padding);
+  static_assert(flag_at<IndexedValue<double>, ArgMax> == FlagAt::index_sign &&
+                flag_at<IndexedValue<std::int64_t>, ArgMin> == FlagAt::index_sign);
+  // Another operator's indices may be negative; minmax of 8-byte values fills the slot.
+  static_assert(!flaggable<IndexedValue<double>, Sum> && !flaggable<MinMax<double>, MinMaxOp>);
   for (float x : {0.0f, -0.0f, 1.5f, -3.25e30f, std::numeric_limits<float>::quiet_NaN()}) expect_round_trip(x);
   for (std::int64_t x : {std::int64_t(0), std::int64_t(-1), INT64_MIN, INT64_MAX}) expect_round_trip(x);
   expect_round_trip(std::uint8_t(0));
   expect_round_trip(-1.0e300);
-  expect_round_trip(MinMax<float>{-2.0f, 7.0f});
-  expect_round_trip(MinMax<std::int32_t>{0, 0});
+  expect_round_trip<MinMaxOp>(MinMax<float>{-2.0f, 7.0f});
+  expect_round_trip<MinMaxOp>(MinMax<std::int32_t>{0, 0});
+  // Argmin/argmax indices: element positions, and the identity's INT64_MAX.
   for (std::int64_t i : {std::int64_t(0), std::int64_t(1) << 40, INT64_MAX}) {
-    expect_round_trip(IndexedValue<float>{-0.0f, i});
-    expect_round_trip(IndexedValue<float>{std::numeric_limits<float>::quiet_NaN(), i});
-    expect_round_trip(IndexedValue<std::int32_t>{-1, i});
-    expect_round_trip(IndexedValue<std::int32_t>{0, i});
-    expect_round_trip(IndexedValue<std::int8_t>{-128, i});
-    expect_round_trip(IndexedValue<std::uint16_t>{65535, i});
+    expect_round_trip<ArgMax>(IndexedValue<float>{-0.0f, i});
+    expect_round_trip<ArgMax>(IndexedValue<float>{std::numeric_limits<float>::quiet_NaN(), i});
+    expect_round_trip<ArgMin>(IndexedValue<std::int32_t>{-1, i});
+    expect_round_trip<ArgMin>(IndexedValue<std::int32_t>{0, i});
+    expect_round_trip<ArgMax>(IndexedValue<std::int8_t>{-128, i});
+    expect_round_trip<ArgMax>(IndexedValue<std::uint16_t>{65535, i});
+    expect_round_trip<ArgMax>(IndexedValue<double>{0.0, i});
+    expect_round_trip<ArgMax>(IndexedValue<double>{-std::numeric_limits<double>::quiet_NaN(), i});
+    expect_round_trip<ArgMin>(IndexedValue<std::int64_t>{INT64_MIN, i});
+    expect_round_trip<ArgMin>(IndexedValue<std::uint64_t>{0, i});
   }
 }
 

@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(threads)
     acc = gpureduce::block_reduce<threads>(acc, op, 0ull, warp_partials);
     if (threadIdx.x == 0) {
       if (Traced) st.put(blockIdx.x, now(acc));
-      gpureduce::store_flagged(slots + blockIdx.x, gpureduce::flag_partial(acc));
+      gpureduce::store_flagged(slots + blockIdx.x, gpureduce::flag_partial<u64, gpureduce::Sum>(acc));
     }
     return;
   }
@@ -96,14 +96,14 @@ __global__ void __launch_bounds__(threads)
     for (unsigned i = first; __any_sync(~0u, i < last); i += step) {
       FlaggedPartial p{};
       do
-        if (i < last && !gpureduce::is_full<u64>(p)) p = gpureduce::load_flagged(slots + i);
-      while (__any_sync(~0u, i < last && !gpureduce::is_full<u64>(p)));
+        if (i < last && !gpureduce::is_full<u64, gpureduce::Sum>(p)) p = gpureduce::load_flagged(slots + i);
+      while (__any_sync(~0u, i < last && !gpureduce::is_full<u64, gpureduce::Sum>(p)));
       if (Traced && i < last) st.put(nb + i, now(p.lo));
       if ((V == warp_uniform || warp == 0) && i < last) acc += p.lo;
     }
   } else if (V != wait_reduce && threadIdx.x < last) {
     FlaggedPartial p = gpureduce::load_flagged(slots + threadIdx.x);
-    while (!gpureduce::is_full<u64>(p)) p = gpureduce::load_flagged(slots + threadIdx.x);
+    while (!gpureduce::is_full<u64, gpureduce::Sum>(p)) p = gpureduce::load_flagged(slots + threadIdx.x);
     if (Traced) st.put(nb + threadIdx.x, now(p.lo));
     if (V != late_empty) gpureduce::store_flagged(slots + threadIdx.x, {});
     if (V == poll_only) out[threadIdx.x] = p.lo;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <gpureduce/config.hpp>
+#include <gpureduce/thread/operators.hpp>
 #include <gpureduce/thread/result_types.hpp>
 
 #include <cstdint>
@@ -18,38 +19,52 @@ struct alignas(16) FlaggedPartial {
   std::uint64_t hi;
 };
 
-// An IndexedValue of a value of at most 4 bytes has padding in bytes 4-7, before the 8-byte-aligned
-// index: the flag goes there. Tried at 25d47fc and cc4b64e and dropped then (argmax 1.9-3.4 us
-// slower at 2^15-2^20), while the last block's lanes left the poll one by one; with warp-uniform
-// polling (fold_flagged) it is faster than the ticket (see docs/production.md).
-template <class A>
-inline constexpr bool flag_in_padding = false;
-template <class T>
-inline constexpr bool flag_in_padding<IndexedValue<T>> = sizeof(T) <= 4 && sizeof(IndexedValue<T>) == 16;
+// Where the flag goes:
+//   second_word  accumulators of up to 8 bytes: the flag is the second word
+//   padding      IndexedValue of a value of at most 4 bytes (argmin/argmax): bytes 4-7, the
+//                padding before the 8-byte-aligned index
+//   index_sign   IndexedValue of an 8-byte value, for the built-in argmin/argmax only (Op): their
+//                indices are element positions or the identity's INT64_MAX, never negative, so
+//                the index's sign bit is free
+//   none         the rest (minmax of 8-byte values, other 16-byte accumulators): the ticketed
+//                hand-off
+// Argmin/argmax took the ticket until the last block polled in warp-uniform loops: the flag in
+// the padding was then 1.9-3.4 us slower at 2^15-2^20 (25d47fc, cc4b64e); now it is faster than
+// the ticket (docs/production.md).
+enum class FlagAt { none, second_word, padding, index_sign };
 
-// Accumulators that fit beside a flag: up to 8 bytes (the flag is the second word), or argmin /
-// argmax of values of at most 4 bytes. Others (argmin/argmax of 8-byte values, minmax of 8-byte
-// values) take the ticketed hand-off.
-template <class A>
-inline constexpr bool flaggable = sizeof(A) <= 8 || flag_in_padding<A>;
+template <class A, class Op>
+inline constexpr FlagAt flag_at = sizeof(A) <= 8 ? FlagAt::second_word : FlagAt::none;
+template <class T, class Op>
+inline constexpr FlagAt flag_at<IndexedValue<T>, Op> = sizeof(IndexedValue<T>) != 16 ? FlagAt::none
+                                                       : sizeof(T) <= 4               ? FlagAt::padding
+                                                       : is_arg_extreme_v<Op>         ? FlagAt::index_sign
+                                                                                      : FlagAt::none;
 
-template <class A>
+template <class A, class Op>
+inline constexpr bool flaggable = flag_at<A, Op> != FlagAt::none;
+
+inline constexpr std::uint64_t sign_bit = std::uint64_t(1) << 63;
+
+template <class A, class Op>
 GPUREDUCE_HD FlaggedPartial flag_partial(const A& a) {
-  static_assert(flaggable<A>);
+  static_assert(flaggable<A, Op>);
   FlaggedPartial p{0, 1};
   std::memcpy(&p, &a, sizeof(A));
-  if constexpr (flag_in_padding<A>) p.lo = (p.lo & 0xffffffffu) | (std::uint64_t(1) << 32);
+  if constexpr (flag_at<A, Op> == FlagAt::padding) p.lo = (p.lo & 0xffffffffu) | (std::uint64_t(1) << 32);
+  if constexpr (flag_at<A, Op> == FlagAt::index_sign) p.hi |= sign_bit;
   return p;
 }
 
-template <class A>
+template <class A, class Op>
 GPUREDUCE_HD bool is_full(const FlaggedPartial& p) {
-  if constexpr (flag_in_padding<A>) return (p.lo >> 32) != 0;
+  if constexpr (flag_at<A, Op> == FlagAt::padding) return (p.lo >> 32) != 0;
   else return p.hi != 0;
 }
 
-template <class A>
-GPUREDUCE_HD A flagged_value(const FlaggedPartial& p) {
+template <class A, class Op>
+GPUREDUCE_HD A flagged_value(FlaggedPartial p) {
+  if constexpr (flag_at<A, Op> == FlagAt::index_sign) p.hi &= ~sign_bit;
   A a;
   std::memcpy(&a, &p, sizeof(A));
   return a;

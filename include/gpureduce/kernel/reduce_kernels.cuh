@@ -62,11 +62,11 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
       const bool mine = threadIdx.x < count;
       FlaggedPartial p{};
       do
-        if (mine && !is_full<A>(p)) p = load_flagged(slots + threadIdx.x);
-      while (__any_sync(~0u, mine && !is_full<A>(p)));
+        if (mine && !is_full<A, Op>(p)) p = load_flagged(slots + threadIdx.x);
+      while (__any_sync(~0u, mine && !is_full<A, Op>(p)));
       if (mine) {
         store_flagged(slots + threadIdx.x, {});
-        acc = op(acc, flagged_value<A>(p));
+        acc = op(acc, flagged_value<A, Op>(p));
       }
     }
     return acc;
@@ -80,8 +80,8 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
 #pragma unroll
       for (unsigned k = 0; k < chunk; ++k) {
         const unsigned i = threadIdx.x + first + k * BlockThreads;
-        if (i < count && !is_full<A>(p[k])) p[k] = load_flagged(slots + i);
-        waiting |= i < count && !is_full<A>(p[k]);
+        if (i < count && !is_full<A, Op>(p[k])) p[k] = load_flagged(slots + i);
+        waiting |= i < count && !is_full<A, Op>(p[k]);
       }
     } while (__any_sync(~0u, waiting));
 #pragma unroll
@@ -89,7 +89,7 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
       const unsigned i = threadIdx.x + first + k * BlockThreads;
       if (i < count) {  // no break: p[] must stay in registers
         store_flagged(slots + i, {});
-        acc = op(acc, flagged_value<A>(p[k]));
+        acc = op(acc, flagged_value<A, Op>(p[k]));
       }
     }
   }
@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
   const A identity = op.template identity<A>();
   const bool is_last_block = blockIdx.x == gridDim.x - 1;
 
-  if constexpr (flaggable<A>) {
+  if constexpr (flaggable<A, Op>) {
     // Every block but the last publishes its partial in a flagged slot; the last block (dispatched
     // last, so every block it waits for is already resident) folds the slots into its threads'
     // partials in a fixed order, empties them, and reduces once. No fence, no atomic, no launch
@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     A acc = thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, gridDim.x, load, op, identity);
     if (!is_last_block) {
       const A block_total = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
-      if (threadIdx.x == 0) store_flagged(slots + blockIdx.x, flag_partial(block_total));
+      if (threadIdx.x == 0) store_flagged(slots + blockIdx.x, flag_partial<A, Op>(block_total));
       return;
     }
     acc = fold_flagged<BlockThreads>(slots, gridDim.x - 1, op, acc);
