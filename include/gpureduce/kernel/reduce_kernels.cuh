@@ -53,12 +53,14 @@ __device__ __forceinline__ FlaggedPartial load_flagged(const FlaggedPartial* p) 
 // loads of a chunk are all in flight at once (polled one after another, each would cost a round
 // trip to L2: +1 us at 2^24). A warp polls until all its lanes hold a full slot: lanes that left a
 // spin loop one by one made the reduction after it 0.4-0.5 us slower (H100, 2^14-2^18 int32:
-// tools/probes/handoff_steps.cu, fold against warp_uniform).
+// tools/probes/handoff_steps.cu, fold against warp_uniform). Only up to BlockThreads slots (grids
+// of up to 257 blocks, where the hand-off is a large part of the time): polled in warp-uniform loops
+// beyond that too, ptxas gave the float32 sum kernel 48 registers instead of 32 (faf4eb5; 5
+// resident blocks per SM instead of 8, 2^28-2^30 1.5% slower) or the int32 max kernel 46-50.
 template <unsigned BlockThreads, class A, class Op>
 __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count, Op op, A acc) {
-  const unsigned warp_first = threadIdx.x & ~(unsigned(warp_threads) - 1);  // the same in every lane of a warp
   if (count <= BlockThreads) {
-    if (warp_first < count) {
+    if ((threadIdx.x & ~(unsigned(warp_threads) - 1)) < count) {  // the warp's first lane has a slot
       const bool mine = threadIdx.x < count;
       FlaggedPartial p{};
       do
@@ -72,21 +74,21 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
     return acc;
   }
   constexpr unsigned chunk = 4;
-  for (unsigned first = 0; warp_first + first < count; first += chunk * BlockThreads) {
+  for (unsigned first = threadIdx.x; first < count; first += chunk * BlockThreads) {
     FlaggedPartial p[chunk] = {};
-    bool waiting;
-    do {
-      waiting = false;
+    for (bool done = false; !done;) {
 #pragma unroll
       for (unsigned k = 0; k < chunk; ++k) {
-        const unsigned i = threadIdx.x + first + k * BlockThreads;
+        const unsigned i = first + k * BlockThreads;
         if (i < count && !is_full<A, Op>(p[k])) p[k] = load_flagged(slots + i);
-        waiting |= i < count && !is_full<A, Op>(p[k]);
       }
-    } while (__any_sync(~0u, waiting));
+      done = true;
+#pragma unroll
+      for (unsigned k = 0; k < chunk; ++k) done &= first + k * BlockThreads >= count || is_full<A, Op>(p[k]);
+    }
 #pragma unroll
     for (unsigned k = 0; k < chunk; ++k) {
-      const unsigned i = threadIdx.x + first + k * BlockThreads;
+      const unsigned i = first + k * BlockThreads;
       if (i < count) {  // no break: p[] must stay in registers
         store_flagged(slots + i, {});
         acc = op(acc, flagged_value<A, Op>(p[k]));
