@@ -16,6 +16,8 @@
 //   warp_uniform   fold, polled in warp-uniform loops: no lane leaves the poll before its warp
 //   every_warp     every warp polls every slot (warp-uniform), warp 0 keeps the values: all warps
 //                  reach the block reduction's barrier together
+//   warp_final     the block reduces its own partial first; then warp 0 alone polls (warp-uniform,
+//                  up to 64 slots) and reduces by shuffles, no barrier after the poll
 //   wait_reduce    no poll: wait until `wait_ns` after the block's start, then reduce and store
 //                  (the reduction's cost after a wait as long as the poll's)
 // and the ticketed hand-off of wide accumulators (argmin/argmax), where every block's thread 0
@@ -42,9 +44,10 @@ using u64 = unsigned long long;
 using gpureduce::FlaggedPartial;
 constexpr unsigned threads = 256, unroll = 4, max_blocks = 1056;
 
-enum Variant { no_combine, fold, fold_prefetch, poll_only, wait_reduce, late_empty, warp_uniform, every_warp };
+enum Variant { no_combine, fold, fold_prefetch, poll_only, wait_reduce, late_empty, warp_uniform, every_warp, warp_final };
 const char* const variant_names[] = {"no_combine", "fold",      "fold_prefetch", "poll_only",
-                                     "wait_reduce", "late_empty", "warp_uniform", "every_warp"};
+                                     "wait_reduce", "late_empty", "warp_uniform", "every_warp",
+                                     "warp_final"};
 
 // Stamps (ns of %globaltimer), per launch: [0, B) publish per block, [B, 2B) slot seen, then for
 // the last block: start, reduced, stored.
@@ -88,6 +91,33 @@ __global__ void __launch_bounds__(threads)
     while (now(acc) - t0 < wait_ns) {
     }
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (V == warp_final) {
+    // The block's own partial first (while the others still publish), then warp 0 alone polls up
+    // to 64 slots warp-uniform (two per lane, both in flight) and reduces by shuffles: no barrier
+    // after the poll.
+    acc = gpureduce::block_reduce<threads>(acc, op, 0ull, warp_partials);
+    if (warp != 0) return;
+    u64 v = lane == 0 ? acc : 0;
+    FlaggedPartial p[2] = {};
+    const auto waiting = [&](unsigned k) { return lane + 32 * k < last && !gpureduce::is_full<u64, gpureduce::Sum>(p[k]); };
+    do
+      for (unsigned k = 0; k < 2; ++k)
+        if (waiting(k)) p[k] = gpureduce::load_flagged(slots + lane + 32 * k);
+    while (__any_sync(~0u, waiting(0) || waiting(1)));
+    for (unsigned k = 0; k < 2; ++k)
+      if (lane + 32 * k < last) {
+        if (Traced) st.put(nb + lane + 32 * k, now(p[k].lo));
+        gpureduce::store_flagged(slots + lane + 32 * k, {});
+        v += p[k].lo;
+      }
+    v = gpureduce::warp_reduce(v, op);
+    if (lane == 0) {
+      const u64 reduced = Traced ? now(v) : 0;
+      out[0] = v;
+      if (Traced) st.put(2 * nb, t0), st.put(2 * nb + 1, reduced), st.put(2 * nb + 2, now());
+    }
+    return;
+  }
   if (V == warp_uniform || V == every_warp) {
     // Polled in warp-uniform loops (no lane leaves before its warp): warp w's lanes take slots
     // w * 32 + lane, ... (warp_uniform), or every warp polls every slot and warp 0 keeps them
@@ -201,7 +231,9 @@ int main() {
       case 12: return go(steps_kernel<warp_uniform, false>);
       case 13: return go(steps_kernel<warp_uniform, true>);
       case 14: return go(steps_kernel<every_warp, false>);
-      default: return go(steps_kernel<every_warp, true>);
+      case 15: return go(steps_kernel<every_warp, true>);
+      case 16: return go(steps_kernel<warp_final, false>);
+      default: return go(steps_kernel<warp_final, true>);
     }
   };
   const auto flush_l2 = [&](cudaStream_t stream) {
@@ -222,8 +254,8 @@ int main() {
                         {"2^18 int32", 64, 1u << 16}};
 
   std::printf("== median us of 60 samples; L2: flush = the bench's flush, flush+slots = then the slots' lines loaded\n");
-  std::printf("| case | L2 | no_combine | fold | fold_prefetch | poll_only | late_empty | warp_uniform | every_warp | wait_reduce 0 | 500 | 1000 ns | ticket | ticket_uniform |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("| case | L2 | no_combine | fold | fold_prefetch | poll_only | late_empty | warp_uniform | every_warp | warp_final | wait_reduce 0 | 500 | 1000 ns | ticket | ticket_uniform |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Case& c : cases) {
     for (int warm_slots = 0; warm_slots < 2; ++warm_slots) {
       const auto time = [&](Variant v, u64 wait_ns) {
@@ -233,7 +265,7 @@ int main() {
                          .median_ms;
       };
       std::printf("| %s | %s |", c.name, warm_slots ? "flush+slots" : "flush");
-      for (Variant v : {no_combine, fold, fold_prefetch, poll_only, late_empty, warp_uniform, every_warp})
+      for (Variant v : {no_combine, fold, fold_prefetch, poll_only, late_empty, warp_uniform, every_warp, warp_final})
         std::printf(" %.2f |", time(v, 0));
       for (u64 wait_ns : {0, 500, 1000}) std::printf(" %.2f |", time(wait_reduce, wait_ns));
       for (bool uniform : {false, true}) {
@@ -257,7 +289,7 @@ int main() {
   std::printf("| case | variant | latest publish | last slot seen | reduced | result stored |\n|---|---|---:|---:|---:|---:|\n");
   std::vector<u64> h(2 * max_blocks + 3);
   for (const Case& c : cases) {
-    for (Variant v : {fold, fold_prefetch, warp_uniform, every_warp}) {
+    for (Variant v : {fold, fold_prefetch, warp_uniform, every_warp, warp_final}) {
       const unsigned nb = c.blocks;
       std::vector<double> pub, seen, reduced, stored;
       for (int r = 0; r < 34; ++r) {
