@@ -35,6 +35,8 @@
 #include "read_sum.cuh"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <cstdio>
 #include <vector>
 
@@ -189,6 +191,13 @@ __global__ void __launch_bounds__(threads)
   }
 }
 
+// Every variant, untraced and traced: steps_kernels[v * 2 + traced].
+template <std::size_t... I>
+constexpr auto make_steps_kernels(std::index_sequence<I...>) {
+  return std::array{steps_kernel<Variant(I / 2), I % 2 == 1>...};
+}
+constexpr auto steps_kernels = make_steps_kernels(std::make_index_sequence<2 * (warp_final + 1)>{});
+
 __global__ void touch_slots(const FlaggedPartial* slots, unsigned count, u64* sink) {
   u64 v = 0;
   for (unsigned i = threadIdx.x; i < count; i += blockDim.x) v ^= gpureduce::load_flagged(slots + i).hi;
@@ -216,25 +225,7 @@ int main() {
   const Stamps st{stamps.get()};
 
   const auto launch = [&](Variant v, bool traced, unsigned nb, u64 vectors, u64 wait_ns, cudaStream_t stream) {
-    const auto go = [&](auto kernel) {
-      kernel<<<nb, threads, 0, stream>>>(in.get(), vectors, out.get(), slots.get(), wait_ns, st);
-    };
-    switch (v * 2 + traced) {
-      case 0: return go(steps_kernel<no_combine, false>);
-      case 2: return go(steps_kernel<fold, false>);
-      case 3: return go(steps_kernel<fold, true>);
-      case 4: return go(steps_kernel<fold_prefetch, false>);
-      case 5: return go(steps_kernel<fold_prefetch, true>);
-      case 6: return go(steps_kernel<poll_only, false>);
-      case 8: return go(steps_kernel<wait_reduce, false>);
-      case 10: return go(steps_kernel<late_empty, false>);
-      case 12: return go(steps_kernel<warp_uniform, false>);
-      case 13: return go(steps_kernel<warp_uniform, true>);
-      case 14: return go(steps_kernel<every_warp, false>);
-      case 15: return go(steps_kernel<every_warp, true>);
-      case 16: return go(steps_kernel<warp_final, false>);
-      default: return go(steps_kernel<warp_final, true>);
-    }
+    steps_kernels[v * 2 + traced]<<<nb, threads, 0, stream>>>(in.get(), vectors, out.get(), slots.get(), wait_ns, st);
   };
   const auto flush_l2 = [&](cudaStream_t stream) {
     GPUREDUCE_CUDA(cudaMemsetAsync(flush.get(), 0, flush.size(), stream));
@@ -258,11 +249,12 @@ int main() {
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Case& c : cases) {
     for (int warm_slots = 0; warm_slots < 2; ++warm_slots) {
-      const auto time = [&](Variant v, u64 wait_ns) {
-        return 1e3 * timer
-                         .measure([&](cudaStream_t stream) { launch(v, false, c.blocks, c.vectors, wait_ns, stream); },
-                                  60, 3, warm_slots ? std::function<void(cudaStream_t)>(flush_then_slots) : flush_l2)
+      const auto median_us = [&](const std::function<void(cudaStream_t)>& enqueue) {
+        return 1e3 * timer.measure(enqueue, 60, 3, warm_slots ? std::function<void(cudaStream_t)>(flush_then_slots) : flush_l2)
                          .median_ms;
+      };
+      const auto time = [&](Variant v, u64 wait_ns) {
+        return median_us([&](cudaStream_t stream) { launch(v, false, c.blocks, c.vectors, wait_ns, stream); });
       };
       std::printf("| %s | %s |", c.name, warm_slots ? "flush+slots" : "flush");
       for (Variant v : {no_combine, fold, fold_prefetch, poll_only, late_empty, warp_uniform, every_warp, warp_final})
@@ -270,14 +262,9 @@ int main() {
       for (u64 wait_ns : {0, 500, 1000}) std::printf(" %.2f |", time(wait_reduce, wait_ns));
       for (bool uniform : {false, true}) {
         const auto go = [&](auto kernel) {
-          return 1e3 * timer
-                           .measure(
-                               [&](cudaStream_t stream) {
-                                 kernel<<<c.blocks, threads, 0, stream>>>(in.get(), c.vectors, out.get(),
-                                                                          partials.get(), counter.get());
-                               },
-                               60, 3, warm_slots ? std::function<void(cudaStream_t)>(flush_then_slots) : flush_l2)
-                           .median_ms;
+          return median_us([&](cudaStream_t stream) {
+            kernel<<<c.blocks, threads, 0, stream>>>(in.get(), c.vectors, out.get(), partials.get(), counter.get());
+          });
         };
         std::printf(" %.2f |", uniform ? go(ticket_kernel<true>) : go(ticket_kernel<false>));
       }
