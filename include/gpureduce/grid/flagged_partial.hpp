@@ -44,7 +44,7 @@ inline constexpr FlagAt flag_at<IndexedValue<T>, Op> = sizeof(IndexedValue<T>) !
 template <class A, class Op>
 inline constexpr bool flaggable = flag_at<A, Op> != FlagAt::none;
 
-inline constexpr std::uint64_t sign_bit = std::uint64_t(1) << 63;
+inline constexpr std::uint64_t index_sign_flag = std::uint64_t(1) << 63;
 
 template <class A, class Op>
 GPUREDUCE_HD FlaggedPartial flag_partial(const A& a) {
@@ -52,7 +52,7 @@ GPUREDUCE_HD FlaggedPartial flag_partial(const A& a) {
   FlaggedPartial p{0, 1};
   std::memcpy(&p, &a, sizeof(A));
   if constexpr (flag_at<A, Op> == FlagAt::padding) p.lo = (p.lo & 0xffffffffu) | (std::uint64_t(1) << 32);
-  if constexpr (flag_at<A, Op> == FlagAt::index_sign) p.hi |= sign_bit;
+  if constexpr (flag_at<A, Op> == FlagAt::index_sign) p.hi |= index_sign_flag;
   return p;
 }
 
@@ -64,7 +64,7 @@ GPUREDUCE_HD bool is_full(const FlaggedPartial& p) {
 
 template <class A, class Op>
 GPUREDUCE_HD A flagged_value(FlaggedPartial p) {
-  if constexpr (flag_at<A, Op> == FlagAt::index_sign) p.hi &= ~sign_bit;
+  if constexpr (flag_at<A, Op> == FlagAt::index_sign) p.hi &= ~index_sign_flag;
   A a;
   std::memcpy(&a, &p, sizeof(A));
   return a;
