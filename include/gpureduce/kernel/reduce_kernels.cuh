@@ -64,27 +64,24 @@ __device__ __forceinline__ FlaggedPartial load_flagged(const FlaggedPartial* p) 
 // the register count of whole kernels, half of the 32 grid kernels checked by 6-16 registers either
 // way (float32 sum 32 -> 43, float16 sum 32 -> 48); called, all but one keep their occupancy class.
 template <unsigned SlotsPerLane, class A, class Op>
-__device__ __noinline__ A warp_fold_flagged(FlaggedPartial* slots, unsigned count, Op op, A acc) {
-  constexpr unsigned group = SlotsPerLane * warp_threads;
-  for (unsigned base = 0; base < count; base += group) {  // warp-uniform: every lane reaches __any_sync
-    const unsigned first = base + threadIdx.x % warp_threads;
-    FlaggedPartial p[SlotsPerLane] = {};
-    const auto waiting = [&](unsigned k) { return first + k * warp_threads < count && !is_full<A, Op>(p[k]); };
-    bool any_waiting;
-    do {
-      any_waiting = false;
+__device__ __forceinline__ A warp_fold_flagged(FlaggedPartial* slots, unsigned count, Op op, A acc) {
+  const unsigned lane = threadIdx.x % warp_threads;
+  FlaggedPartial p[SlotsPerLane] = {};
+  const auto waiting = [&](unsigned k) { return lane + k * warp_threads < count && !is_full<A, Op>(p[k]); };
+  bool any_waiting;
+  do {
+    any_waiting = false;
 #pragma unroll
-      for (unsigned k = 0; k < SlotsPerLane; ++k)
-        if (waiting(k)) p[k] = load_flagged(slots + first + k * warp_threads);
+    for (unsigned k = 0; k < SlotsPerLane; ++k)
+      if (waiting(k)) p[k] = load_flagged(slots + lane + k * warp_threads);
 #pragma unroll
-      for (unsigned k = 0; k < SlotsPerLane; ++k) any_waiting |= waiting(k);
-    } while (__any_sync(~0u, any_waiting));
+    for (unsigned k = 0; k < SlotsPerLane; ++k) any_waiting |= waiting(k);
+  } while (__any_sync(~0u, any_waiting));
 #pragma unroll
-    for (unsigned k = 0; k < SlotsPerLane; ++k) {
-      if (first + k * warp_threads < count) {  // no break: p[] must stay in registers
-        store_flagged(slots + first + k * warp_threads, {});
-        acc = op(acc, flagged_value<A, Op>(p[k]));
-      }
+  for (unsigned k = 0; k < SlotsPerLane; ++k) {
+    if (lane + k * warp_threads < count) {
+      store_flagged(slots + lane + k * warp_threads, {});
+      acc = op(acc, flagged_value<A, Op>(p[k]));
     }
   }
   return acc;
@@ -98,6 +95,20 @@ __device__ __noinline__ A warp_fold_flagged(FlaggedPartial* slots, unsigned coun
 // per SM instead of 8, 2^28-2^30 1.5% slower) or the int32 max kernel 46-50.
 template <unsigned BlockThreads, class A, class Op>
 __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count, Op op, A acc) {
+  if (count <= BlockThreads) {
+    if ((threadIdx.x & ~(unsigned(warp_threads) - 1)) < count) {
+      const bool mine = threadIdx.x < count;
+      FlaggedPartial p{};
+      do
+        if (mine && !is_full<A, Op>(p)) p = load_flagged(slots + threadIdx.x);
+      while (__any_sync(~0u, mine && !is_full<A, Op>(p)));
+      if (mine) {
+        store_flagged(slots + threadIdx.x, {});
+        acc = op(acc, flagged_value<A, Op>(p));
+      }
+    }
+    return acc;
+  }
   constexpr unsigned chunk = 4;
   for (unsigned first = threadIdx.x; first < count; first += chunk * BlockThreads) {
     FlaggedPartial p[chunk] = {};
@@ -147,7 +158,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
       return;
     }
     const unsigned count = gridDim.x - 1;
-    if (count <= BlockThreads) {
+    if (count <= warp_threads * final_slots_per_lane) {
       acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
       if (threadIdx.x >= warp_threads) return;
       if (threadIdx.x != 0) acc = identity;
