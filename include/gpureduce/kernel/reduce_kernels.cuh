@@ -39,11 +39,6 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
 
 // The grid workspace layout: see launch_plan.hpp.
 
-// Grids of up to warp_threads * final_slots_per_lane + 1 blocks (129: int32 up to 2^19 elements)
-// end in warp_fold_flagged, larger ones in fold_flagged. 4: the most slots per lane for which ptxas
-// gave the calling kernels their former register counts (8: 54-72 registers).
-inline constexpr unsigned final_slots_per_lane = 2;
-
 __device__ __forceinline__ void store_flagged(FlaggedPartial* p, FlaggedPartial v) {
   asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(v.lo), "l"(v.hi) : "memory");
 }
@@ -53,50 +48,19 @@ __device__ __forceinline__ FlaggedPartial load_flagged(const FlaggedPartial* p) 
   return v;
 }
 
-// The last block's combine for grids of up to warp_threads * SlotsPerLane + 1 blocks, run by its
-// warp 0 alone once the block has reduced its own partial (acc: that total in lane 0, the identity
-// in the others): each lane polls slots lane, lane + 32, ... (all its loads in flight at once) until
-// every lane holds full slots, folds them into acc in that order and empties them for the next
-// launch; the caller then reduces the warp by shuffles. The block's own reduction overlaps the other
-// blocks' publishing, and no barrier follows the poll. The warp polls as one: lanes that left a spin
-// loop one by one made the reduction after it 0.4-0.5 us slower (H100, int32 2^14-2^18, tools/probes/
-// handoff_steps.cu: fold against warp_uniform and warp_final). Not inlined: inlined, ptxas moved
-// the register count of whole kernels, half of the 32 grid kernels checked by 6-16 registers either
-// way (float32 sum 32 -> 43, float16 sum 32 -> 48); called, all but one keep their occupancy class.
-template <unsigned SlotsPerLane, class A, class Op>
-__device__ __forceinline__ A warp_fold_flagged(FlaggedPartial* slots, unsigned count, Op op, A acc) {
-  const unsigned lane = threadIdx.x % warp_threads;
-  FlaggedPartial p[SlotsPerLane] = {};
-  const auto waiting = [&](unsigned k) { return lane + k * warp_threads < count && !is_full<A, Op>(p[k]); };
-  bool any_waiting;
-  do {
-    any_waiting = false;
-#pragma unroll
-    for (unsigned k = 0; k < SlotsPerLane; ++k)
-      if (waiting(k)) p[k] = load_flagged(slots + lane + k * warp_threads);
-#pragma unroll
-    for (unsigned k = 0; k < SlotsPerLane; ++k) any_waiting |= waiting(k);
-  } while (__any_sync(~0u, any_waiting));
-#pragma unroll
-  for (unsigned k = 0; k < SlotsPerLane; ++k) {
-    if (lane + k * warp_threads < count) {
-      store_flagged(slots + lane + k * warp_threads, {});
-      acc = op(acc, flagged_value<A, Op>(p[k]));
-    }
-  }
-  return acc;
-}
-
-// The last block's share of the flagged partials in larger grids: slots threadIdx.x, +
-// BlockThreads, ... (one per earlier block) folded into acc in that order, each emptied once read.
-// The loads of a chunk are all in flight at once (polled one after another, each would cost a round
-// trip to L2: +1 us at 2^24). Each lane leaves its spin loop on its own: polled in warp-uniform
-// loops, ptxas gave the float32 sum kernel 48 registers instead of 32 (faf4eb5; 5 resident blocks
-// per SM instead of 8, 2^28-2^30 1.5% slower) or the int32 max kernel 46-50.
+// The last block's share of the flagged partials: slots threadIdx.x, + BlockThreads, ... (one per
+// earlier block) folded into acc in that order, each emptied for the next launch once read. The
+// loads of a chunk are all in flight at once (polled one after another, each would cost a round
+// trip to L2: +1 us at 2^24). A warp polls until all its lanes hold a full slot: lanes that left a
+// spin loop one by one made the reduction after it 0.4-0.5 us slower (H100, 2^14-2^18 int32:
+// tools/probes/handoff_steps.cu, fold against warp_uniform). Only up to BlockThreads slots (grids
+// of up to 257 blocks, where the hand-off is a large part of the time): polled in warp-uniform loops
+// beyond that too, ptxas gave the float32 sum kernel 48 registers instead of 32 (faf4eb5; 5
+// resident blocks per SM instead of 8, 2^28-2^30 1.5% slower) or the int32 max kernel 46-50.
 template <unsigned BlockThreads, class A, class Op>
 __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count, Op op, A acc) {
   if (count <= BlockThreads) {
-    if ((threadIdx.x & ~(unsigned(warp_threads) - 1)) < count) {
+    if ((threadIdx.x & ~(unsigned(warp_threads) - 1)) < count) {  // the warp's first lane has a slot
       const bool mine = threadIdx.x < count;
       FlaggedPartial p{};
       do
@@ -157,16 +121,8 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
       if (threadIdx.x == 0) store_flagged(slots + blockIdx.x, flag_partial<A, Op>(block_total));
       return;
     }
-    const unsigned count = gridDim.x - 1;
-    if (count <= warp_threads * final_slots_per_lane) {
-      acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
-      if (threadIdx.x >= warp_threads) return;
-      if (threadIdx.x != 0) acc = identity;
-      acc = warp_reduce(warp_fold_flagged<final_slots_per_lane>(slots, count, op, acc), op);
-    } else {
-      acc = fold_flagged<BlockThreads>(slots, count, op, acc);
-      acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
-    }
+    acc = fold_flagged<BlockThreads>(slots, gridDim.x - 1, op, acc);
+    acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
     if (threadIdx.x == 0) *out = convert_result<Out>(acc);
   } else {
     // Accumulators that do not fit beside a flag: each block writes its partial and draws a
