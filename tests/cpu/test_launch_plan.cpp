@@ -32,10 +32,20 @@ TEST(test_dispatch_launch_plan, kernel_by_size) {
   // ...except for sums, which add four bytes per instruction (thread/packed_sum.hpp).
   EXPECT_EQ(plan_launch(64 * 1024, 0, 1, TuningSm90<1>::packed_sum, resident).kernel, Kernel::one_block);
   EXPECT_EQ(plan_launch(64 * 1024 + 1, 0, 1, TuningSm90<1>::packed_sum, resident).kernel, Kernel::grid);
+  // Dot products: one block up to 32 KB per array, whatever the element size.
+  const auto dot_kernel = []<std::size_t E>(std::uint64_t n) {
+    return plan_launch(n, 0, E, TuningSm90<E>::dot, resident).kernel;
+  };
+  EXPECT_EQ(dot_kernel.operator()<8>(4096), Kernel::one_block);
+  EXPECT_EQ(dot_kernel.operator()<8>(4097), Kernel::grid);
+  EXPECT_EQ(dot_kernel.operator()<2>(16384), Kernel::one_block);
+  EXPECT_EQ(dot_kernel.operator()<2>(16385), Kernel::grid);
+  EXPECT_EQ(dot_kernel.operator()<1>(32768), Kernel::one_block);
+  EXPECT_EQ(dot_kernel.operator()<1>(32769), Kernel::grid);
 }
 
 // argmin/argmax run the one-block kernel with 256 threads up to 16 KB, forced or not; other
-// operators always with 512.
+// operators always with 512. 1-byte elements leave it there for the grid.
 TEST(test_dispatch_launch_plan, small_one_block_for_argmin_argmax) {
   constexpr ReduceTuning a8 = TuningSm90<8>::arg_extreme, a1 = TuningSm90<1>::arg_extreme;
   EXPECT_EQ(plan_launch(1, 0, 8, a8, resident).threads, 256u);
@@ -43,7 +53,8 @@ TEST(test_dispatch_launch_plan, small_one_block_for_argmin_argmax) {
   EXPECT_EQ(plan_launch(2049, 0, 8, a8, resident).threads, 512u);
   EXPECT_EQ(plan_launch(2049, 0, 8, a8, resident).kernel, Kernel::one_block);
   EXPECT_EQ(plan_launch(16 * 1024, 0, 1, a1, resident).threads, 256u);
-  EXPECT_EQ(plan_launch(16 * 1024 + 1, 0, 1, a1, resident).threads, 512u);
+  EXPECT_EQ(plan_launch(16 * 1024 + 1, 0, 1, a1, resident).kernel, Kernel::grid);
+  EXPECT_EQ(plan_launch(16 * 1024 + 1, 0, 1, a1, resident, Kernel::one_block).threads, 512u);
   EXPECT_EQ(plan_launch(33, 0, 8, a8, resident, Kernel::one_block).threads, 256u);
   EXPECT_EQ(plan_launch(1u << 20, 0, 8, a8, resident, Kernel::one_block).threads, 512u);
   EXPECT_EQ(plan_launch(0, 0, 4, t, resident).threads, t.single_threads);

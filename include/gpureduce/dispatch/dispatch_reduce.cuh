@@ -106,10 +106,9 @@ template <class A, class Out, class Source, class Op>
 Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cudaStream_t stream,
                        const Options& opt) noexcept {
   using T = typename Source::element_type;
-  // The one-block limit counts one array of a dot product: counting both (cb376c2) sent int32 dot
-  // of 2^14 and float64 dot of 2^13 elements to the grid, 5.95 -> 6.29 us and 5.98 -> 6.18 on the
-  // H100, float32 2^14 even (bench/results/*_ab_fixed_nan_eae82c7_vs_3a37041.txt).
+  // Dot products (two arrays) take their own one-block limit, per array (tuning_sm90.hpp).
   constexpr ReduceTuning tuning = is_arg_extreme_v<Op>         ? TuningSm90<sizeof(T)>::arg_extreme
+                                  : Source::arrays == 2        ? TuningSm90<sizeof(T)>::dot
                                   : packs_sum_v<A, Source, Op> ? TuningSm90<sizeof(T)>::packed_sum
                                                                : TuningSm90<sizeof(T)>::value;
   constexpr auto grid =

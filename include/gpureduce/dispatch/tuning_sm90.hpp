@@ -37,6 +37,14 @@ struct TuningSm90 {
   // 40000 elements 5.11 -> 4.78 us, 2^16 5.38 -> 4.86 (0.90x), 50001 5.39 -> 5.54 (odd tail)
   // (bench/results/*_ab_int8_single_64k_92c562f_vs_36624bd.txt).
   static constexpr ReduceTuning packed_sum{256, 4, 512, 4, 64 * 1024, 0, 0, evict_first_max_l2};
+  // Dot products: one block up to 32 KB per array (64 KB read for elements of 2 bytes and more),
+  // the grid above. Each kernel forced, same run (tools/device-run tune, bench/results/
+  // *_tune_bee5e7a.txt), one block against grid, us: float64 2^13 6.18 / 5.73 (32 KB: 5.04 /
+  // 5.72), float32 2^14 5.92 / 5.72, float16 2^15 6.83 / 5.49 (2^14 even). int8: 32 KB per array,
+  // as before (2^15: 4.48 / 5.26). The 64 KB per array of the other operators sent these to one
+  // block; before the grid's hand-off polled warp-uniform (b3dea9e), one block was still ahead at
+  // int32 2^14 and float64 2^13 (5.95 / 6.29 and 5.98 / 6.18 us at 3a37041).
+  static constexpr ReduceTuning dot{256, 4, 512, 4, 32 * 1024, 0, 0, evict_first_max_l2};
   // argmin/argmax: the same shapes with a register floor. Left to itself ptxas held the float and
   // half argmax kernels to 40 registers by issuing the last of a batch's four loads only after the
   // first vector arrived (two round trips per batch). At least 5 resident blocks per SM (4 for 1-
@@ -45,6 +53,8 @@ struct TuningSm90 {
   // kernels checked with nvdisasm; again at 0ce1f2a for the argmax kernels of the 7 bench types:
   // 45-64 registers). H100: float32 argmax 2^16 7.6 -> 7.3 us, 2^18 8.0 -> 7.5
   // (bench/results/*_argmax_a6e9093.txt against the bench at 7c2d9d4).
+  // One block up to 64 KB as for the other operators, but 16 KB for 1-byte elements: int8 argmax
+  // 2^15 one block 6.40 us against the grid's 6.13, 2^14 5.17 against 5.46 (*_tune_bee5e7a.txt).
   // Up to 16 KB (one batch of 256 threads x 4 vectors) the one-block kernel runs 256 threads, not
   // 512: half the warps to combine 16-byte value-and-index pairs, fewer repeated vectors in the
   // padded batch. The shapes forced in one run (tools/probes/one_block_probe.cu, bench/results/
@@ -55,7 +65,7 @@ struct TuningSm90 {
                                             4,
                                             512,
                                             4,
-                                            value.single_block_max_bytes,
+                                            ElemBytes == 1 ? 16 * 1024 : value.single_block_max_bytes,
                                             ElemBytes == 2 || ElemBytes == 4 ? 5u : 4u,
                                             2,
                                             evict_first_max_l2,
