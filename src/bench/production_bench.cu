@@ -100,8 +100,7 @@ ProductionRow measure_exact(const T* in, std::uint64_t n, GpuTimer& timer, const
   GPUREDUCE_CUDA(cudaMemcpy(host.data(), in, n * sizeof(T), cudaMemcpyDeviceToHost));
   const T want = exact_sum_host(host.data(), n), got = copy_to_host(exact_out.get());
   const bool verified = std::memcmp(&want, &got, sizeof(T)) == 0;
-  const TimingStats t_exact = timer.measure(exact_run, run.reps);
-  const TimingStats t_plain = timer.measure(plain_run, run.reps);
+  const auto [t_exact, t_plain] = timer.measure_pair(exact_run, plain_run, run.reps);
   TimingStats t_g2g{};
   bool g2g_verified = false;
 #if defined(GPUREDUCE_CUB_GPU_TO_GPU)
@@ -214,8 +213,7 @@ ProductionRow measure(BenchOp op, const T* in, const T* in2, std::uint64_t n, Gp
   cub_run(timer.stream());
   GPUREDUCE_CUDA(cudaStreamSynchronize(timer.stream()));
   const bool verified = agree();
-  const TimingStats t_ours = timer.measure(ours, run.reps);
-  const TimingStats t_cub = timer.measure(cub_run, run.reps);
+  const auto [t_ours, t_cub] = timer.measure_pair(ours, cub_run, run.reps);
   const double bytes = double(n) * sizeof(T) * (op == BenchOp::dot ? 2 : 1);
   auto gbps = [&](const TimingStats& t) { return t.median_ms > 0 ? bytes / (t.median_ms * 1e6) : 0.0; };
   return {op, ElemType{}, n, t_ours, t_cub, gbps(t_ours), gbps(t_cub), {}, 0, false, verified};

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace gpureduce {
@@ -31,10 +32,19 @@ class GpuTimer {
   TimingStats measure(const std::function<void(cudaStream_t)>& enqueue, int reps, int warmup = 3,
                       const std::function<void(cudaStream_t)>& before = {});
 
+  // Two calls compared in one run: their samples alternate (a b, b a, a b, ...), each after an L2
+  // flush, so that a disturbance of the GPU (another process, a clock change) lasting a few samples
+  // falls on both rather than on whichever was being timed then.
+  std::pair<TimingStats, TimingStats> measure_pair(const std::function<void(cudaStream_t)>& a,
+                                                   const std::function<void(cudaStream_t)>& b, int reps,
+                                                   int warmup = 3);
+
   cudaStream_t stream() const { return stream_; }
 
  private:
   void flush_l2();
+  // One timed sample of enqueue, after `before` or, without one, an L2 flush.
+  double sample_ms(const std::function<void(cudaStream_t)>& enqueue, const std::function<void(cudaStream_t)>& before);
   cudaStream_t stream_;
   DeviceBuffer<unsigned char> flush_;
   cudaEvent_t start_{}, stop_{};

@@ -30,6 +30,10 @@ std::string size_label(std::uint64_t n) {
 
 constexpr const char* timing_method =
     "CUDA events, 3 warm-up runs, median of reps, L2 flushed (memset of 2x L2) before each sample";
+constexpr const char* paired_timing_method =
+    "CUDA events, 3 warm-up runs, median of reps, L2 flushed (memset of 2x L2) before each sample; "
+    "the two calls compared (gpureduce and CUB; --mode exact: exact and plain) alternate sample by sample "
+    "(a b, b a, ...)";
 
 // Opens the top-level object and writes what identifies the run.
 void write_run_fields(JsonWriter& w, const RunInfo& info, const char* tool) {
@@ -153,7 +157,7 @@ void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& ar
   w.key("config").begin_object();
   w.field("reps", args.reps).field("seed", args.seed).field("kernel", args.kernel).field("grid_blocks", args.grid_blocks);
   w.field("l2", args.l2);
-  w.field("timing", timing_method);
+  w.field("timing", paired_timing_method);
   w.field("data", "device-generated hash: integers in [-100, 100], floating values in [-1, 1)");
   w.field("mode", args.exact ? "exact" : "plain");
   w.field("verified", args.exact ? "the exact sum has the bits of the host implementation (exact_sum_host)"
