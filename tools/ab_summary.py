@@ -7,29 +7,17 @@ Per row: the median over the runs of each side's median time, CUB's (from every 
 CUB/new. Rows where new and base differ by less than the spread between a side's own runs are
 marked '~'.
 """
-import json
 import statistics
 import sys
 
-
-def load(paths):
-    rows, runs = {}, []
-    for p in paths:
-        d = json.load(open(p))
-        runs.append(d)
-        for r in d["rows"]:
-            rows.setdefault((r["op"], r["type"], r["n"], r["variant"]), []).append(r["median_ms"] * 1000)
-    return rows, runs
+from bench_runs import device_line, load_two_sides
 
 
 def main():
-    if "--" not in sys.argv:
-        sys.exit(__doc__)
-    cut = sys.argv.index("--")
-    (base, base_runs), (new, new_runs) = load(sys.argv[1:cut]), load(sys.argv[cut + 1 :])
+    (base, base_runs), (new, new_runs) = load_two_sides(sys.argv, __doc__)
     d = new_runs[0]
     print(f"# base {base_runs[0]['commit']} ({len(base_runs)} runs) against new {d['commit']} ({len(new_runs)} runs), "
-          f"alternating; {d['device']['name']}, driver {d['device']['driver']}, {d['date']}")
+          f"alternating; {device_line(d)}, {d['date']}")
     print("| op | type | n | base us | new us | CUB us | new/base | CUB/new |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     ratios = []

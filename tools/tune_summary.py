@@ -7,32 +7,19 @@ Per op, type and n: the median over the runs of each kernel's median time, CUB's
 kernel; then per op and type the largest n up to which the one-block kernel was the faster at every
 size, in elements and in bytes read.
 """
-import json
 import statistics
 import sys
 
-
-def load(paths):
-    rows, runs = {}, []
-    for p in paths:
-        d = json.load(open(p))
-        runs.append(d)
-        for r in d["rows"]:
-            rows.setdefault((r["op"], r["type"], r["n"], r["variant"]), []).append(r["median_ms"] * 1000)
-    return rows, runs
-
+from bench_runs import device_line, load_two_sides
 
 ELEMENT_BYTES = {"int8": 1, "int32": 4, "int64": 8, "float32": 4, "float64": 8, "float16": 2, "bfloat16": 2}
 
 
 def main():
-    if "--" not in sys.argv:
-        sys.exit(__doc__)
-    cut = sys.argv.index("--")
-    (one, one_runs), (grid, _) = load(sys.argv[1:cut]), load(sys.argv[cut + 1 :])
+    (one, one_runs), (grid, _) = load_two_sides(sys.argv, __doc__)
     d = one_runs[0]
-    print(f"# one-block ({len(one_runs)} runs) against grid, each forced, alternating; {d['device']['name']}, "
-          f"driver {d['device']['driver']}, commit {d['commit']}, {d['date']}")
+    print(f"# one-block ({len(one_runs)} runs) against grid, each forced, alternating; {device_line(d)}, "
+          f"commit {d['commit']}, {d['date']}")
     print("| op | type | n | one-block us | grid us | CUB us | faster |\n|---|---|---:|---:|---:|---:|---|")
     med = statistics.median
     limits = {}

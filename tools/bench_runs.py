@@ -1,0 +1,28 @@
+"""Loading `gpureduce bench --json` runs for the scripts that compare two sets of them
+(ab_summary.py: two builds; tune_summary.py: two kernels forced)."""
+import json
+import sys
+
+
+def load(paths):
+    """Per (op, type, n, variant), the median microseconds of every run; and the runs."""
+    rows, runs = {}, []
+    for p in paths:
+        d = json.load(open(p))
+        runs.append(d)
+        for r in d["rows"]:
+            rows.setdefault((r["op"], r["type"], r["n"], r["variant"]), []).append(r["median_ms"] * 1000)
+    return rows, runs
+
+
+def load_two_sides(argv, usage):
+    """FIRST.json... -- SECOND.json... from argv: both sides loaded, or exit with `usage`."""
+    if "--" not in argv:
+        sys.exit(usage)
+    cut = argv.index("--")
+    return load(argv[1:cut]), load(argv[cut + 1 :])
+
+
+def device_line(run):
+    """GPU name and driver of a run, for a summary's heading."""
+    return f"{run['device']['name']}, driver {run['device']['driver']}"
