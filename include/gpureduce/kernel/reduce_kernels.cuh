@@ -3,13 +3,13 @@
 //   single_block_kernel  small inputs: one block reads everything and writes the result. No
 //                        workspace, no atomics: the shortest path from launch to result. It takes
 //                        the input's split (grid/vector_split.hpp) from the host, which keeps that
-//                        arithmetic off its path to the first load.
+//                        arithmetic off its path to the first load. (Passed to the grid kernel too,
+//                        the split made float and half argmax 4-7% slower at 2^16-2^20: 47
+//                        registers against 45.)
 //   grid_kernel          a persistent grid (at most one wave of resident blocks). Each block
 //                        publishes its partial; one block combines the partials in a fixed order
 //                        (the same bits on every run) and writes the result. EvictFirst: its
 //                        vector loads mark their lines evict-first in L2 (thread/vector_load.cuh).
-//                        Where: the input's split from the host, or the element count, from which
-//                        the kernel works the split out (grid_split_arg_t).
 #pragma once
 
 #include <gpureduce/agent/thread_partial.cuh>
@@ -22,7 +22,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 
 namespace gpureduce {
 
@@ -36,29 +35,6 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
   A acc = thread_partial<BlockThreads, Unroll, true>(src, split, 0, 1, Load{}, op, identity);
   acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
   if (threadIdx.x == 0) *out = convert_result<Out>(acc);
-}
-
-// What the grid kernel takes to find its input's split: the split itself, worked out on the host,
-// as the one-block kernel does (sums and max 0.94-1.00x of the time at 2^14-2^20, int32 sum 2^14
-// 5.17 -> 4.84 us: bench/results/*_ab_split_param_ae876a7_vs_054bd79.txt), except argmin/argmax,
-// which get the count: with the split ptxas scheduled their kernels worse (float and half argmax
-// 4-7% slower at 2^16-2^20, 47 registers against 45).
-template <class Op>
-using grid_split_arg_t = std::conditional_t<is_arg_extreme_v<Op>, std::uint64_t, VectorSplit>;
-
-template <class Op, class Source>
-grid_split_arg_t<Op> grid_split_arg(const Source& src, std::uint64_t n) {
-  if constexpr (is_arg_extreme_v<Op>) return n;
-  else return src.split(n);
-}
-
-template <class Source>
-__device__ __forceinline__ VectorSplit split_of(const Source& src, std::uint64_t n) {
-  return src.split(n);
-}
-template <class Source>
-__device__ __forceinline__ VectorSplit split_of(const Source&, const VectorSplit& split) {
-  return split;
 }
 
 // The grid workspace layout: see launch_plan.hpp.
@@ -125,8 +101,8 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
 template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, bool EvictFirst, class A, class Out, class Source,
           class Op>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
-    grid_kernel(Source src, grid_split_arg_t<Op> where, Out* out, void* workspace, Op op) {
-  const VectorSplit split = split_of(src, where);
+    grid_kernel(Source src, std::uint64_t n, Out* out, void* workspace, Op op) {
+  const VectorSplit split = src.split(n);
   __shared__ A warp_partials[warp_threads];
   const VectorLoad<EvictFirst> load;
   auto* ws = static_cast<unsigned char*>(workspace);
