@@ -5,7 +5,9 @@
 //                        the input's split (grid/vector_split.hpp) from the host, which keeps that
 //                        arithmetic off its path to the first load. (Passed to the grid kernel too,
 //                        the split made float and half argmax 4-7% slower at 2^16-2^20: 47
-//                        registers against 45.)
+//                        registers against 45; passed to its sum, max and dot kernels only, no
+//                        faster, median 1.008x of the time at 2^14-2^18, bench/results/
+//                        *_ab_grid_host_split_461633d_vs_202b0b7.txt.)
 //   grid_kernel          a persistent grid (at most one wave of resident blocks). Each block
 //                        publishes its partial; one block combines the partials in a fixed order
 //                        (the same bits on every run) and writes the result. EvictFirst: its
