@@ -20,6 +20,8 @@
 //                  up to 64 slots) and reduces by shuffles, no barrier after the poll
 //   wait_reduce    no poll: wait until `wait_ns` after the block's start, then reduce and store
 //                  (the reduction's cost after a wait as long as the poll's)
+// warp_uniform and warp_final also run with one block more than the input has batches: that last
+// block reads nothing and polls from the start, a combiner off the readers' critical path.
 // and the ticketed hand-off of wide accumulators (argmin/argmax), where every block's thread 0
 // stores its partial and draws a ticket while the rest of its warp waits:
 //   ticket          the library's: thread 0 alone, in a branch
@@ -245,20 +247,22 @@ int main() {
                         {"2^18 int32", 64, 1u << 16}};
 
   std::printf("== median us of 60 samples; L2: flush = the bench's flush, flush+slots = then the slots' lines loaded\n");
-  std::printf("| case | L2 | no_combine | fold | fold_prefetch | poll_only | late_empty | warp_uniform | every_warp | warp_final | wait_reduce 0 | 500 | 1000 ns | ticket | ticket_uniform |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("| case | L2 | no_combine | fold | fold_prefetch | poll_only | late_empty | warp_uniform | every_warp | warp_final | warp_uniform +1 block | warp_final +1 block | wait_reduce 0 | 500 | 1000 ns | ticket | ticket_uniform |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Case& c : cases) {
     for (int warm_slots = 0; warm_slots < 2; ++warm_slots) {
       const auto median_us = [&](const std::function<void(cudaStream_t)>& enqueue) {
         return 1e3 * timer.measure(enqueue, 60, 3, warm_slots ? std::function<void(cudaStream_t)>(flush_then_slots) : flush_l2)
                          .median_ms;
       };
-      const auto time = [&](Variant v, u64 wait_ns) {
-        return median_us([&](cudaStream_t stream) { launch(v, false, c.blocks, c.vectors, wait_ns, stream); });
+      const auto time = [&](Variant v, u64 wait_ns, unsigned extra_blocks = 0) {
+        return median_us(
+            [&](cudaStream_t stream) { launch(v, false, c.blocks + extra_blocks, c.vectors, wait_ns, stream); });
       };
       std::printf("| %s | %s |", c.name, warm_slots ? "flush+slots" : "flush");
       for (Variant v : {no_combine, fold, fold_prefetch, poll_only, late_empty, warp_uniform, every_warp, warp_final})
         std::printf(" %.2f |", time(v, 0));
+      for (Variant v : {warp_uniform, warp_final}) std::printf(" %.2f |", time(v, 0, c.vectors ? 1 : 0));
       for (u64 wait_ns : {0, 500, 1000}) std::printf(" %.2f |", time(wait_reduce, wait_ns));
       for (bool uniform : {false, true}) {
         const auto go = [&](auto kernel) {
