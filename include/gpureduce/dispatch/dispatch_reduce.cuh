@@ -112,9 +112,9 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
                                   : packs_sum_v<A, Source, Op> ? TuningSm90<sizeof(T)>::packed_sum
                                                                : TuningSm90<sizeof(T)>::value;
   constexpr auto grid =
-      grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, false, A, Out, Source, Op>;
+      grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, false, false, A, Out, Source, Op>;
   constexpr auto grid_evict_first =
-      grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, true, A, Out, Source, Op>;
+      grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, true, false, A, Out, Source, Op>;
 
   try {
     const RelaxedCaptureScope relaxed;
@@ -125,8 +125,10 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     DeviceLimits limits{};
     if (const Status s = device_limits<tuning.grid_threads, grid, grid_evict_first>(device, &limits); !s) return s;
     const bool evict_first = evict_first_loads(opt.l2, n, sizeof(T) * Source::arrays, limits.l2_bytes, tuning);
+    // The combiner block is compiled for flagged partials and evict-first loads, which is what
+    // every grid of up to max_combiner_blocks gets unless the caller asks for plain loads.
     const LaunchPlan plan = plan_launch(n, src.address(), sizeof(T), tuning, limits.resident_blocks[evict_first],
-                                        opt.force_kernel, opt.force_blocks);
+                                        opt.force_kernel, opt.force_blocks, flaggable<A, Op> && evict_first);
     if (plan.kernel == Kernel::one_block) {
       const VectorSplit split = src.split(n);
       const auto one_block = [&]<unsigned Threads>() {
@@ -147,6 +149,13 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
         ws = slot + slot_result_bytes;
       }
       const auto kernel = evict_first ? grid_evict_first : grid;
+      if constexpr (flaggable<A, Op>) {
+        if (plan.combiner) {
+          grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, true, true, A, Out, Source, Op>
+              <<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op);
+          return Status::from_cuda(cudaGetLastError());
+        }
+      }
       kernel<<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op);
     }
     return Status::from_cuda(cudaGetLastError());

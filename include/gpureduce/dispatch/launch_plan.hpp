@@ -42,29 +42,47 @@ inline constexpr std::size_t grid_flagged_offset = 16;
 inline constexpr std::size_t grid_ticketed_offset = grid_flagged_offset + max_grid_blocks * 16;
 inline constexpr std::size_t grid_workspace_bytes = grid_ticketed_offset + max_grid_blocks * 16;
 
+// Grids of up to this many blocks may end in a combiner block: the last block reads no input and,
+// from its start, one warp of it polls the other blocks' flagged partials, 8 per lane, and reduces
+// them by shuffles (kernel/reduce_kernels.cuh). It is then not on the readers' critical path, and no
+// block barrier follows the poll (tools/probes/handoff_steps.cu, "warp_final +1 block": int32 2^14
+// 4.64 us, 2^16 4.86, 2^18 5.34 against 4.90, 5.09, 5.52 for the last block reading its share and
+// then polling warp-uniform; bench/results/*_handoff_steps_dfdfdc4.txt).
+inline constexpr unsigned combiner_slots_per_lane = 2;
+inline constexpr std::uint64_t max_combiner_blocks = 1 + 32 * combiner_slots_per_lane;
+
 struct LaunchPlan {
   Kernel kernel;  // never automatic
   unsigned threads;
   std::uint64_t blocks;
+  bool combiner = false;  // the grid's last block reads nothing and combines (max_combiner_blocks)
 };
 
 // The kernel by input size (force: a kernel chosen by the caller, for tests and benchmarks), and
 // its block size and grid: the one-block kernel's block size by input size, forced or not;
-// grid_blocks > 0 fixes the grid kernel's block count (capped at max_grid_blocks).
+// grid_blocks > 0 fixes the grid kernel's block count (capped at max_grid_blocks). combiner_ok: the
+// call can end in a combiner block; a grid that then has room below max_combiner_blocks and the
+// resident limit gets one block more than it has readers (forced: the combiner is one of them).
 GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t addr, unsigned elem_bytes,
                                               const ReduceTuning& t, std::uint64_t max_resident_blocks,
-                                              Kernel force = Kernel::automatic, std::uint64_t grid_blocks = 0) {
+                                              Kernel force = Kernel::automatic, std::uint64_t grid_blocks = 0,
+                                              bool combiner_ok = false) {
   Kernel k = force;
   if (k == Kernel::automatic) k = n <= t.single_block_max_bytes / elem_bytes ? Kernel::one_block : Kernel::grid;
   if (k == Kernel::one_block) {
     const bool small = t.small_single_threads != 0 && n <= t.small_single_max_bytes / elem_bytes;
     return {k, small ? t.small_single_threads : t.single_threads, 1};
   }
-  if (grid_blocks > 0) return {k, t.grid_threads, min_u64(grid_blocks, max_grid_blocks)};
+  if (grid_blocks > 0) {
+    const std::uint64_t blocks = min_u64(grid_blocks, max_grid_blocks);
+    return {k, t.grid_threads, blocks, combiner_ok && blocks >= 2 && blocks <= max_combiner_blocks};
+  }
   const VectorSplit split = VectorSplit::make(addr, n, elem_bytes);
   const std::uint64_t per_batch = std::uint64_t(t.grid_unroll) * t.grid_threads;
   const std::uint64_t cap = min_u64(max_resident_blocks, max_grid_blocks);
-  return {k, t.grid_threads, max_u64(1, min_u64(ceil_div(split.vectors, per_batch), cap))};
+  const std::uint64_t readers = max_u64(1, min_u64(ceil_div(split.vectors, per_batch), cap));
+  if (combiner_ok && readers + 1 <= min_u64(cap, max_combiner_blocks)) return {k, t.grid_threads, readers + 1, true};
+  return {k, t.grid_threads, readers};
 }
 
 // How the grid kernel's loads treat L2 (Options::l2; docs/production.md, "Loads and L2").

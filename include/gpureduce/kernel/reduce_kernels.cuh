@@ -12,6 +12,8 @@
 //                        publishes its partial; one block combines the partials in a fixed order
 //                        (the same bits on every run) and writes the result. EvictFirst: its
 //                        vector loads mark their lines evict-first in L2 (thread/vector_load.cuh).
+//                        Combiner: the grid's last block reads nothing and combines the others'
+//                        partials from the start (dispatch/launch_plan.hpp, max_combiner_blocks).
 #pragma once
 
 #include <gpureduce/agent/thread_partial.cuh>
@@ -48,6 +50,34 @@ __device__ __forceinline__ FlaggedPartial load_flagged(const FlaggedPartial* p) 
   FlaggedPartial v;
   asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(v.lo), "=l"(v.hi) : "l"(p) : "memory");
   return v;
+}
+
+// The combiner block's combine, run by its warp 0 alone: lane l polls slots l, l + 32, ... (up to
+// SlotsPerLane, all loaded at once) until every lane holds full slots, folds them in that order
+// into the identity, and empties each for the next launch. The warp polls as one (see below);
+// the caller reduces the warp by shuffles, with no block barrier after the poll.
+template <unsigned SlotsPerLane, class A, class Op>
+__device__ __forceinline__ A warp_fold_flagged(FlaggedPartial* slots, unsigned count, Op op, A acc) {
+  const unsigned lane = threadIdx.x % warp_threads;
+  FlaggedPartial p[SlotsPerLane] = {};
+  const auto waiting = [&](unsigned k) { return lane + k * warp_threads < count && !is_full<A, Op>(p[k]); };
+  bool any_waiting;
+  do {
+    any_waiting = false;
+#pragma unroll
+    for (unsigned k = 0; k < SlotsPerLane; ++k)
+      if (waiting(k)) p[k] = load_flagged(slots + lane + k * warp_threads);
+#pragma unroll
+    for (unsigned k = 0; k < SlotsPerLane; ++k) any_waiting |= waiting(k);
+  } while (__any_sync(~0u, any_waiting));
+#pragma unroll
+  for (unsigned k = 0; k < SlotsPerLane; ++k) {
+    if (lane + k * warp_threads < count) {  // no break: p[] must stay in registers
+      store_flagged(slots + lane + k * warp_threads, {});
+      acc = op(acc, flagged_value<A, Op>(p[k]));
+    }
+  }
+  return acc;
 }
 
 // The last block's share of the flagged partials: slots threadIdx.x, + BlockThreads, ... (one per
@@ -100,8 +130,8 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
   return acc;
 }
 
-template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, bool EvictFirst, class A, class Out, class Source,
-          class Op>
+template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, bool EvictFirst, bool Combiner, class A, class Out,
+          class Source, class Op>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     grid_kernel(Source src, std::uint64_t n, Out* out, void* workspace, Op op) {
   const VectorSplit split = src.split(n);
@@ -117,7 +147,17 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     // partials in a fixed order, empties them, and reduces once. No fence, no atomic, no launch
     // counter, and one block reduction on the critical path.
     auto* slots = reinterpret_cast<FlaggedPartial*>(ws + grid_flagged_offset);
-    A acc = thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, gridDim.x, load, op, identity);
+    if constexpr (Combiner) {
+      if (is_last_block) {
+        if (threadIdx.x >= warp_threads) return;
+        const A total =
+            warp_reduce(warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, op, identity), op);
+        if (threadIdx.x == 0) *out = convert_result<Out>(total);
+        return;
+      }
+    }
+    const unsigned readers = Combiner ? gridDim.x - 1 : gridDim.x;
+    A acc = thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, readers, load, op, identity);
     if (!is_last_block) {
       const A block_total = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
       if (threadIdx.x == 0) store_flagged(slots + blockIdx.x, flag_partial<A, Op>(block_total));
@@ -127,6 +167,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
     if (threadIdx.x == 0) *out = convert_result<Out>(acc);
   } else {
+    static_assert(!Combiner, "a combiner block reads flagged partials only");
     // Accumulators that do not fit beside a flag: each block writes its partial and draws a
     // ticket; the block that draws the last one combines the partials in block order.
     __shared__ bool is_last;
