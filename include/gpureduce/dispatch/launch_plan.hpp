@@ -48,7 +48,7 @@ inline constexpr std::size_t grid_workspace_bytes = grid_ticketed_offset + max_g
 // block barrier follows the poll (tools/probes/handoff_steps.cu, "warp_final +1 block": int32 2^14
 // 4.64 us, 2^16 4.86, 2^18 5.34 against 4.90, 5.09, 5.52 for the last block reading its share and
 // then polling warp-uniform; bench/results/*_handoff_steps_dfdfdc4.txt).
-inline constexpr unsigned combiner_slots_per_lane = 2;
+inline constexpr unsigned combiner_slots_per_lane = 4;
 inline constexpr std::uint64_t max_combiner_blocks = 1 + 32 * combiner_slots_per_lane;
 
 struct LaunchPlan {
