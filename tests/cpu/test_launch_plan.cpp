@@ -72,6 +72,25 @@ TEST(test_dispatch_launch_plan, grid_covers_the_vectors_up_to_one_wave) {
   EXPECT_EQ(plan_launch(10 * per_block, 4, 4, t, resident, Kernel::grid).blocks, 10u);
 }
 
+// Where the call allows it, a grid of up to max_combiner_blocks gets one block more than it has
+// readers, the last one combining; forced, the combiner is one of the forced blocks.
+TEST(test_dispatch_launch_plan, combiner_block) {
+  const std::uint64_t per_block = std::uint64_t(t.grid_unroll) * t.grid_threads * 4;  // int32 elements
+  const auto plan = [](std::uint64_t n, std::uint64_t res, std::uint64_t forced = 0) {
+    return plan_launch(n, 0, 4, t, res, Kernel::grid, forced, true);
+  };
+  EXPECT_TRUE(plan(16 * per_block, resident).combiner);
+  EXPECT_EQ(plan(16 * per_block, resident).blocks, 17u);
+  EXPECT_EQ(plan((max_combiner_blocks - 1) * per_block, resident).blocks, max_combiner_blocks);
+  EXPECT_FALSE(plan((max_combiner_blocks - 1) * per_block + 4, resident).combiner);
+  EXPECT_EQ(plan((max_combiner_blocks - 1) * per_block + 4, resident).blocks, max_combiner_blocks);
+  EXPECT_FALSE(plan(16 * per_block, 16).combiner);  // no room for it in one wave
+  EXPECT_FALSE(plan_launch(16 * per_block, 0, 4, t, resident, Kernel::grid).combiner);  // not allowed
+  EXPECT_TRUE(plan(5, resident, 2).combiner);
+  EXPECT_FALSE(plan(5, resident, 1).combiner);
+  EXPECT_FALSE(plan(5, resident, max_combiner_blocks + 1).combiner);
+}
+
 TEST(test_dispatch_launch_plan, forced_shapes) {
   EXPECT_EQ(plan_launch(1u << 28, 0, 4, t, resident, Kernel::one_block).kernel, Kernel::one_block);
   const LaunchPlan p = plan_launch(5, 0, 4, t, resident, Kernel::grid, 7);

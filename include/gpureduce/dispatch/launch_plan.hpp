@@ -42,12 +42,16 @@ inline constexpr std::size_t grid_flagged_offset = 16;
 inline constexpr std::size_t grid_ticketed_offset = grid_flagged_offset + max_grid_blocks * 16;
 inline constexpr std::size_t grid_workspace_bytes = grid_ticketed_offset + max_grid_blocks * 16;
 
-// Grids of up to this many blocks may end in a combiner block: the last block reads no input and,
-// from its start, one warp of it polls the other blocks' flagged partials, 8 per lane, and reduces
-// them by shuffles (kernel/reduce_kernels.cuh). It is then not on the readers' critical path, and no
-// block barrier follows the poll (tools/probes/handoff_steps.cu, "warp_final +1 block": int32 2^14
-// 4.64 us, 2^16 4.86, 2^18 5.34 against 4.90, 5.09, 5.52 for the last block reading its share and
-// then polling warp-uniform; bench/results/*_handoff_steps_dfdfdc4.txt).
+// Grids of up to this many blocks end in a combiner block: the last block reads no input and,
+// from its start, its warp 0 polls the other blocks' flagged partials (4 per lane, all in flight)
+// and reduces them by shuffles (kernel/reduce_kernels.cuh), off the readers' critical path and with
+// no block barrier after the poll. H100, A/B in one run against 202b0b7 (the last block reading its
+// share, then polling warp-uniform): 0.96-0.98x of the time at 2^15-2^18 for sum, max, argmax and
+// dot, int32 sum 2^16 5.28 -> 5.04 us, float32 argmax 2^16 5.95 -> 5.73
+// (bench/results/*_ab_combiner_block_e483d8d_vs_202b0b7.txt). 8 per lane (grids of up to 257
+// blocks) was 3-10% slower from 2^16 to 2^20: ptxas gave those kernels 47-67 registers and the
+// readers' loads a worse schedule (*_ab_combiner_block_0db04e1_vs_202b0b7.txt); 2 per lane gained
+// the same up to 65 blocks (*_ab_combiner_block_2_per_lane_38b362b_vs_202b0b7.txt).
 inline constexpr unsigned combiner_slots_per_lane = 4;
 inline constexpr std::uint64_t max_combiner_blocks = 1 + 32 * combiner_slots_per_lane;
 

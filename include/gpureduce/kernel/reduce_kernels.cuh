@@ -145,7 +145,8 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     // Every block but the last publishes its partial in a flagged slot; the last block (dispatched
     // last, so every block it waits for is already resident) folds the slots into its threads'
     // partials in a fixed order, empties them, and reduces once. No fence, no atomic, no launch
-    // counter, and one block reduction on the critical path.
+    // counter, and one block reduction on the critical path. In a Combiner grid (at most
+    // max_combiner_blocks) the last block reads nothing: its warp 0 polls and reduces by shuffles.
     auto* slots = reinterpret_cast<FlaggedPartial*>(ws + grid_flagged_offset);
     if constexpr (Combiner) {
       if (is_last_block) {
