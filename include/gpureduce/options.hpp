@@ -23,6 +23,8 @@ struct Options {
   std::uint64_t force_blocks = 0;
   // The L2 priority of the input's lines (dispatch/launch_plan.hpp): by default evict-first up to
   // 4x the L2 size; L2Policy::normal keeps them as other data, for an input read again later.
+  // Grids of up to 129 blocks then combine in their last reading block rather than in a combiner
+  // block, so a floating result may differ from the default's in its last bits.
   L2Policy l2 = L2Policy::automatic;
   // Sums and dot products of float, double, __half and __nv_bfloat16 (dot: float): the exact sum,
   // rounded once (docs/exact.md), instead of the fast one. Integer sums are exact either way.
