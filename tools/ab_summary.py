@@ -10,7 +10,7 @@ marked '~'.
 import statistics
 import sys
 
-from bench_runs import device_line, load_two_sides
+from bench_runs import device_line, load_two_sides, table_head
 
 
 def main():
@@ -18,8 +18,7 @@ def main():
     d = new_runs[0]
     print(f"# base {base_runs[0]['commit']} ({len(base_runs)} runs) against new {d['commit']} ({len(new_runs)} runs), "
           f"alternating; {device_line(d)}, {d['date']}")
-    print("| op | type | n | base us | new us | CUB us | new/base | CUB/new |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print(table_head("op", "type", "n", "base us", "new us", "CUB us", "new/base", "CUB/new"))
     ratios = []
     for key in sorted(k for k in new if k[3] == "gpureduce"):
         op, t, n, _ = key

@@ -26,3 +26,9 @@ def load_two_sides(argv, usage):
 def device_line(run):
     """GPU name and driver of a run, for a summary's heading."""
     return f"{run['device']['name']}, driver {run['device']['driver']}"
+
+
+def table_head(*columns):
+    """A Markdown table's first two lines; the op, type and `faster` columns align left."""
+    align = ["---" if c in ("op", "type", "faster") else "---:" for c in columns]
+    return "| " + " | ".join(columns) + " |\n|" + "|".join(align) + "|"

@@ -10,7 +10,7 @@ size, in elements and in bytes read.
 import statistics
 import sys
 
-from bench_runs import device_line, load_two_sides
+from bench_runs import device_line, load_two_sides, table_head
 
 ELEMENT_BYTES = {"int8": 1, "int32": 4, "int64": 8, "float32": 4, "float64": 8, "float16": 2, "bfloat16": 2}
 
@@ -20,7 +20,7 @@ def main():
     d = one_runs[0]
     print(f"# one-block ({len(one_runs)} runs) against grid, each forced, alternating; {device_line(d)}, "
           f"commit {d['commit']}, {d['date']}")
-    print("| op | type | n | one-block us | grid us | CUB us | faster |\n|---|---|---:|---:|---:|---:|---|")
+    print(table_head("op", "type", "n", "one-block us", "grid us", "CUB us", "faster"))
     med = statistics.median
     limits = {}
     for (op, t, n, v) in sorted(one, key=lambda k: (k[0], k[1], k[2])):
