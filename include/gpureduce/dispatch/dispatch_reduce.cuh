@@ -115,6 +115,8 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
       grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, false, false, A, Out, Source, Op>;
   constexpr auto grid_evict_first =
       grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, true, false, A, Out, Source, Op>;
+  constexpr auto grid_combiner =
+      grid_combiner_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, A, Out, Source, Op>();
 
   try {
     const RelaxedCaptureScope relaxed;
@@ -125,8 +127,8 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     DeviceLimits limits{};
     if (const Status s = device_limits<tuning.grid_threads, grid, grid_evict_first>(device, &limits); !s) return s;
     const bool evict_first = evict_first_loads(opt.l2, n, sizeof(T) * Source::arrays, limits.l2_bytes, tuning);
-    // The combiner block is compiled for flagged partials and evict-first loads, which is what
-    // every grid of up to max_combiner_blocks gets unless the caller asks for plain loads.
+    // The combiner kernel loads evict-first, as every grid of up to max_combiner_blocks does unless
+    // the caller asks for plain loads.
     const LaunchPlan plan = plan_launch(n, src.address(), sizeof(T), tuning, limits.resident_blocks[evict_first],
                                         opt.force_kernel, opt.force_blocks, flaggable<A, Op> && evict_first);
     if (plan.kernel == Kernel::one_block) {
@@ -148,14 +150,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
         if (const Status s = WorkspacePool::for_device(device).slot(stream, &slot); !s) return s;
         ws = slot + slot_result_bytes;
       }
-      const auto kernel = evict_first ? grid_evict_first : grid;
-      if constexpr (flaggable<A, Op>) {
-        if (plan.combiner) {
-          grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, true, true, A, Out, Source, Op>
-              <<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op);
-          return Status::from_cuda(cudaGetLastError());
-        }
-      }
+      const auto kernel = plan.combiner ? grid_combiner : evict_first ? grid_evict_first : grid;
       kernel<<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op);
     }
     return Status::from_cuda(cudaGetLastError());

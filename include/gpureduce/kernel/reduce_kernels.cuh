@@ -196,4 +196,11 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
   }
 }
 
+// The grid kernel whose last block is a combiner, with evict-first loads; for accumulators that
+// cannot be flagged, the plain evict-first kernel (dispatch never asks them for a combiner).
+template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class Out, class Source, class Op>
+constexpr auto grid_combiner_kernel() {
+  return grid_kernel<BlockThreads, MinBlocks, Unroll, true, flaggable<A, Op>, A, Out, Source, Op>;
+}
+
 }  // namespace gpureduce
