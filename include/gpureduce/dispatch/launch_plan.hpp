@@ -49,8 +49,8 @@ inline constexpr std::size_t grid_workspace_bytes = grid_ticketed_offset + max_g
 // share, then polling warp-uniform): 0.96-0.98x of the time at 2^15-2^18 for sum, max, argmax and
 // dot, int32 sum 2^16 5.28 -> 5.04 us, float32 argmax 2^16 5.95 -> 5.73
 // (bench/results/*_ab_combiner_block_e483d8d_vs_202b0b7.txt). 8 per lane (grids of up to 257
-// blocks) was 3-10% slower from 2^16 to 2^20, its kernels at 47-67 registers against 26-36 for
-// sums, max and dot with 4 (*_ab_combiner_block_0db04e1_vs_202b0b7.txt); 2 per lane gained the
+// blocks) was 3-10% slower from 2^16 to 2^20, its sum, max and float32 dot kernels at 47-64
+// registers against 30-36 with 4 (*_ab_combiner_block_0db04e1_vs_202b0b7.txt); 2 per lane gained the
 // same up to 65 blocks (*_ab_combiner_block_2_per_lane_38b362b_vs_202b0b7.txt).
 inline constexpr unsigned combiner_slots_per_lane = 4;
 inline constexpr std::uint64_t max_combiner_blocks = 1 + 32 * combiner_slots_per_lane;
