@@ -46,7 +46,7 @@ inline constexpr std::size_t grid_workspace_bytes = grid_ticketed_offset + max_g
 // from its start, its warp 0 polls the other blocks' flagged partials (4 per lane, all in flight)
 // and reduces them by shuffles (kernel/reduce_kernels.cuh), off the readers' critical path and with
 // no block barrier after the poll. H100, A/B in one run against 202b0b7 (the last block reading its
-// share, then polling warp-uniform): 0.96-0.98x of the time at 2^15-2^18 for sum, max, argmax and
+// share, then polling warp-uniform): 0.96-0.99x of the time at 2^15-2^18 for sum, max, argmax and
 // dot, int32 sum 2^16 5.28 -> 5.04 us, float32 argmax 2^16 5.95 -> 5.73
 // (bench/results/*_ab_combiner_block_e483d8d_vs_202b0b7.txt). 8 per lane (grids of up to 257
 // blocks) was 3-10% slower from 2^16 to 2^20, its sum, max and float32 dot kernels at 47-64
