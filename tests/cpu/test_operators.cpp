@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -115,6 +116,43 @@ TEST(test_thread_operators, nan_policies_of_min_and_max) {
   const auto r = mm(mm.lift<MinMax<float>>(nan_f, 0), mm.lift<MinMax<float>>(2.f, 1));
   EXPECT_EQ(r.min, 2.f);
   EXPECT_EQ(r.max, 2.f);
+}
+
+// The rule pick's two-compare form must give, spelled out: under propagate a NaN wins (the first
+// of two), under ignore a number wins (of two NaNs, the first); otherwise the better value, the
+// first on ties.
+template <bool Less, class T>
+T pick_reference(T a, T b, NanPolicy nan) {
+  const bool an = std::isnan(a), bn = std::isnan(b);
+  if (an || bn) return nan == NanPolicy::propagate ? (an ? a : b) : (an && !bn ? b : a);
+  return (Less ? b < a : a < b) ? b : a;
+}
+
+template <class T>
+void expect_pick_matches_rule() {
+  const T inf = std::numeric_limits<T>::infinity(), qnan = std::numeric_limits<T>::quiet_NaN();
+  const T values[] = {-inf, T(-1.5), T(-0.0), T(0.0), T(1.5), inf, qnan, -qnan};
+  for (NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore})
+    for (T a : values)
+      for (T b : values) {
+        const T min = detail::pick<true>(a, b, nan), max = detail::pick<false>(a, b, nan);
+        const T min_ref = pick_reference<true>(a, b, nan), max_ref = pick_reference<false>(a, b, nan);
+        EXPECT_EQ(std::memcmp(&min, &min_ref, sizeof(T)), 0) << a << " " << b << " policy " << int(nan);
+        EXPECT_EQ(std::memcmp(&max, &max_ref, sizeof(T)), 0) << a << " " << b << " policy " << int(nan);
+      }
+}
+
+TEST(test_thread_operators, pick_follows_the_nan_rule_bit_for_bit) {
+  expect_pick_matches_rule<float>();
+  expect_pick_matches_rule<double>();
+}
+
+TEST(test_thread_operators, with_constant_nan_passes_the_policy_it_was_given) {
+  for (NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore}) {
+    EXPECT_EQ(with_constant_nan(Max{nan}, [](Max op) { return op.nan; }), nan);
+    EXPECT_EQ(with_constant_nan(ArgMin{nan}, [](ArgMin op) { return op.nan; }), nan);
+  }
+  EXPECT_EQ(with_constant_nan(BitXor{}, [](BitXor op) { return op(6, 3); }), 5);
 }
 
 TEST(test_thread_operators, sum_ignore_skips_nan_on_load) {

@@ -29,16 +29,27 @@
 
 namespace gpureduce {
 
+// Runs a kernel's body f(op) with op's NaN policy a constant (with_constant_nan) where the source's
+// values are floating, so the body is compiled once per policy and holds no test of it; for other
+// values the policy changes nothing and a second copy would only lengthen the kernel.
+template <class Source, class Op, class F>
+__device__ __forceinline__ void with_kernel_nan(Op op, F&& f) {
+  if constexpr (is_floating_v<typename source_value<Source>::type>) with_constant_nan(op, f);
+  else f(op);
+}
+
 // Load: how the vectors are loaded (thread/vector_load.cuh; tools/probes/one_block_probe.cu tries others).
 template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class Out, class Source, class Op,
           class Load = PlainLoad>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
-    single_block_kernel(Source src, VectorSplit split, Out* out, Op op) {
+    single_block_kernel(Source src, VectorSplit split, Out* out, Op runtime_op) {
   __shared__ A warp_partials[warp_threads];
-  const A identity = op.template identity<A>();
-  A acc = thread_partial<BlockThreads, Unroll, true>(src, split, 0, 1, Load{}, op, identity);
-  acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
-  if (threadIdx.x == 0) *out = convert_result<Out>(acc);
+  with_kernel_nan<Source>(runtime_op, [&](auto op) {
+    const A identity = op.template identity<A>();
+    A acc = thread_partial<BlockThreads, Unroll, true>(src, split, 0, 1, Load{}, op, identity);
+    acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
+    if (threadIdx.x == 0) *out = convert_result<Out>(acc);
+  });
 }
 
 // The grid workspace layout: see launch_plan.hpp.
@@ -130,10 +141,9 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
   return acc;
 }
 
-template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, bool EvictFirst, bool Combiner, class A, class Out,
-          class Source, class Op>
-__global__ void __launch_bounds__(BlockThreads, MinBlocks)
-    grid_kernel(Source src, std::uint64_t n, Out* out, void* workspace, Op op) {
+template <unsigned BlockThreads, int Unroll, bool EvictFirst, bool Combiner, class A, class Out, class Source,
+          class Op>
+__device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, Out* out, void* workspace, Op op) {
   const VectorSplit split = src.split(n);
   __shared__ A warp_partials[warp_threads];
   const VectorLoad<EvictFirst> load;
@@ -194,6 +204,15 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
       cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).store(0, cuda::memory_order_relaxed);
     }
   }
+}
+
+template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, bool EvictFirst, bool Combiner, class A, class Out,
+          class Source, class Op>
+__global__ void __launch_bounds__(BlockThreads, MinBlocks)
+    grid_kernel(Source src, std::uint64_t n, Out* out, void* workspace, Op op) {
+  with_kernel_nan<Source>(op, [&](auto fixed) {
+    grid_reduce<BlockThreads, Unroll, EvictFirst, Combiner, A>(src, n, out, workspace, fixed);
+  });
 }
 
 // The grid kernel whose last block is a combiner, with evict-first loads; for accumulators that

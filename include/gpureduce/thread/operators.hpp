@@ -85,12 +85,13 @@ GPUREDUCE_HD constexpr A pick(A a, A b, NanPolicy nan) {
   if constexpr (std::is_same_v<A, float>)
     if (!__builtin_is_constant_evaluated()) return pick_on_device<Less>(a, b, nan);
 #endif
-  const A r = Less ? (b < a ? b : a) : (a < b ? b : a);
   if constexpr (is_floating_v<A>) {
-    const bool an = is_nan(a), bn = is_nan(b);
-    return nan == NanPolicy::ignore ? (an ? b : (bn ? a : r)) : (an ? a : (bn ? b : r));
+    // b when it is better, or under propagate a NaN where a is not, or under ignore a number where
+    // a is a NaN: two compares and one select (a compare is false for a NaN operand).
+    if (nan == NanPolicy::ignore) return ((Less ? b < a : a < b) || a != a) && b == b ? b : a;
+    return !(Less ? a <= b : b <= a) && a == a ? b : a;
   }
-  return r;
+  return Less ? (b < a ? b : a) : (a < b ? b : a);
 }
 }  // namespace detail
 
@@ -346,5 +347,22 @@ struct UserOp {
     return convert<B>(x);
   }
 };
+
+// Calls f(op) with op's NaN policy (where it has one) a constant: one call per policy, each with a
+// copy of op whose policy is assigned the value just tested. Once inlined, every test of the policy
+// in f folds away, in the per-element work and in the reduction tree alike, so each branch holds
+// the code of one policy (as thread/vector_winner.hpp's template argument gives argmin/argmax).
+template <class Op, class F>
+GPUREDUCE_HD constexpr decltype(auto) with_constant_nan(Op op, F&& f) {
+  if constexpr (requires { op.nan; }) {
+    static_assert(std::is_same_v<decltype(op.nan), NanPolicy>);
+    if (op.nan == NanPolicy::ignore) {
+      op.nan = NanPolicy::ignore;
+      return f(op);
+    }
+    op.nan = NanPolicy::propagate;  // the only other policy
+  }
+  return f(op);
+}
 
 }  // namespace gpureduce
