@@ -53,8 +53,7 @@ inline constexpr std::size_t grid_workspace_bytes = grid_ticketed_offset + max_g
 // registers against 30-36 with 4 (*_ab_combiner_block_0db04e1_vs_202b0b7.txt); 2 per lane gained the
 // same up to 65 blocks (*_ab_combiner_block_2_per_lane_38b362b_vs_202b0b7.txt).
 inline constexpr unsigned combiner_slots_per_lane = 4;
-inline constexpr unsigned combiner_warps = 8;
-inline constexpr std::uint64_t max_combiner_blocks = 1 + 32 * combiner_slots_per_lane * combiner_warps;
+inline constexpr std::uint64_t max_combiner_blocks = 1 + 32 * combiner_slots_per_lane;
 
 struct LaunchPlan {
   Kernel kernel;  // never automatic

@@ -91,29 +91,6 @@ __device__ __forceinline__ A warp_fold_flagged(FlaggedPartial* slots, unsigned c
   return acc;
 }
 
-// The combiner block: warp w polls slots [w * per_warp, (w + 1) * per_warp) (warp_fold_flagged)
-// and reduces them by shuffles; where more than one warp polls, the polling warps (and no other)
-// meet at a named barrier and warp 0 reduces their totals, in warp order. Thread 0 writes the result.
-template <unsigned BlockThreads, class A, class Out, class Op>
-__device__ __forceinline__ void combine_flagged(FlaggedPartial* slots, unsigned count, Op op, A identity,
-                                                A* warp_partials, Out* out) {
-  static_assert(BlockThreads / warp_threads >= combiner_warps, "the combiner block polls with combiner_warps warps");
-  constexpr unsigned per_warp = warp_threads * combiner_slots_per_lane;
-  const unsigned warp = threadIdx.x / warp_threads, lane = threadIdx.x % warp_threads;
-  const unsigned warps = (count + per_warp - 1) / per_warp;
-  if (warp >= warps) return;
-  const unsigned first = warp * per_warp;
-  const unsigned mine = count - first < per_warp ? count - first : per_warp;
-  A total = warp_reduce(warp_fold_flagged<combiner_slots_per_lane>(slots + first, mine, op, identity), op);
-  if (warps > 1) {
-    if (lane == 0) warp_partials[warp] = total;
-    asm volatile("bar.sync 1, %0;" ::"r"(warps * warp_threads) : "memory");
-    if (warp != 0) return;
-    total = warp_reduce<combiner_warps>(lane < warps ? warp_partials[lane] : identity, op);
-  }
-  if (threadIdx.x == 0) *out = convert_result<Out>(total);
-}
-
 // The last block's share of the flagged partials: slots threadIdx.x, + BlockThreads, ... (one per
 // earlier block) folded into acc in that order, each emptied for the next launch once read. The
 // loads of a chunk are all in flight at once (polled one after another, each would cost a round
@@ -183,7 +160,10 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     auto* slots = reinterpret_cast<FlaggedPartial*>(ws + grid_flagged_offset);
     if constexpr (Combiner) {
       if (is_last_block) {
-        combine_flagged<BlockThreads>(slots, gridDim.x - 1, op, identity, warp_partials, out);
+        if (threadIdx.x >= warp_threads) return;
+        const A total =
+            warp_reduce(warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, op, identity), op);
+        if (threadIdx.x == 0) *out = convert_result<Out>(total);
         return;
       }
     }
