@@ -72,6 +72,24 @@ TEST(test_dispatch_launch_plan, grid_covers_the_vectors_up_to_one_wave) {
   EXPECT_EQ(plan_launch(10 * per_block, 4, 4, t, resident, Kernel::grid).blocks, 10u);
 }
 
+// Up to few_blocks_max_batches batches the grid stops at polled_grid_blocks (257), its blocks
+// reading several batches each; above, one batch per block up to one wave.
+TEST(test_dispatch_launch_plan, few_blocks_up_to_a_mid_size) {
+  const std::uint64_t per_block = std::uint64_t(t.grid_unroll) * t.grid_threads * 4;  // int32 elements
+  const auto grid = [](std::uint64_t n) { return plan_launch(n, 0, 4, t, resident, Kernel::grid).blocks; };
+  EXPECT_EQ(polled_grid_blocks(t), 257u);
+  EXPECT_EQ(grid(256 * per_block), 256u);
+  EXPECT_EQ(grid(257 * per_block), 257u);
+  EXPECT_EQ(grid(258 * per_block), 257u);
+  EXPECT_EQ(grid(t.few_blocks_max_batches * per_block), 257u);
+  EXPECT_EQ(grid(t.few_blocks_max_batches * per_block + 4), resident);
+  EXPECT_EQ(plan_launch(258 * per_block, 0, 4, t, 100, Kernel::grid).blocks, 100u);  // a smaller wave
+  for (const ReduceTuning& u : {TuningSm90<1>::packed_sum, TuningSm90<8>::dot, TuningSm90<2>::arg_extreme})
+    EXPECT_EQ(u.few_blocks_max_batches, t.few_blocks_max_batches);
+  // Forced grids keep their block count.
+  EXPECT_EQ(plan_launch(258 * per_block, 0, 4, t, resident, Kernel::grid, 1000).blocks, 1000u);
+}
+
 // Where the call allows it, a grid of up to max_combiner_blocks gets one block more than it has
 // readers, the last one combining; forced, the combiner is one of the forced blocks.
 TEST(test_dispatch_launch_plan, combiner_block) {

@@ -27,7 +27,15 @@ struct ReduceTuning {
   // never): fewer warps to combine where the input is one batch of theirs.
   std::uint64_t small_single_max_bytes = 0;
   unsigned small_single_threads = 0;
+  // Inputs of up to this many batches (grid_unroll x grid_threads vectors each) run on at most
+  // polled_grid_blocks(), the largest grid whose last block polls one slot per thread; each block
+  // then reads several batches (0: no such limit).
+  std::uint64_t few_blocks_max_batches = 0;
 };
+
+// The largest grid whose last block polls one slot per thread: one slot per other block
+// (kernel/reduce_kernels.cuh, fold_flagged).
+GPUREDUCE_HD constexpr std::uint64_t polled_grid_blocks(const ReduceTuning& t) { return std::uint64_t(t.grid_threads) + 1; }
 
 enum class Kernel : unsigned char { automatic, one_block, grid };
 
@@ -83,8 +91,10 @@ GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t add
   }
   const VectorSplit split = VectorSplit::make(addr, n, elem_bytes);
   const std::uint64_t per_batch = std::uint64_t(t.grid_unroll) * t.grid_threads;
+  const std::uint64_t batches = ceil_div(split.vectors, per_batch);
   const std::uint64_t cap = min_u64(max_resident_blocks, max_grid_blocks);
-  const std::uint64_t readers = max_u64(1, min_u64(ceil_div(split.vectors, per_batch), cap));
+  const std::uint64_t limit = batches <= t.few_blocks_max_batches ? min_u64(cap, polled_grid_blocks(t)) : cap;
+  const std::uint64_t readers = max_u64(1, min_u64(batches, limit));
   if (combiner_ok && readers + 1 <= min_u64(cap, max_combiner_blocks)) return {k, t.grid_threads, readers + 1, true};
   return {k, t.grid_threads, readers};
 }

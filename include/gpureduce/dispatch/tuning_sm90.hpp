@@ -30,13 +30,34 @@ struct TuningSm90 {
   // run: 2^22 13.3 -> 12.7 us, 2^24 34.4 -> 30.0, 2^25 57.4 -> 53.7; 0.99-1.00x above the limit,
   // 0.97-1.01x for most rows below 16 MB (bench/results/*_ab_evict_first_14fafbd_vs_f7af4c8.txt).
   static constexpr unsigned evict_first_max_l2 = 4;
-  static constexpr ReduceTuning value{
-      256, 4, 512, 4, ElemBytes >= 2 ? 64 * 1024 : 32 * 1024, 0, 0, evict_first_max_l2};
+  // Up to 2048 batches (32 MB of one array) the grid has at most 257 blocks, each reading several
+  // batches, rather than one block per batch: a last block that polls one slot per thread beat
+  // larger grids (whose last block polls chunks of slots) by 0.3-1.4 us from 8 to 32 MB, H100,
+  // each block count forced in one run, us, tuned -> 257: int32 sum 2^21 9.66 -> 9.12, 2^22
+  // 12.74 -> 12.10, 2^23 18.45 -> 17.95; int32 argmax 2^22 13.76 -> 12.48; float64 sum 2^20 9.84
+  // -> 9.09; int8 argmax 2^23 12.67 -> 10.88. At 64 MB mixed (int32 sum 30.10 -> 29.82, int64 sum
+  // 30.14 -> 30.80), from 128 MB 1-2% slower (int32 sum 2^25 53.25 -> 54.11, 2^28 354.2 -> 362.0).
+  // A combiner block with 8 polling warps (up to 1025 blocks) was as fast as 257 blocks from 8 MB
+  // up but, in one kernel with the 1-warp combiner, slowed int8 sums by 4-8% below that (ptxas:
+  // 35 registers, not 32) (bench/results/*_grid_blocks_0fe9297_5d8f9cf.txt and
+  // *_ab_combiner_8_warps_5d8f9cf_vs_0fe9297.txt).
+  static constexpr std::uint64_t few_blocks_max_batches = 2048;
+  static constexpr ReduceTuning value{.grid_threads = 256,
+                                      .grid_unroll = 4,
+                                      .single_threads = 512,
+                                      .single_unroll = 4,
+                                      .single_block_max_bytes = ElemBytes >= 2 ? 64 * 1024 : 32 * 1024,
+                                      .evict_first_max_l2 = evict_first_max_l2,
+                                      .few_blocks_max_batches = few_blocks_max_batches};
   // Integer sums of 8- and 16-bit elements (four per instruction, thread/packed_sum.hpp): one block
   // up to 64 KB for every element size. A/B against the 32 KB limit for int8, same run:
   // 40000 elements 5.11 -> 4.78 us, 2^16 5.38 -> 4.86 (0.90x), 50001 5.39 -> 5.54 (odd tail)
   // (bench/results/*_ab_int8_single_64k_92c562f_vs_36624bd.txt).
-  static constexpr ReduceTuning packed_sum{256, 4, 512, 4, 64 * 1024, 0, 0, evict_first_max_l2};
+  static constexpr ReduceTuning packed_sum = [] {
+    ReduceTuning t = value;
+    t.single_block_max_bytes = 64 * 1024;
+    return t;
+  }();
   // Dot products: one block up to 32 KB per array (64 KB read for elements of 2 bytes and more),
   // the grid above. Each kernel forced, same run (tools/device-run tune, bench/results/
   // *_tune_bee5e7a.txt), one block against grid, us: float64 2^13 6.18 / 5.73 (32 KB: 5.04 /
@@ -44,7 +65,11 @@ struct TuningSm90 {
   // as before (2^15: 4.48 / 5.26). The 64 KB per array of the other operators sent these to one
   // block; before the grid's hand-off polled warp-uniform (b3dea9e), one block was still ahead at
   // int32 2^14 and float64 2^13 (5.95 / 6.29 and 5.98 / 6.18 us at 3a37041).
-  static constexpr ReduceTuning dot{256, 4, 512, 4, 32 * 1024, 0, 0, evict_first_max_l2};
+  static constexpr ReduceTuning dot = [] {
+    ReduceTuning t = value;
+    t.single_block_max_bytes = 32 * 1024;
+    return t;
+  }();
   // argmin/argmax: the same shapes with a register floor. Left to itself ptxas held the float and
   // half argmax kernels to 40 registers by issuing the last of a batch's four loads only after the
   // first vector arrived (two round trips per batch). At least 5 resident blocks per SM (4 for 1-
@@ -61,16 +86,15 @@ struct TuningSm90 {
   // *_oneblock_f9c5bf5.txt), 512x4 against 256x4, us: int64 argmax 2^10 4.64 -> 4.32 (CUB 4.32),
   // float64 2^10 4.83 -> 4.64, float32 2^12 4.83 -> 4.56, float16 2^13 4.99 -> 4.64, int8 2^14
   // 6.14 -> 5.23; beyond one batch 256 threads were slower (float64 2^13: 5.68 -> 6.50).
-  static constexpr ReduceTuning arg_extreme{256,
-                                            4,
-                                            512,
-                                            4,
-                                            ElemBytes == 1 ? 16 * 1024 : value.single_block_max_bytes,
-                                            ElemBytes == 2 || ElemBytes == 4 ? 5u : 4u,
-                                            2,
-                                            evict_first_max_l2,
-                                            16 * 1024,
-                                            256};
+  static constexpr ReduceTuning arg_extreme = [] {
+    ReduceTuning t = value;
+    t.single_block_max_bytes = ElemBytes == 1 ? 16 * 1024 : value.single_block_max_bytes;
+    t.grid_min_blocks = ElemBytes == 2 || ElemBytes == 4 ? 5u : 4u;
+    t.single_min_blocks = 2;
+    t.small_single_max_bytes = 16 * 1024;
+    t.small_single_threads = 256;
+    return t;
+  }();
 };
 
 }  // namespace gpureduce
