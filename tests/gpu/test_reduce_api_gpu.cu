@@ -378,20 +378,29 @@ TEST(test_reduce_api, sync_calls_functors_transforms_and_caller_workspace) {
   cudaFree(ws);
 }
 
-// Small inputs through every kernel (both loads of the grid kernel), for compute-sanitizer
+// Small inputs through every kernel (both loads of the grid kernel; the combiner block with 3
+// blocks, the last block's poll of chunks of slots with 300), for compute-sanitizer
 // (tools/sanitize.sh runs *sanitizer_sizes*).
 template <class T>
 void sanitizer_sizes_for() {
   for (const std::uint64_t n : {1ull, 33ull, 1025ull, 65537ull}) {
     const auto h = random_input<T>(n, test_seed() + n);
     const DeviceInput<T> d(h, 1);
-    const std::pair<Kernel, L2Policy> paths[] = {
-        {Kernel::one_block, L2Policy::automatic}, {Kernel::grid, L2Policy::normal}, {Kernel::grid, L2Policy::evict_first}};
-    for (const auto [k, l2] : paths) {
-      SCOPED_TRACE("n=" + std::to_string(n) + " kernel=" + std::to_string(int(k)) + " l2=" + std::to_string(int(l2)));
+    struct Path {
+      Kernel kernel;
+      L2Policy l2;
+      std::uint64_t blocks;
+    };
+    const Path paths[] = {{Kernel::one_block, L2Policy::automatic, 0},
+                          {Kernel::grid, L2Policy::normal, 3},
+                          {Kernel::grid, L2Policy::evict_first, 3},
+                          {Kernel::grid, L2Policy::evict_first, 300}};
+    for (const auto [k, l2, blocks] : paths) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " kernel=" + std::to_string(int(k)) + " l2=" + std::to_string(int(l2)) +
+                   " blocks=" + std::to_string(blocks));
       Options opt;
       opt.force_kernel = k;
-      opt.force_blocks = k == Kernel::grid ? 3 : 0;
+      opt.force_blocks = blocks;
       opt.l2 = l2;
       check_all_ops(h, d.get(), opt);
     }
