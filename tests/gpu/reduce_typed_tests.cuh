@@ -61,9 +61,9 @@ TYPED_TEST_P(test_reduce_types, forced_launch_shapes) {
     Options opt;
     opt.force_kernel = Kernel::one_block;
     check_all_ops(h, d.get(), opt);
-    // 2-257: a combiner block, one slot per thread (warp 0 alone up to 33 blocks); beyond, the last
-    // block reads its share and polls chunks of slots (kernel/reduce_kernels.cuh).
-    for (const std::uint64_t blocks : {1ull, 2ull, 7ull, 33ull, 34ull, 129ull, 257ull, 258ull, 1000ull, 4096ull}) {
+    // 2-129: a combiner block's warp polls 4 slots per lane at most; 130-257: the last block's
+    // warps poll one slot each; beyond, chunks of slots (kernel/reduce_kernels.cuh).
+    for (const std::uint64_t blocks : {1ull, 2ull, 7ull, 129ull, 130ull, 257ull, 258ull, 1000ull, 4096ull}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " grid blocks=" + std::to_string(blocks));
       opt.force_kernel = Kernel::grid;
       opt.force_blocks = blocks;

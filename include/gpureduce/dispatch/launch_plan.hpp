@@ -51,15 +51,17 @@ inline constexpr std::size_t grid_ticketed_offset = grid_flagged_offset + max_gr
 inline constexpr std::size_t grid_workspace_bytes = grid_ticketed_offset + max_grid_blocks * 16;
 
 // Grids of up to this many blocks end in a combiner block: the last block reads no input and,
-// from its start, polls the other blocks' flagged partials, one per thread, off the readers'
-// critical path (kernel/reduce_kernels.cuh, combine_flagged). Warp 0 alone (no barrier) up to 32
-// readers. H100, A/B in one run against 202b0b7 (the last block reading its share, then polling):
-// 0.96-0.99x of the time at 2^15-2^18 for sum, max, argmax and dot, int32 sum 2^16 5.28 -> 5.04 us
-// (bench/results/*_ab_combiner_block_e483d8d_vs_202b0b7.txt). Its first form, warp 0 polling 4
-// slots per lane (up to 129 blocks), was slower than 257 blocks with a 256-thread poll at 2 MB
-// (float32 sum 2^19 6.61 against 6.22 us, int32 max 6.59 against 6.21: *_grid_blocks_9b20932.json);
-// 8 slots per lane took 47-64 registers (*_ab_combiner_block_0db04e1_vs_202b0b7.txt).
-inline constexpr std::uint64_t max_combiner_blocks = 257;
+// from its start, its warp 0 polls the other blocks' flagged partials (4 per lane, all in flight)
+// and reduces them by shuffles (kernel/reduce_kernels.cuh), off the readers' critical path and with
+// no block barrier after the poll. H100, A/B in one run against 202b0b7 (the last block reading its
+// share, then polling warp-uniform): 0.96-0.99x of the time at 2^15-2^18 for sum, max, argmax and
+// dot, int32 sum 2^16 5.28 -> 5.04 us, float32 argmax 2^16 5.95 -> 5.73
+// (bench/results/*_ab_combiner_block_e483d8d_vs_202b0b7.txt). 8 per lane (grids of up to 257
+// blocks) was 3-10% slower from 2^16 to 2^20, its sum, max and float32 dot kernels at 47-64
+// registers against 30-36 with 4 (*_ab_combiner_block_0db04e1_vs_202b0b7.txt); 2 per lane gained the
+// same up to 65 blocks (*_ab_combiner_block_2_per_lane_38b362b_vs_202b0b7.txt).
+inline constexpr unsigned combiner_slots_per_lane = 4;
+inline constexpr std::uint64_t max_combiner_blocks = 1 + 32 * combiner_slots_per_lane;
 
 struct LaunchPlan {
   Kernel kernel;  // never automatic

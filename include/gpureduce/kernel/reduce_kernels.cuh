@@ -63,39 +63,32 @@ __device__ __forceinline__ FlaggedPartial load_flagged(const FlaggedPartial* p) 
   return v;
 }
 
-// Thread threadIdx.x's slot (threadIdx.x < count), once full, folded into acc and emptied for the
-// next launch; for a warp whose first lane has a slot. The warp polls as one (see fold_flagged).
-template <class A, class Op>
-__device__ __forceinline__ A fold_own_slot(FlaggedPartial* slots, unsigned count, Op op, A acc) {
-  const bool mine = threadIdx.x < count;
-  FlaggedPartial p{};
-  do
-    if (mine && !is_full<A, Op>(p)) p = load_flagged(slots + threadIdx.x);
-  while (__any_sync(~0u, mine && !is_full<A, Op>(p)));
-  if (mine) {
-    store_flagged(slots + threadIdx.x, {});
-    acc = op(acc, flagged_value<A, Op>(p));
+// The combiner block's combine, run by its warp 0 alone: lane l polls slots l, l + 32, ... (up to
+// SlotsPerLane, all loaded at once) until every lane holds full slots, folds them in that order
+// into the identity, and empties each for the next launch. The warp polls as one (see below);
+// the caller reduces the warp by shuffles, with no block barrier after the poll.
+template <unsigned SlotsPerLane, class A, class Op>
+__device__ __forceinline__ A warp_fold_flagged(FlaggedPartial* slots, unsigned count, Op op, A acc) {
+  const unsigned lane = threadIdx.x % warp_threads;
+  FlaggedPartial p[SlotsPerLane] = {};
+  const auto waiting = [&](unsigned k) { return lane + k * warp_threads < count && !is_full<A, Op>(p[k]); };
+  bool any_waiting;
+  do {
+    any_waiting = false;
+#pragma unroll
+    for (unsigned k = 0; k < SlotsPerLane; ++k)
+      if (waiting(k)) p[k] = load_flagged(slots + lane + k * warp_threads);
+#pragma unroll
+    for (unsigned k = 0; k < SlotsPerLane; ++k) any_waiting |= waiting(k);
+  } while (__any_sync(~0u, any_waiting));
+#pragma unroll
+  for (unsigned k = 0; k < SlotsPerLane; ++k) {
+    if (lane + k * warp_threads < count) {  // no break: p[] must stay in registers
+      store_flagged(slots + lane + k * warp_threads, {});
+      acc = op(acc, flagged_value<A, Op>(p[k]));
+    }
   }
   return acc;
-}
-
-// The combiner block's combine (count <= BlockThreads): thread i polls slot i, and each warp with
-// slots reduces them by shuffles; where more than one warp polls, those warps (and no others) meet
-// at a named barrier and warp 0 reduces their totals, in warp order. Thread 0 writes the result.
-template <unsigned BlockThreads, class A, class Out, class Op>
-__device__ __forceinline__ void combine_flagged(FlaggedPartial* slots, unsigned count, Op op, A identity,
-                                                A* warp_partials, Out* out) {
-  const unsigned warp = threadIdx.x / warp_threads, lane = threadIdx.x % warp_threads;
-  const unsigned warps = (count + warp_threads - 1) / warp_threads;
-  if (warp >= warps) return;
-  A total = warp_reduce(fold_own_slot(slots, count, op, identity), op);
-  if (warps > 1) {
-    if (lane == 0) warp_partials[warp] = total;
-    asm volatile("bar.sync 1, %0;" ::"r"(warps * warp_threads) : "memory");
-    if (warp != 0) return;
-    total = warp_reduce<BlockThreads / warp_threads>(lane < warps ? warp_partials[lane] : identity, op);
-  }
-  if (threadIdx.x == 0) *out = convert_result<Out>(total);
 }
 
 // The last block's share of the flagged partials: slots threadIdx.x, + BlockThreads, ... (one per
@@ -110,7 +103,17 @@ __device__ __forceinline__ void combine_flagged(FlaggedPartial* slots, unsigned 
 template <unsigned BlockThreads, class A, class Op>
 __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count, Op op, A acc) {
   if (count <= BlockThreads) {
-    if ((threadIdx.x & ~(unsigned(warp_threads) - 1)) < count) acc = fold_own_slot(slots, count, op, acc);
+    if ((threadIdx.x & ~(unsigned(warp_threads) - 1)) < count) {  // the warp's first lane has a slot
+      const bool mine = threadIdx.x < count;
+      FlaggedPartial p{};
+      do
+        if (mine && !is_full<A, Op>(p)) p = load_flagged(slots + threadIdx.x);
+      while (__any_sync(~0u, mine && !is_full<A, Op>(p)));
+      if (mine) {
+        store_flagged(slots + threadIdx.x, {});
+        acc = op(acc, flagged_value<A, Op>(p));
+      }
+    }
     return acc;
   }
   constexpr unsigned chunk = 4;
@@ -153,12 +156,14 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     // last, so every block it waits for is already resident) folds the slots into its threads'
     // partials in a fixed order, empties them, and reduces once. No fence, no atomic, no launch
     // counter, and one block reduction on the critical path. In a Combiner grid (at most
-    // max_combiner_blocks) the last block reads nothing: it polls from the start (combine_flagged).
+    // max_combiner_blocks) the last block reads nothing: its warp 0 polls and reduces by shuffles.
     auto* slots = reinterpret_cast<FlaggedPartial*>(ws + grid_flagged_offset);
     if constexpr (Combiner) {
-      static_assert(BlockThreads + 1 >= max_combiner_blocks, "a combiner thread polls one slot");
       if (is_last_block) {
-        combine_flagged<BlockThreads>(slots, gridDim.x - 1, op, identity, warp_partials, out);
+        if (threadIdx.x >= warp_threads) return;
+        const A total =
+            warp_reduce(warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, op, identity), op);
+        if (threadIdx.x == 0) *out = convert_result<Out>(total);
         return;
       }
     }
