@@ -69,28 +69,19 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   if constexpr (edges_last) use_edges();
 }
 
-// The accumulator of thread threadIdx.x's elements combined into `acc`. Sums and products of
-// floating values take their NaN policy as a template argument (detail::FixedNan).
+// The accumulator of thread threadIdx.x's elements combined into `acc`. The kernels hand it an
+// operator whose NaN policy is a constant (with_kernel_nan, kernel/reduce_kernels.cuh).
 template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class Source, class Load, class Op>
 __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, Op op, A acc) {
-  const auto run = [&](auto fixed) {
-    for_each_thread_value<BlockThreads, Unroll, OneBlock>(
-        src, split, block, grid, load, [&](auto x, std::int64_t i) { acc = fixed(acc, fixed.template lift<A>(x, i)); },
-        [&](const auto& y, std::int64_t first) {
+  for_each_thread_value<BlockThreads, Unroll, OneBlock>(
+      src, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
+      [&](const auto& y, std::int64_t first) {
 #pragma unroll
-          for (unsigned k = 0; k < std::extent_v<std::remove_cvref_t<decltype(y)>>; ++k)
-            acc = fixed(acc, fixed.template lift<A>(y[k], first + k));
-        });
-    return acc;
-  };
-  if constexpr ((std::is_same_v<Op, Sum> || std::is_same_v<Op, Product>) &&
-                is_floating_v<typename source_value<Source>::type>) {
-    if (op.nan == NanPolicy::ignore) return run(detail::FixedNan<Op, NanPolicy::ignore>{op});
-    return run(detail::FixedNan<Op, NanPolicy::propagate>{op});
-  } else {
-    return run(op);
-  }
+        for (unsigned k = 0; k < std::extent_v<std::remove_cvref_t<decltype(y)>>; ++k)
+          acc = op(acc, op.template lift<A>(y[k], first + k));
+      });
+  return acc;
 }
 
 // Whether a reduction takes the packed-sum overload below (dispatch picks its tuning by it too).

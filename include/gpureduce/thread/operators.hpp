@@ -131,20 +131,6 @@ struct Product {
 };
 
 namespace detail {
-// Sum or Product with its NaN policy fixed at compile time, which the kernels run in place of the
-// runtime one: a test of the policy between a partial batch's loads kept them from overlapping
-// (float32 dot of 2^12 elements: one round trip per vector). H100, A/B against 3a37041 in one run:
-// float32 dot 2^12 4.85 -> 4.37 us, 3001 elements 4.94 -> 4.55, float64 dot 3001 5.28 -> 4.86;
-// float16 sum 2^13 4.59 -> 4.21, bfloat16 4.62 -> 4.42; but float16 dot 2^14 4.80 -> 5.36 and
-// float32 dot 2^16 5.77 -> 6.06, not understood (bench/results/*_ab_fixed_nan_eae82c7_vs_3a37041.txt).
-template <class Op, NanPolicy Nan>
-struct FixedNan : Op {
-  template <class A, class V>
-  GPUREDUCE_HD constexpr A lift(V x, std::int64_t) const {
-    return lift_skipping_nan<A>(x, Nan, Op::template identity<A>());
-  }
-};
-
 // min (Less) or max under a NaN policy.
 template <bool Less>
 struct Extreme {
