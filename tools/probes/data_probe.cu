@@ -1,7 +1,8 @@
 // Does a mid-size reduction's time depend on the data's bits (issue 3)? In the bench, float32 rows
 // at 2^16-2^18 take 0.2-0.5 us longer than int32 rows of the same bytes, and float64 0.2-0.8 us
-// longer than int64, on the same grid; but the bench's integers are in [-100, 100] (few bits that
-// change) and its floats in [-1, 1) (random mantissas). This probe runs one kernel over two fills
+// longer than int64, on the same grid (max and argmax most); but the bench's integers are in
+// [-100, 100] (few bits that change) and its floats in [-1, 1) (random mantissas). This probe runs
+// one kernel over two fills
 // of one type, samples alternating as in the bench (src/bench/timer.hpp), so a difference is the
 // data's, and the same fill through two kernels (int32 against float32 data of the same bits),
 // so a difference is the kernel's. Not part of the library; run by `tools/device-run COMMIT data`.
@@ -45,7 +46,7 @@ void compare_fills(gpureduce::GpuTimer& timer, const char* type, const char* op_
     return [&, in](cudaStream_t s) { gpureduce::reduce(in, n, out.get(), op, s); };
   };
   const auto [small, wide] = timer.measure_pair(run(a.get()), run(b.get()), 60);
-  std::printf("%-8s %-4s 2^%-2d  small %6.2f us  wide %6.2f us  wide/small %.3f\n", type, op_name,
+  std::printf("%-8s %-6s 2^%-2d  small %6.2f us  wide %6.2f us  wide/small %.3f\n", type, op_name,
               63 - __builtin_clzll(n), small.median_ms * 1e3, wide.median_ms * 1e3, wide.median_ms / small.median_ms);
 }
 
@@ -61,7 +62,7 @@ void compare_kernels(gpureduce::GpuTimer& timer, const char* types, const char* 
   const auto [i, f] = timer.measure_pair(
       [&](cudaStream_t s) { gpureduce::reduce(reinterpret_cast<const I*>(buf.get()), n, iout.get(), op, s); },
       [&](cudaStream_t s) { gpureduce::reduce(buf.get(), n, fout.get(), op, s); }, 60);
-  std::printf("%-16s %-4s 2^%-2d  %s floats: as int %6.2f us  as float %6.2f us  float/int %.3f\n", types, op_name,
+  std::printf("%-16s %-6s 2^%-2d  %s floats: as int %6.2f us  as float %6.2f us  float/int %.3f\n", types, op_name,
               63 - __builtin_clzll(n), name(fill), i.median_ms * 1e3, f.median_ms * 1e3, f.median_ms / i.median_ms);
 }
 
@@ -79,13 +80,16 @@ int main() {
     compare_fills<std::int64_t>(timer, "int64", "sum", gpureduce::Sum{}, n);
     compare_fills<double>(timer, "float64", "sum", gpureduce::Sum{}, n);
     compare_fills<double>(timer, "float64", "max", gpureduce::Max{}, n);
+    compare_fills<std::int32_t>(timer, "int32", "argmax", gpureduce::ArgMax{}, n);
+    compare_fills<float>(timer, "float32", "argmax", gpureduce::ArgMax{}, n);
   }
   std::printf("\nSame bits, two kernels:\n");
-  for (std::uint64_t n : {1ull << 16, 1ull << 18}) {
+  for (std::uint64_t n : {1ull << 14, 1ull << 16, 1ull << 18}) {
     for (Fill f : {Fill::small, Fill::wide}) {
       compare_kernels<std::int32_t, float>(timer, "int32/float32", "sum", gpureduce::Sum{}, n, f);
       compare_kernels<std::int32_t, float>(timer, "int32/float32", "max", gpureduce::Max{}, n, f);
       compare_kernels<std::int64_t, double>(timer, "int64/float64", "max", gpureduce::Max{}, n, f);
+      compare_kernels<std::int32_t, float>(timer, "int32/float32", "argmax", gpureduce::ArgMax{}, n, f);
     }
   }
   return 0;
