@@ -40,7 +40,9 @@ struct TuningSm90 {
   // A combiner block with 8 polling warps (up to 1025 blocks) was as fast as 257 blocks from 8 MB
   // up but, in one kernel with the 1-warp combiner, slowed int8 sums by 4-8% below that (ptxas:
   // 35 registers, not 32) (bench/results/*_grid_blocks_0fe9297_5d8f9cf.txt and
-  // *_ab_combiner_8_warps_5d8f9cf_vs_0fe9297.txt).
+  // *_ab_combiner_8_warps_5d8f9cf_vs_0fe9297.txt); a combiner polling one slot per thread up to
+  // 257 blocks slowed float16 sums at 2^16-2^19 by 5-7% (*_ab_combiner_one_slot_per_thread_
+  // fb571a3_vs_0f005a7.txt).
   static constexpr std::uint64_t few_blocks_max_batches = 2048;
   static constexpr ReduceTuning value{.grid_threads = 256,
                                       .grid_unroll = 4,
