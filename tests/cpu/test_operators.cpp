@@ -118,13 +118,13 @@ TEST(test_thread_operators, nan_policies_of_min_and_max) {
   EXPECT_EQ(r.max, 2.f);
 }
 
-// The rule pick's two-compare form must give, spelled out: under propagate a NaN wins (of two, the
-// second), under ignore a number wins (of two NaNs, the first); otherwise the better value, the
+// The rule pick's two-compare form must give, spelled out: under propagate a NaN wins (the first
+// of two), under ignore a number wins (of two NaNs, the first); otherwise the better value, the
 // first on ties.
 template <bool Less, class T>
 T pick_reference(T a, T b, NanPolicy nan) {
   const bool an = std::isnan(a), bn = std::isnan(b);
-  if (an || bn) return nan == NanPolicy::propagate ? (bn ? b : a) : (an && !bn ? b : a);
+  if (an || bn) return nan == NanPolicy::propagate ? (an ? a : b) : (an && !bn ? b : a);
   return (Less ? b < a : a < b) ? b : a;
 }
 

@@ -86,11 +86,10 @@ GPUREDUCE_HD constexpr A pick(A a, A b, NanPolicy nan) {
     if (!__builtin_is_constant_evaluated()) return pick_on_device<Less>(a, b, nan);
 #endif
   if constexpr (is_floating_v<A>) {
-    // b when it is better, or under propagate a NaN, or under ignore a number where a is a NaN
-    // (a compare is false for a NaN operand). Only b is tested for NaN: in a chain acc = pick(acc,
-    // x) that test is off the chain, which holds one compare and one select per element.
-    if (nan == NanPolicy::ignore) return !(Less ? a <= b : b <= a) && b == b ? b : a;
-    return (Less ? b < a : a < b) || b != b ? b : a;
+    // b when it is better, or under propagate a NaN where a is not, or under ignore a number where
+    // a is a NaN: two compares and one select (a compare is false for a NaN operand).
+    if (nan == NanPolicy::ignore) return ((Less ? b < a : a < b) || a != a) && b == b ? b : a;
+    return !(Less ? a <= b : b <= a) && a == a ? b : a;
   }
   return Less ? (b < a ? b : a) : (a < b ? b : a);
 }
