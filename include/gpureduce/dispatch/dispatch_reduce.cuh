@@ -151,7 +151,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
         ws = slot + slot_result_bytes;
       }
       const auto kernel = plan.combiner ? grid_combiner : evict_first ? grid_evict_first : grid;
-      kernel<<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op, unsigned(plan.blocks));
+      kernel<<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op);
     }
     return Status::from_cuda(cudaGetLastError());
   } catch (const std::bad_alloc&) {

@@ -148,14 +148,13 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
 
 template <unsigned BlockThreads, int Unroll, bool EvictFirst, bool Combiner, class A, class Out, class Source,
           class Op>
-__device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, Out* out, void* workspace, Op op,
-                                            unsigned blocks) {
+__device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, Out* out, void* workspace, Op op) {
   const VectorSplit split = src.split(n);
   __shared__ A warp_partials[warp_threads];
   const VectorLoad<EvictFirst> load;
   auto* ws = static_cast<unsigned char*>(workspace);
   const A identity = op.template identity<A>();
-  const bool is_last_block = blockIdx.x == blocks - 1;
+  const bool is_last_block = blockIdx.x == gridDim.x - 1;
 
   if constexpr (flaggable<A, Op>) {
     // Every block but the last publishes its partial in a flagged slot; the last block (dispatched
@@ -168,19 +167,19 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
       if (is_last_block) {
         if (threadIdx.x >= warp_threads) return;
         const A total =
-            warp_reduce(warp_fold_flagged<combiner_slots_per_lane>(slots, blocks - 1, op, identity), op);
+            warp_reduce(warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, op, identity), op);
         if (threadIdx.x == 0) *out = convert_result<Out>(total);
         return;
       }
     }
-    const unsigned readers = Combiner ? blocks - 1 : blocks;
+    const unsigned readers = Combiner ? gridDim.x - 1 : gridDim.x;
     A acc = thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, readers, load, op, identity);
     if (!is_last_block) {
       const A block_total = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
       if (threadIdx.x == 0) store_flagged(slots + blockIdx.x, flag_partial<A, Op>(block_total));
       return;
     }
-    acc = fold_flagged<BlockThreads>(slots, blocks - 1, op, acc);
+    acc = fold_flagged<BlockThreads>(slots, gridDim.x - 1, op, acc);
     acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
     if (threadIdx.x == 0) *out = convert_result<Out>(acc);
   } else {
@@ -191,19 +190,19 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     unsigned* counter = reinterpret_cast<unsigned*>(ws);
     A* partials = reinterpret_cast<A*>(ws + grid_ticketed_offset);
     const A acc =
-        thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, blocks, load, op, identity);
+        thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, gridDim.x, load, op, identity);
     const A block_total = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
     if (threadIdx.x == 0) {
       partials[blockIdx.x] = block_total;
       // acq_rel: releases this block's partial; the last block acquires everyone's.
       const unsigned ticket =
           cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::memory_order_acq_rel);
-      is_last = ticket == blocks - 1;
+      is_last = ticket == gridDim.x - 1;
     }
     __syncthreads();
     if (!is_last) return;
     A v = identity;
-    for (unsigned i = threadIdx.x; i < blocks; i += BlockThreads) v = op(v, partials[i]);  // ordered by the acquire
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += BlockThreads) v = op(v, partials[i]);  // ordered by the acquire
     v = block_reduce<BlockThreads>(v, op, identity, warp_partials);
     if (threadIdx.x == 0) {
       *out = convert_result<Out>(v);
@@ -212,17 +211,12 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
   }
 }
 
-// blocks: gridDim.x, passed as a parameter. gridDim.x is read from another line of the constant
-// bank than the parameters, and in the kernels of floating values (a branch on the NaN policy
-// first) ptxas issued that read only after the parameters' line had arrived: two constant-cache
-// misses one after the other at every block's start (ncu: imc_miss stalls 2.1-2.6 per issued
-// instruction against 0.6-0.8 for the integer kernels, H100).
 template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, bool EvictFirst, bool Combiner, class A, class Out,
           class Source, class Op>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
-    grid_kernel(Source src, std::uint64_t n, Out* out, void* workspace, Op op, unsigned blocks) {
+    grid_kernel(Source src, std::uint64_t n, Out* out, void* workspace, Op op) {
   with_kernel_nan<Source>(op, [&](auto fixed) {
-    grid_reduce<BlockThreads, Unroll, EvictFirst, Combiner, A>(src, n, out, workspace, fixed, blocks);
+    grid_reduce<BlockThreads, Unroll, EvictFirst, Combiner, A>(src, n, out, workspace, fixed);
   });
 }
 
