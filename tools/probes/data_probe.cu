@@ -2,10 +2,10 @@
 // at 2^16-2^18 take 0.2-0.5 us longer than int32 rows of the same bytes, and float64 0.2-0.8 us
 // longer than int64, on the same grid (max and argmax most); but the bench's integers are in
 // [-100, 100] (few bits that change) and its floats in [-1, 1) (random mantissas). This probe runs
-// one kernel over two fills
-// of one type, samples alternating as in the bench (src/bench/timer.hpp), so a difference is the
-// data's, and the same fill through two kernels (int32 against float32 data of the same bits),
-// so a difference is the kernel's. Not part of the library; run by `tools/device-run COMMIT data`.
+// one kernel over two fills of one type, samples alternating as in the bench (src/bench/timer.hpp),
+// so a difference is the data's, and one buffer's bits through two kernels (as int32 and float32,
+// or int64 and float64), so a difference is the kernel's. Not part of the library; run by
+// `tools/device-run COMMIT data`.
 //   small  integers in [-100, 100] (as the bench's integers), as floats for float types
 //   wide   the whole hash: random bits for integers, [-1, 1) for floats (the bench's floats)
 #include <gpureduce/gpureduce.cuh>
@@ -15,7 +15,7 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
+#include <type_traits>
 
 namespace {
 
@@ -50,7 +50,8 @@ void compare_fills(gpureduce::GpuTimer& timer, const char* type, const char* op_
               63 - __builtin_clzll(n), small.median_ms * 1e3, wide.median_ms * 1e3, wide.median_ms / small.median_ms);
 }
 
-// One buffer of bits, reduced as int32 and as float32 (the same loads, the kernel differs).
+// One buffer of bits, reduced as integers and as floats of the same width (the same loads, the
+// kernel differs).
 template <class I, class F, class Op>
 void compare_kernels(gpureduce::GpuTimer& timer, const char* types, const char* op_name, Op op, std::uint64_t n,
                      Fill fill) {
