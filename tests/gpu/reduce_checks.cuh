@@ -203,6 +203,9 @@ void check_all_ops(const std::vector<T>& h, const T* d, const Options& opt = {})
     EXPECT_TRUE(same_value(ld(gmin.value), rmin.value)) << "argmin value";
     EXPECT_EQ(gmax.index, rmax.index) << "argmax";
     EXPECT_TRUE(same_value(ld(gmax.value), rmax.value)) << "argmax value";
+    // The value is the element's own bits (which zero, which NaN).
+    EXPECT_EQ(std::memcmp(&gmin.value, &h[std::size_t(gmin.index)], sizeof(T)), 0) << "argmin value bits";
+    EXPECT_EQ(std::memcmp(&gmax.value, &h[std::size_t(gmax.index)], sizeof(T)), 0) << "argmax value bits";
   } else {
     IndexedValue<T>* o = nullptr;
     EXPECT_EQ(try_reduce(d, 0, o, ArgMax{}).code, Errc::empty_input);

@@ -8,6 +8,7 @@
 #include <gpureduce/config.hpp>
 #include <gpureduce/thread/operators.hpp>
 #include <gpureduce/thread/result_types.hpp>
+#include <gpureduce/thread/tree_key.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -43,6 +44,15 @@ inline constexpr FlagAt flag_at<IndexedValue<T>, Op> = sizeof(IndexedValue<T>) !
 
 template <class A, class Op>
 inline constexpr bool flaggable = flag_at<A, Op> != FlagAt::none;
+
+// The slot's type and operator for accumulator A under Op: the partial's tree form
+// (thread/tree_key.hpp), which is what blocks publish.
+template <class A, class Op>
+using tree_t = typename TreeForm<A, Op>::type;
+template <class A, class Op>
+using tree_op_t = decltype(TreeForm<A, Op>{}.op());
+template <class A, class Op>
+inline constexpr bool tree_flaggable = flaggable<tree_t<A, Op>, tree_op_t<A, Op>>;
 
 inline constexpr std::uint64_t index_sign_flag = std::uint64_t(1) << 63;
 

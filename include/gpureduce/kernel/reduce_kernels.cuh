@@ -21,6 +21,7 @@
 #include <gpureduce/dispatch/launch_plan.hpp>
 #include <gpureduce/grid/flagged_partial.hpp>
 #include <gpureduce/thread/accumulator.hpp>
+#include <gpureduce/thread/tree_key.hpp>
 
 #include <cuda/atomic>
 
@@ -43,17 +44,36 @@ __device__ __forceinline__ void with_kernel_nan(Op op, F&& f) {
   else f(op);
 }
 
+// The element at an index, as accumulator A's value type (TreeForm::from's reload for argmin/argmax;
+// generic, so that it is compiled only where called).
+template <class A>
+struct value_of {
+  using type = A;
+};
+template <class T>
+struct value_of<IndexedValue<T>> {
+  using type = T;
+};
+template <class A, class Source>
+__device__ __forceinline__ auto element_reader(const Source& src) {
+  return [&src](auto i) {
+    typename value_of<A>::type v{};
+    src.consume(src.load(std::uint64_t(i)), std::uint64_t(i), [&](auto x, std::int64_t) { v = convert<decltype(v)>(x); });
+    return v;
+  };
+}
+
 // Load: how the vectors are loaded (thread/vector_load.cuh; tools/probes/one_block_probe.cu tries others).
 template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class Out, class Source, class Op,
           class Load = PlainLoad>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     single_block_kernel(Source src, VectorSplit split, Out* out, Op runtime_op) {
-  __shared__ A warp_partials[warp_threads];
+  __shared__ tree_t<A, Op> warp_partials[warp_threads];
   with_kernel_nan<Source>(runtime_op, [&](auto op) {
-    const A identity = op.template identity<A>();
-    A acc = thread_partial<BlockThreads, Unroll, true>(src, split, 0, 1, Load{}, op, identity);
-    acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
-    if (threadIdx.x == 0) *out = convert_result<Out>(acc);
+    const auto tree = tree_form<A>(op);
+    const A acc = thread_partial<BlockThreads, Unroll, true>(src, split, 0, 1, Load{}, op, op.template identity<A>());
+    const auto total = block_reduce<BlockThreads>(tree.to(acc), tree.op(), tree.identity(), warp_partials);
+    if (threadIdx.x == 0) *out = convert_result<Out>(tree.from(total, element_reader<A>(src)));
   });
 }
 
@@ -150,13 +170,19 @@ template <unsigned BlockThreads, int Unroll, bool EvictFirst, bool Combiner, cla
           class Op>
 __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, Out* out, void* workspace, Op op) {
   const VectorSplit split = src.split(n);
-  __shared__ A warp_partials[warp_threads];
+  // From the block's reduction on, partials are in the tree's form (thread/tree_key.hpp).
+  const auto tree = tree_form<A>(op);
+  using T = tree_t<A, Op>;
+  using TreeOp = tree_op_t<A, Op>;
+  __shared__ T warp_partials[warp_threads];
   const VectorLoad<EvictFirst> load;
   auto* ws = static_cast<unsigned char*>(workspace);
   const A identity = op.template identity<A>();
+  const T tree_identity = tree.identity();
   const bool is_last_block = blockIdx.x == gridDim.x - 1;
+  const auto write = [&](const T& total) { *out = convert_result<Out>(tree.from(total, element_reader<A>(src))); };
 
-  if constexpr (flaggable<A, Op>) {
+  if constexpr (tree_flaggable<A, Op>) {
     // Every block but the last publishes its partial in a flagged slot; the last block (dispatched
     // last, so every block it waits for is already resident) folds the slots into its threads'
     // partials in a fixed order, empties them, and reduces once. No fence, no atomic, no launch
@@ -166,32 +192,32 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     if constexpr (Combiner) {
       if (is_last_block) {
         if (threadIdx.x >= warp_threads) return;
-        const A total =
-            warp_reduce(warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, op, identity), op);
-        if (threadIdx.x == 0) *out = convert_result<Out>(total);
+        const T total = warp_reduce(
+            warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, tree.op(), tree_identity), tree.op());
+        if (threadIdx.x == 0) write(total);
         return;
       }
     }
     const unsigned readers = Combiner ? gridDim.x - 1 : gridDim.x;
-    A acc = thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, readers, load, op, identity);
+    T acc = tree.to(thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, readers, load, op, identity));
     if (!is_last_block) {
-      const A block_total = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
-      if (threadIdx.x == 0) store_flagged(slots + blockIdx.x, flag_partial<A, Op>(block_total));
+      const T block_total = block_reduce<BlockThreads>(acc, tree.op(), tree_identity, warp_partials);
+      if (threadIdx.x == 0) store_flagged(slots + blockIdx.x, flag_partial<T, TreeOp>(block_total));
       return;
     }
-    acc = fold_flagged<BlockThreads>(slots, gridDim.x - 1, op, acc);
-    acc = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
-    if (threadIdx.x == 0) *out = convert_result<Out>(acc);
+    acc = fold_flagged<BlockThreads>(slots, gridDim.x - 1, tree.op(), acc);
+    acc = block_reduce<BlockThreads>(acc, tree.op(), tree_identity, warp_partials);
+    if (threadIdx.x == 0) write(acc);
   } else {
     static_assert(!Combiner, "a combiner block reads flagged partials only");
     // Accumulators that do not fit beside a flag: each block writes its partial and draws a
     // ticket; the block that draws the last one combines the partials in block order.
     __shared__ bool is_last;
     unsigned* counter = reinterpret_cast<unsigned*>(ws);
-    A* partials = reinterpret_cast<A*>(ws + grid_ticketed_offset);
-    const A acc =
-        thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, gridDim.x, load, op, identity);
-    const A block_total = block_reduce<BlockThreads>(acc, op, identity, warp_partials);
+    T* partials = reinterpret_cast<T*>(ws + grid_ticketed_offset);
+    const T acc =
+        tree.to(thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, gridDim.x, load, op, identity));
+    const T block_total = block_reduce<BlockThreads>(acc, tree.op(), tree_identity, warp_partials);
     if (threadIdx.x == 0) {
       partials[blockIdx.x] = block_total;
       // acq_rel: releases this block's partial; the last block acquires everyone's.
@@ -201,11 +227,11 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     }
     __syncthreads();
     if (!is_last) return;
-    A v = identity;
-    for (unsigned i = threadIdx.x; i < gridDim.x; i += BlockThreads) v = op(v, partials[i]);  // ordered by the acquire
-    v = block_reduce<BlockThreads>(v, op, identity, warp_partials);
+    T v = tree_identity;
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += BlockThreads) v = tree.op()(v, partials[i]);  // ordered by the acquire
+    v = block_reduce<BlockThreads>(v, tree.op(), tree_identity, warp_partials);
     if (threadIdx.x == 0) {
-      *out = convert_result<Out>(v);
+      write(v);
       cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).store(0, cuda::memory_order_relaxed);
     }
   }
@@ -224,7 +250,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
 // cannot be flagged, the plain evict-first kernel (dispatch never asks them for a combiner).
 template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class Out, class Source, class Op>
 constexpr auto grid_combiner_kernel() {
-  return grid_kernel<BlockThreads, MinBlocks, Unroll, true, flaggable<A, Op>, A, Out, Source, Op>;
+  return grid_kernel<BlockThreads, MinBlocks, Unroll, true, tree_flaggable<A, Op>, A, Out, Source, Op>;
 }
 
 }  // namespace gpureduce
