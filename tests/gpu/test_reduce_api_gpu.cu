@@ -381,28 +381,43 @@ TEST(test_reduce_api, sync_calls_functors_transforms_and_caller_workspace) {
 // Small inputs through every kernel (both loads of the grid kernel; the combiner block with 3
 // blocks, the last block's poll of chunks of slots with 300), for compute-sanitizer
 // (tools/sanitize.sh runs *sanitizer_sizes*).
+// For floating types also signed zeros with one NaN, under both NaN policies: argmin/argmax then
+// win at a zero or a NaN and read the value again from the input (thread/tree_key.hpp).
 template <class T>
 void sanitizer_sizes_for() {
   for (const std::uint64_t n : {1ull, 33ull, 1025ull, 65537ull}) {
-    const auto h = random_input<T>(n, test_seed() + n);
-    const DeviceInput<T> d(h, 1);
-    struct Path {
-      Kernel kernel;
-      L2Policy l2;
-      std::uint64_t blocks;
-    };
-    const Path paths[] = {{Kernel::one_block, L2Policy::automatic, 0},
-                          {Kernel::grid, L2Policy::normal, 3},
-                          {Kernel::grid, L2Policy::evict_first, 3},
-                          {Kernel::grid, L2Policy::evict_first, 300}};
-    for (const auto [k, l2, blocks] : paths) {
-      SCOPED_TRACE("n=" + std::to_string(n) + " kernel=" + std::to_string(int(k)) + " l2=" + std::to_string(int(l2)) +
-                   " blocks=" + std::to_string(blocks));
-      Options opt;
-      opt.force_kernel = k;
-      opt.force_blocks = blocks;
-      opt.l2 = l2;
-      check_all_ops(h, d.get(), opt);
+    std::vector<std::vector<T>> inputs{random_input<T>(n, test_seed() + n)};
+    if constexpr (is_floating_v<T>) {
+      std::vector<T> zeros(n);
+      for (std::uint64_t i = 0; i < n; ++i) zeros[i] = convert<T>(i % 3 ? 0.0f : -0.0f);
+      zeros[n / 2] = convert<T>(quiet_nan<float>());
+      inputs.push_back(zeros);
+    }
+    for (const auto& h : inputs) {
+      const DeviceInput<T> d(h, 1);
+      struct Path {
+        Kernel kernel;
+        L2Policy l2;
+        std::uint64_t blocks;
+      };
+      const Path paths[] = {{Kernel::one_block, L2Policy::automatic, 0},
+                            {Kernel::grid, L2Policy::normal, 3},
+                            {Kernel::grid, L2Policy::evict_first, 3},
+                            {Kernel::grid, L2Policy::evict_first, 300}};
+      for (const auto [k, l2, blocks] : paths) {
+        for (const NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore}) {
+          if (!is_floating_v<T> && nan == NanPolicy::ignore) continue;  // the same kernels
+          SCOPED_TRACE("n=" + std::to_string(n) + " kernel=" + std::to_string(int(k)) + " l2=" + std::to_string(int(l2)) +
+                       " blocks=" + std::to_string(blocks) + " nan=" + std::to_string(int(nan)) +
+                       (&h == &inputs[0] ? " random" : " zeros and a NaN"));
+          Options opt;
+          opt.force_kernel = k;
+          opt.force_blocks = blocks;
+          opt.l2 = l2;
+          opt.nan = nan;
+          check_all_ops(h, d.get(), opt);
+        }
+      }
     }
   }
 }
