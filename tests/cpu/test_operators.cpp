@@ -279,6 +279,31 @@ void check_vector_winner(std::uint32_t seed) {
   }
 }
 
+// The SIMD min/max of a vector held as words equals the plain one, over the whole range of each
+// type (the byte permute's sign and zero extension included).
+template <class V>
+void check_extreme_of_words(std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  constexpr int N = 16 / sizeof(V);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::uint32_t u[4];
+    for (auto& w : u) w = rng();
+    if (trial % 7 == 0) u[rng() % 4] = 0x80807F7Fu;  // the extremes of both signs
+    V x[N];
+    std::memcpy(x, u, sizeof u);
+    const V lo = *std::min_element(x, x + N), hi = *std::max_element(x, x + N);
+    ASSERT_EQ((detail::extreme_of_words<true, V>(u)), lo) << "seed " << seed << " trial " << trial;
+    ASSERT_EQ((detail::extreme_of_words<false, V>(u)), hi) << "seed " << seed << " trial " << trial;
+  }
+}
+
+TEST(test_thread_operators, extreme_of_words_matches_elementwise) {
+  check_extreme_of_words<std::int8_t>(1);
+  check_extreme_of_words<std::uint8_t>(2);
+  check_extreme_of_words<std::int16_t>(3);
+  check_extreme_of_words<std::uint16_t>(4);
+}
+
 template <class V>
 void check_vector_winner_all(std::uint32_t seed) {
   check_vector_winner<V, false, NanPolicy::propagate>(seed);
@@ -293,6 +318,8 @@ TEST(test_thread_operators, vector_winner_matches_elementwise) {
   check_vector_winner_all<__half>(41);
   check_vector_winner_all<__nv_bfloat16>(51);
   check_vector_winner_all<std::int8_t>(61);
+  check_vector_winner_all<std::uint8_t>(63);
+  check_vector_winner_all<std::int16_t>(67);
   check_vector_winner_all<std::uint16_t>(71);
   check_vector_winner_all<std::int32_t>(81);
   check_vector_winner_all<std::int64_t>(91);

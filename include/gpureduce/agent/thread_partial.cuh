@@ -8,6 +8,7 @@
 #include <gpureduce/thread/vector_winner.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace gpureduce {
@@ -104,6 +105,29 @@ __device__ __forceinline__ A thread_partial(const ArraySource<T>& src, const Vec
   return acc;
 }
 
+// min/max of 8- and 16-bit integer arrays: each vector's extreme from its loaded words
+// (thread/vector_winner.hpp, extreme_of_words: 16-bit SIMD min/max), then one pick into `acc`.
+template <class A, class Source, class Op>
+inline constexpr bool packs_extreme_v = false;
+template <class A, class T, bool Less>
+inline constexpr bool packs_extreme_v<A, ArraySource<T>, detail::Extreme<Less>> =
+    is_packed_summable_v<T> && std::is_integral_v<A>;
+
+template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class T, class Load, bool Less>
+  requires(packs_extreme_v<A, ArraySource<T>, detail::Extreme<Less>>)
+__device__ __forceinline__ A thread_partial(const ArraySource<T>& src, const VectorSplit& split, std::uint64_t block,
+                                            std::uint64_t grid, const Load& load, detail::Extreme<Less> op, A acc) {
+  for_each_thread_value<BlockThreads, Unroll, OneBlock>(
+      PackedWordSource<T>{src}, split, block, grid, load,
+      [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
+      [&](const T(&y)[Vector<T>::size], std::int64_t first) {
+        std::uint32_t words[4];
+        std::memcpy(words, y, sizeof words);
+        acc = op(acc, op.template lift<A>(detail::extreme_of_words<Less, T>(words), first));
+      });
+  return acc;
+}
+
 // Whether a reduction takes the packed-dot overload below.
 template <class A, class Source, class Op>
 inline constexpr bool packs_dot_v = false;
@@ -127,16 +151,23 @@ __device__ __forceinline__ A thread_partial(const ProductSource<T, A>& src, cons
 // per-vector work is one min/max chain; the NaN policy becomes a template argument so that chain
 // has no runtime test in it. A vector repeated at the same index never replaces the winner (the
 // compare is strict), so the partial last batch is loaded whole (Repeat).
+// 8- and 16-bit integers reach the VectorWinner as the loaded words (PackedWordSource), which it
+// keeps and compares as they are (thread/vector_winner.hpp, extreme_of_words).
 template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class Source, class Load, bool Less>
 __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, detail::ArgExtreme<Less> op, A acc) {
+  using T = typename Source::element_type;
   using V = typename source_value<Source>::type;
-  constexpr int N = Vector<typename Source::element_type>::size;
+  constexpr int N = Vector<T>::size;
   using Value = decltype(acc.value);
+  const auto source = [&] {
+    if constexpr (std::is_same_v<Source, ArraySource<T>> && is_packed_summable_v<T>) return PackedWordSource<T>{src};
+    else return src;
+  }();
   const auto run = [&]<NanPolicy Nan>() {
     detail::VectorWinner<Less, Nan, Value, V, N> winner;
     for_each_thread_value<BlockThreads, Unroll, OneBlock, true>(
-        src, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
+        source, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
         [&](const V(&y)[N], std::int64_t first) { winner.add(y, first); });
     return winner.fold_into(acc, op);
   };

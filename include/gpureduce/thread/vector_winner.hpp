@@ -14,6 +14,7 @@
 #include <gpureduce/thread/operators.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace gpureduce::detail {
@@ -32,6 +33,58 @@ GPUREDUCE_HD A extreme2(A a, A b) {
   } else {
     return pick<Less>(a, b, Nan);  // float on the device: one min/max instruction (Nan is a constant)
   }
+}
+
+// min (Less) or max of the 8- or 16-bit integers V held in 32-bit words (little-endian, as loaded):
+// 16-bit SIMD min/max across the words (bytes widened to 16-bit lanes first, even and odd bytes
+// apart: one byte permute each), then of the two lanes. Extracting, widening and comparing each
+// byte took about three instructions per element in the int8 argmax kernels.
+template <bool Less, class V, int Units>
+GPUREDUCE_HD V extreme_of_words(const std::uint32_t (&u)[Units]) {
+  static_assert(std::is_integral_v<V> && (sizeof(V) == 1 || sizeof(V) == 2));
+  constexpr bool sign = std::is_signed_v<V>;
+  const auto lanes = [](std::uint32_t w, bool odd) -> std::uint32_t {  // two 16-bit lanes
+    if constexpr (sizeof(V) == 2) return w;
+    // Byte selectors of prmt: 0-3 a byte of w, 4 a zero byte; 8 + b: byte b's sign replicated.
+    const std::uint32_t sel = sign ? (odd ? 0xB391u : 0xA280u) : (odd ? 0x4341u : 0x4240u);
+#if defined(__CUDA_ARCH__)
+    std::uint32_t r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(w), "r"(0u), "r"(sel));
+    return r;
+#else
+    std::uint32_t r = 0;
+    for (int i = 0; i < 4; ++i) {
+      const unsigned nib = (sel >> (4 * i)) & 0xF, b = nib & 7;
+      const std::uint32_t byte = b < 4 ? (w >> (8 * b)) & 0xFF : 0;
+      r |= (nib & 8 ? (byte & 0x80 ? 0xFFu : 0u) : byte) << (8 * i);
+    }
+    return r;
+#endif
+  };
+  const auto pick2 = [](std::uint32_t a, std::uint32_t b) -> std::uint32_t {  // lane by lane
+#if defined(__CUDA_ARCH__)
+    if constexpr (sign) return Less ? __vmins2(a, b) : __vmaxs2(a, b);
+    else return Less ? __vminu2(a, b) : __vmaxu2(a, b);
+#else
+    std::uint32_t r = 0;
+    for (int i = 0; i < 2; ++i) {
+      using L = std::conditional_t<sign, std::int16_t, std::uint16_t>;
+      const L x = L(a >> (16 * i)), y = L(b >> (16 * i));
+      r |= std::uint32_t(std::uint16_t(Less ? (y < x ? y : x) : (x < y ? y : x))) << (16 * i);
+    }
+    return r;
+#endif
+  };
+  std::uint32_t m = lanes(u[0], false);
+  if constexpr (sizeof(V) == 1) m = pick2(m, lanes(u[0], true));
+#pragma unroll
+  for (int k = 1; k < Units; ++k) {
+    m = pick2(m, lanes(u[k], false));
+    if constexpr (sizeof(V) == 1) m = pick2(m, lanes(u[k], true));
+  }
+  using L = std::conditional_t<sign, std::int16_t, std::uint16_t>;
+  const L lo = L(m), hi = L(m >> 16);
+  return V(Less ? (hi < lo ? hi : lo) : (lo < hi ? hi : lo));
 }
 
 // Whether `later` (a value at larger indices) replaces `best`: strictly better, NaN counting as the
@@ -62,12 +115,10 @@ struct VectorStore {
     if constexpr (pairs) {
       for (int k = 0; k < units; ++k) s.u[k] = Unit{x[2 * k], x[2 * k + 1]};
     } else if constexpr (words) {
-      for (int k = 0; k < units; ++k) {
-        std::uint32_t w = 0;
-        for (int j = 0; j < int(4 / sizeof(V)); ++j)
-          w |= std::uint32_t(static_cast<std::make_unsigned_t<V>>(x[k * (4 / sizeof(V)) + j])) << (8 * sizeof(V) * j);
-        s.u[k] = w;
-      }
+      // The words as loaded (little-endian): no instructions where x is a loaded vector's bytes
+      // (PackedWordSource, agent/sources.cuh).
+      static_assert(sizeof(s.u) == sizeof(x));
+      std::memcpy(s.u, x, sizeof(s.u));
     } else {
       for (int k = 0; k < units; ++k) s.u[k] = x[k];
     }
@@ -107,15 +158,16 @@ struct VectorWinner {
 #pragma unroll
       for (int k = 1; k < Store::units; ++k) p = extreme2<Less, Nan>(p, s.u[k]);
       m = extreme2<Less, Nan>(convert<A>(p.x), convert<A>(p.y));
+    } else if constexpr (Store::words) {
+      s = Store::pack(x);
+      m = A(extreme_of_words<Less, V>(s.u));
     } else {
       m = convert<A>(x[0]);
 #pragma unroll
       for (int k = 1; k < N; ++k) m = extreme2<Less, Nan>(m, convert<A>(x[k]));
     }
     if (empty || later_beats<Less, Nan>(m, best)) {
-      // Other types are packed only on a win, which is rare once a thread has seen a few vectors:
-      // packing 8-bit integers into words costs shifts and ors per element.
-      if constexpr (Store::pairs) values = s;
+      if constexpr (Store::pairs || Store::words) values = s;
       else values = Store::pack(x);
       best = m;
       first = at;
