@@ -45,7 +45,7 @@ TEST(test_dispatch_launch_plan, kernel_by_size) {
 }
 
 // argmin/argmax run the one-block kernel with 256 threads up to 16 KB, forced or not; other
-// operators always with 512. 1-byte elements leave it there for the grid, others above 56 KB.
+// operators always with 512. 1-byte elements go to the grid above 32 KB, others above 56 KB.
 TEST(test_dispatch_launch_plan, small_one_block_for_argmin_argmax) {
   constexpr ReduceTuning a8 = TuningSm90<8>::arg_extreme, a1 = TuningSm90<1>::arg_extreme;
   EXPECT_EQ(plan_launch(1, 0, 8, a8, resident).threads, 256u);
@@ -53,7 +53,9 @@ TEST(test_dispatch_launch_plan, small_one_block_for_argmin_argmax) {
   EXPECT_EQ(plan_launch(2049, 0, 8, a8, resident).threads, 512u);
   EXPECT_EQ(plan_launch(2049, 0, 8, a8, resident).kernel, Kernel::one_block);
   EXPECT_EQ(plan_launch(16 * 1024, 0, 1, a1, resident).threads, 256u);
-  EXPECT_EQ(plan_launch(16 * 1024 + 1, 0, 1, a1, resident).kernel, Kernel::grid);
+  EXPECT_EQ(plan_launch(16 * 1024 + 1, 0, 1, a1, resident).kernel, Kernel::one_block);
+  EXPECT_EQ(plan_launch(16 * 1024 + 1, 0, 1, a1, resident).threads, 512u);
+  EXPECT_EQ(plan_launch(32 * 1024 + 1, 0, 1, a1, resident).kernel, Kernel::grid);
   EXPECT_EQ(plan_launch(16 * 1024 + 1, 0, 1, a1, resident, Kernel::one_block).threads, 512u);
   EXPECT_EQ(plan_launch(33, 0, 8, a8, resident, Kernel::one_block).threads, 256u);
   EXPECT_EQ(plan_launch(1u << 20, 0, 8, a8, resident, Kernel::one_block).threads, 512u);

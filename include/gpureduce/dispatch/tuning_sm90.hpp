@@ -80,12 +80,13 @@ struct TuningSm90 {
   // kernels checked with nvdisasm; again at 0ce1f2a for the argmax kernels of the 7 bench types:
   // 45-64 registers). H100: float32 argmax 2^16 7.6 -> 7.3 us, 2^18 8.0 -> 7.5
   // (bench/results/*_argmax_a6e9093.txt against the bench at 7c2d9d4).
-  // One block up to 56 KB, 16 KB for 1-byte elements. Since the trees run on integer keys
+  // One block up to 56 KB, 32 KB for 1-byte elements. Since the trees run on integer keys
   // (thread/tree_key.hpp) the grid wins at 64 KB, one block still at 48 KB; each forced, same run
   // (*_tune_argmax_dcfd835.txt), one block against grid, us: float32 2^14 5.37 / 5.25, 12289 5.36
   // / 5.46; int32 2^14 5.09 / 5.04, 12289 5.10 / 5.14; float16 2^15 5.55 / 5.34, 20001 5.42 /
-  // 5.47; float64 2^13 5.49 / 5.34, 2^12 4.88 / 5.25. int8: 2^15 6.40 / 6.13, 2^14 5.17 / 5.46
-  // (*_tune_bee5e7a.txt).
+  // 5.47; float64 2^13 5.49 / 5.34, 2^12 4.88 / 5.25. int8, since its vectors are compared as
+  // words (thread/vector_winner.hpp; *_tune_int8_f2b57dc.txt): 2^15 5.28 / 5.41, 20001 5.25 /
+  // 5.40, 40000 6.09 / 5.41 (before: 2^15 6.40 / 6.13, *_tune_bee5e7a.txt).
   // Up to 16 KB (one batch of 256 threads x 4 vectors) the one-block kernel runs 256 threads, not
   // 512: half the warps to combine 16-byte value-and-index pairs, fewer repeated vectors in the
   // padded batch. The shapes forced in one run (tools/probes/one_block_probe.cu, bench/results/
@@ -94,7 +95,7 @@ struct TuningSm90 {
   // 6.14 -> 5.23; beyond one batch 256 threads were slower (float64 2^13: 5.68 -> 6.50).
   static constexpr ReduceTuning arg_extreme = [] {
     ReduceTuning t = value;
-    t.single_block_max_bytes = ElemBytes == 1 ? 16 * 1024 : 56 * 1024;
+    t.single_block_max_bytes = ElemBytes == 1 ? 32 * 1024 : 56 * 1024;
     t.grid_min_blocks = ElemBytes == 2 || ElemBytes == 4 ? 5u : 4u;
     t.single_min_blocks = 2;
     t.small_single_max_bytes = 16 * 1024;
