@@ -150,9 +150,9 @@ __device__ __forceinline__ A thread_partial(const ProductSource<T, A>& src, cons
 // argmin/argmax: the body's vectors go through a VectorWinner (thread/vector_winner.hpp), whose
 // per-vector work is one min/max chain; the NaN policy becomes a template argument so that chain
 // has no runtime test in it. A vector repeated at the same index never replaces the winner (the
-// compare is strict), so the partial last batch is loaded whole (Repeat).
-// 8- and 16-bit integers reach the VectorWinner as the loaded words (PackedWordSource), which it
-// keeps and compares as they are (thread/vector_winner.hpp, extreme_of_words).
+// compare is strict), so the partial last batch is loaded whole (Repeat). 8- and 16-bit integers
+// reach it as the loaded words (PackedWordSource), which it keeps and compares as they are
+// (extreme_of_words).
 template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class Source, class Load, bool Less>
 __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, detail::ArgExtreme<Less> op, A acc) {

@@ -43,6 +43,7 @@ template <bool Less, class V, int Units>
 GPUREDUCE_HD V extreme_of_words(const std::uint32_t (&u)[Units]) {
   static_assert(std::is_integral_v<V> && (sizeof(V) == 1 || sizeof(V) == 2));
   constexpr bool sign = std::is_signed_v<V>;
+  using L = std::conditional_t<sign, std::int16_t, std::uint16_t>;  // a lane
   const auto lanes = [](std::uint32_t w, bool odd) -> std::uint32_t {  // two 16-bit lanes
     if constexpr (sizeof(V) == 2) return w;
     // Byte selectors of prmt: 0-3 a byte of w, 4 a zero byte; 8 + b: byte b's sign replicated.
@@ -68,7 +69,6 @@ GPUREDUCE_HD V extreme_of_words(const std::uint32_t (&u)[Units]) {
 #else
     std::uint32_t r = 0;
     for (int i = 0; i < 2; ++i) {
-      using L = std::conditional_t<sign, std::int16_t, std::uint16_t>;
       const L x = L(a >> (16 * i)), y = L(b >> (16 * i));
       r |= std::uint32_t(std::uint16_t(Less ? (y < x ? y : x) : (x < y ? y : x))) << (16 * i);
     }
@@ -82,7 +82,6 @@ GPUREDUCE_HD V extreme_of_words(const std::uint32_t (&u)[Units]) {
     m = pick2(m, lanes(u[k], false));
     if constexpr (sizeof(V) == 1) m = pick2(m, lanes(u[k], true));
   }
-  using L = std::conditional_t<sign, std::int16_t, std::uint16_t>;
   const L lo = L(m), hi = L(m >> 16);
   return V(Less ? (hi < lo ? hi : lo) : (lo < hi ? hi : lo));
 }
