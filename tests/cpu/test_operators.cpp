@@ -209,30 +209,6 @@ TEST(test_thread_operators, argmin_argmax_first_index_under_any_order) {
   }
 }
 
-// lift_vector (one compare per element, one index per vector) equals lifting and combining each.
-TEST(test_thread_operators, argmax_lift_vector_matches_elementwise) {
-  std::mt19937 rng(11);
-  for (int trial = 0; trial < 500; ++trial) {
-    float x[8];
-    for (auto& v : x) v = float(int(rng() % 4) - 1);
-    if (trial % 4 == 0) x[rng() % 8] = nan_f;
-    if (trial % 9 == 0) x[rng() % 8] = -0.0f;
-    for (NanPolicy p : {NanPolicy::propagate, NanPolicy::ignore}) {
-      for (const bool argmin : {false, true}) {
-        auto check = [&](auto op) {
-          auto e = op.template lift<IndexedValue<float>>(x[0], 100);
-          for (int k = 1; k < 8; ++k) e = op(e, op.template lift<IndexedValue<float>>(x[k], 100 + k));
-          const auto v = op.template lift_vector<IndexedValue<float>>(x, 100);
-          EXPECT_EQ(v.index, e.index) << trial;
-          EXPECT_TRUE((std::isnan(v.value) && std::isnan(e.value)) || v.value == e.value) << trial;
-        };
-        if (argmin) check(ArgMin{p});
-        else check(ArgMax{p});
-      }
-    }
-  }
-}
-
 // A thread's argmin/argmax over its vectors through VectorWinner (best value per vector, strict
 // comparison, position found at the end) equals lifting and combining every element, for each
 // element width and both NaN policies. Values from a small range give ties within and across

@@ -198,21 +198,6 @@ struct ArgExtreme {
   GPUREDUCE_HD constexpr P lift(V x, std::int64_t i) const {
     return {convert<decltype(P::value)>(x), i};
   }
-  // The best of N consecutive elements (indices first, first + 1, ...) at once: the values are
-  // compared as plain numbers and only the winner gets its 64-bit index. Run once per thread, on
-  // the vector a VectorWinner (thread/vector_winner.hpp) kept.
-  template <class P, class V, int N>
-  GPUREDUCE_HD constexpr P lift_vector(const V (&x)[N], std::int64_t first) const {
-    using A = decltype(P::value);
-    A best = convert<A>(x[0]);
-    for (int k = 1; k < N; ++k) best = pick<Less>(best, convert<A>(x[k]), nan);
-    int at = N - 1;
-    for (int k = N - 2; k >= 0; --k) {
-      const A v = convert<A>(x[k]);
-      if (is_nan(best) ? is_nan(v) : v == best) at = k;
-    }
-    return {best, first + at};
-  }
 
  private:
   // Bitwise & and | on the conditions, not && and || or early returns: ptxas then computes them as

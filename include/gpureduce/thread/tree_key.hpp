@@ -111,7 +111,13 @@ struct TreeForm<IndexedValue<F>, detail::ArgExtreme<Less>> {
   GPUREDUCE_HD constexpr K nan_key() const { return detail::nan_on_top<Less>(base.nan) ? highest<K>() : lowest<K>(); }
   // Numbers fall strictly between the two extremes of K: ordered_bits(+-inf) are +-(exponent
   // field) only.
-  GPUREDUCE_HD constexpr K key(F v) const { return is_nan(v) ? nan_key() : v == F(0) ? K(0) : detail::ordered_bits(v); }
+  // Selects on values all computed first: written as nested conditionals, ptxas branched around the
+  // ordered bits (a branch and a reconvergence on the way to the block's first shuffle).
+  GPUREDUCE_HD constexpr K key(F v) const {
+    const K ordered = detail::ordered_bits(v);
+    const K number = v == F(0) ? K(0) : ordered;
+    return is_nan(v) ? nan_key() : number;
+  }
   GPUREDUCE_HD constexpr type to(const IndexedValue<F>& a) const { return {key(a.value), a.index}; }
   GPUREDUCE_HD constexpr detail::ArgExtreme<Less> op() const { return {}; }
   GPUREDUCE_HD constexpr type identity() const { return to(base.template identity<IndexedValue<F>>()); }

@@ -87,15 +87,15 @@ GPUREDUCE_HD V extreme_of_words(const std::uint32_t (&u)[Units]) {
 }
 
 // Whether `later` (a value at larger indices) replaces `best`: strictly better, NaN counting as the
-// best value under propagate and the worst under ignore.
+// best value under propagate and the worst under ignore. A compare that is also true when either is
+// NaN, and one NaN test: two predicate instructions for float where three compares were.
 template <bool Less, NanPolicy Nan, class A>
 GPUREDUCE_HD constexpr bool later_beats(A later, A best) {
-  const bool better = Less ? later < best : best < later;
   if constexpr (is_floating_v<A>) {
-    if constexpr (Nan == NanPolicy::propagate) return !is_nan(best) && (is_nan(later) || better);
-    else return !is_nan(later) && (is_nan(best) || better);
+    const bool better_or_unordered = !(Less ? later >= best : later <= best);
+    return better_or_unordered & !is_nan(Nan == NanPolicy::propagate ? best : later);
   }
-  return better;
+  return Less ? later < best : best < later;
 }
 
 // How the winning vector is kept: half/bfloat16 in pairs (as the packed min/max reads them), 8- and
@@ -143,7 +143,11 @@ struct VectorWinner {
   using Store = VectorStore<V, N>;
 
   Store values{};
-  A best = A{};
+  // The best value so far, kept apart from the winner's selects: extreme2 of every vector's best,
+  // starting from the operator's identity value, which extreme2 leaves any value past. One min/max
+  // per vector on this chain, where a select on the outcome of the compare with it took four
+  // instructions for float.
+  A best = ArgExtreme<Less>{Nan}.template identity<IndexedValue<A>>().value;
   std::int64_t first = 0;
   bool empty = true;
 
@@ -165,23 +169,33 @@ struct VectorWinner {
 #pragma unroll
       for (int k = 1; k < N; ++k) m = extreme2<Less, Nan>(m, convert<A>(x[k]));
     }
-    if (empty || later_beats<Less, Nan>(m, best)) {
+    if (empty | later_beats<Less, Nan>(m, best)) {
       if constexpr (Store::pairs || Store::words) values = s;
       else values = Store::pack(x);
-      best = m;
       first = at;
       empty = false;
     }
+    best = extreme2<Less, Nan>(best, m);
   }
 
   // acc combined with the winning element (value and index); acc itself if no vector was added.
+  // The element is the first of the kept vector equal to `best`, whose value it takes: -0 and +0
+  // are equal here, and the trees give them one key (thread/tree_key.hpp). A NaN best is the kept
+  // vector's first NaN under propagate (a vector with a NaN wins over any best that is not one, and
+  // nothing wins over a NaN); under ignore, every vector so far was all NaN, so the first element.
   // op's NaN policy must be Nan.
   template <class P>
   GPUREDUCE_HD P fold_into(P acc, const ArgExtreme<Less>& op) const {
     if (empty) return acc;
     V x[N];
     values.unpack(x);
-    return op(acc, op.template lift_vector<P>(x, first));
+    int at = N - 1;
+#pragma unroll
+    for (int k = N - 2; k >= 0; --k) {
+      const A v = convert<A>(x[k]);
+      if ((v == best) | is_nan(Nan == NanPolicy::propagate ? v : best)) at = k;
+    }
+    return op(acc, P{best, first + at});
   }
 };
 
