@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
   with_kernel_nan<Source>(runtime_op, [&](auto op) {
     const auto tree = tree_form<A>(op);
     const A acc = thread_partial<BlockThreads, Unroll, true>(src, split, 0, 1, Load{}, op, op.template identity<A>());
-    const auto total = block_reduce<BlockThreads>(tree.to(acc), tree.op(), tree.identity(), warp_partials);
+    const auto total = block_reduce<BlockThreads, true>(tree.to(acc), tree.op(), tree.identity(), warp_partials);
     if (threadIdx.x == 0) *out = convert_result<Out>(tree.from(total, element_reader<A>(src)));
   });
 }
@@ -192,7 +192,7 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     if constexpr (Combiner) {
       if (is_last_block) {
         if (threadIdx.x >= warp_threads) return;
-        const T total = warp_reduce(
+        const T total = warp_reduce_all_lanes(
             warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, tree.op(), tree_identity), tree.op());
         if (threadIdx.x == 0) write(total);
         return;
@@ -201,12 +201,12 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     const unsigned readers = Combiner ? gridDim.x - 1 : gridDim.x;
     T acc = tree.to(thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, readers, load, op, identity));
     if (!is_last_block) {
-      const T block_total = block_reduce<BlockThreads>(acc, tree.op(), tree_identity, warp_partials);
+      const T block_total = block_reduce<BlockThreads, true>(acc, tree.op(), tree_identity, warp_partials);
       if (threadIdx.x == 0) store_flagged(slots + blockIdx.x, flag_partial<T, TreeOp>(block_total));
       return;
     }
     acc = fold_flagged<BlockThreads>(slots, gridDim.x - 1, tree.op(), acc);
-    acc = block_reduce<BlockThreads>(acc, tree.op(), tree_identity, warp_partials);
+    acc = block_reduce<BlockThreads, true>(acc, tree.op(), tree_identity, warp_partials);
     if (threadIdx.x == 0) write(acc);
   } else {
     static_assert(!Combiner, "a combiner block reads flagged partials only");
@@ -217,7 +217,7 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     T* partials = reinterpret_cast<T*>(ws + grid_ticketed_offset);
     const T acc =
         tree.to(thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, gridDim.x, load, op, identity));
-    const T block_total = block_reduce<BlockThreads>(acc, tree.op(), tree_identity, warp_partials);
+    const T block_total = block_reduce<BlockThreads, true>(acc, tree.op(), tree_identity, warp_partials);
     if (threadIdx.x == 0) {
       partials[blockIdx.x] = block_total;
       // acq_rel: releases this block's partial; the last block acquires everyone's.
@@ -229,7 +229,7 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     if (!is_last) return;
     T v = tree_identity;
     for (unsigned i = threadIdx.x; i < gridDim.x; i += BlockThreads) v = tree.op()(v, partials[i]);  // ordered by the acquire
-    v = block_reduce<BlockThreads>(v, tree.op(), tree_identity, warp_partials);
+    v = block_reduce<BlockThreads, true>(v, tree.op(), tree_identity, warp_partials);
     if (threadIdx.x == 0) {
       write(v);
       cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).store(0, cuda::memory_order_relaxed);
