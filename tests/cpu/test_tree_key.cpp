@@ -1,5 +1,5 @@
-// The integer keys the kernels' reduction trees use for min/max of doubles and argmin/argmax of
-// floating values (thread/tree_key.hpp), run on the host: order, round trips, and whole
+// The integer keys the kernels' reduction trees use for min/max and argmin/argmax of floating
+// values (thread/tree_key.hpp), run on the host: order, round trips, and whole
 // reductions in random tree shapes against the floating operators.
 #include <gpureduce/thread/tree_key.hpp>
 
@@ -95,55 +95,63 @@ TEST(test_tree_key, ordered_bits_follow_the_values_and_invert) {
   expect_ordered_bits_follow_the_values<double>();
 }
 
-// min/max of doubles through the keys: a NaN where the policy says (one of the elements' own),
-// else the extreme value; of two zeros max gives +0 and min -0; every result has the bits of an
-// element, or of the identity for an empty input or (ignore) one of nothing but NaN.
-template <bool Less>
+// min/max of float and double through the keys: a NaN where the policy says (one of the elements'
+// own), else the extreme value; of two zeros max gives +0 and min -0; every result has the bits of
+// an element, or of the identity for an empty input or (ignore) one of nothing but NaN.
+template <class F, bool Less>
 void check_extreme_keys(NanPolicy nan, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   const detail::Extreme<Less> op{nan};
-  const auto tree = tree_form<double>(op);
+  const auto tree = tree_form<F>(op);
   for (int trial = 0; trial < 300; ++trial) {
     const std::size_t n = trial % 50 == 0 ? 0 : 1 + rng() % 40;
-    const std::vector<double> x = special_mix<double>(rng, n, trial % 3 == 0 ? 0 : 2 + unsigned(rng() % 20));
-    std::vector<std::int64_t> keys;
-    for (double v : x) keys.push_back(tree.to(v));
-    const double got = tree.from(reduce_in_random_tree(keys, tree.op(), tree.identity(), rng), [](std::int64_t) { return 0.0; });
+    const std::vector<F> x = special_mix<F>(rng, n, trial % 3 == 0 ? 0 : 2 + unsigned(rng() % 20));
+    std::vector<detail::key_t<F>> keys;
+    for (F v : x) keys.push_back(tree.to(v));
+    const F got = tree.from(reduce_in_random_tree(keys, tree.op(), tree.identity(), rng), [](std::int64_t) { return F(0); });
     SCOPED_TRACE("seed " + std::to_string(seed) + " trial " + std::to_string(trial));
 
-    double want = op.template identity<double>();
-    for (double v : x) want = op(want, v);
+    F want = op.template identity<F>();
+    for (F v : x) want = op(want, v);
     if (std::isnan(want)) {
       ASSERT_TRUE(std::isnan(got));
     } else {
       ASSERT_EQ(got, want);
       if (want == 0 && !x.empty()) {
         const bool wanted_sign = Less;  // min: -0 if any, max: +0 if any
-        const bool present = std::any_of(x.begin(), x.end(), [&](double v) { return v == 0 && std::signbit(v) == wanted_sign; });
+        const bool present = std::any_of(x.begin(), x.end(), [&](F v) { return v == 0 && std::signbit(v) == wanted_sign; });
         ASSERT_EQ(std::signbit(got), present ? wanted_sign : !wanted_sign);
       }
     }
-    const double identity = op.template identity<double>();
-    const bool elements_bits = std::any_of(x.begin(), x.end(), [&](double v) { return bits(v) == bits(got); });
+    const F identity = op.template identity<F>();
+    const bool elements_bits = std::any_of(x.begin(), x.end(), [&](F v) { return bits(v) == bits(got); });
     ASSERT_TRUE(elements_bits || bits(got) == bits(identity));
   }
 }
 
-TEST(test_tree_key, min_max_of_doubles_through_keys) {
+TEST(test_tree_key, min_max_through_keys) {
   for (NanPolicy p : {NanPolicy::propagate, NanPolicy::ignore}) {
-    check_extreme_keys<true>(p, 5);
-    check_extreme_keys<false>(p, 6);
+    check_extreme_keys<float, true>(p, 3);
+    check_extreme_keys<float, false>(p, 4);
+    check_extreme_keys<double, true>(p, 5);
+    check_extreme_keys<double, false>(p, 6);
+  }
+}
+
+template <class F>
+void expect_extreme_identities_round_trip() {
+  for (NanPolicy p : {NanPolicy::propagate, NanPolicy::ignore}) {
+    const auto none = [](std::int64_t) { return F(0); };
+    const auto max = tree_form<F>(Max{p});
+    const auto min = tree_form<F>(Min{p});
+    EXPECT_EQ(bits(max.from(max.identity(), none)), bits(Max{p}.identity<F>()));
+    EXPECT_EQ(bits(min.from(min.identity(), none)), bits(Min{p}.identity<F>()));
   }
 }
 
 TEST(test_tree_key, extreme_identity_round_trips) {
-  for (NanPolicy p : {NanPolicy::propagate, NanPolicy::ignore}) {
-    const auto none = [](std::int64_t) { return 0.0; };
-    const auto max = tree_form<double>(Max{p});
-    const auto min = tree_form<double>(Min{p});
-    EXPECT_EQ(bits(max.from(max.identity(), none)), bits(Max{p}.identity<double>()));
-    EXPECT_EQ(bits(min.from(min.identity(), none)), bits(Min{p}.identity<double>()));
-  }
+  expect_extreme_identities_round_trip<float>();
+  expect_extreme_identities_round_trip<double>();
 }
 
 // argmin/argmax through the keys equal the floating operator: the same index (first on ties, -0
@@ -191,15 +199,17 @@ TEST(test_tree_key, argmin_argmax_through_keys) {
   }
 }
 
-// The accumulators the keys are not for keep their own form.
+// The accumulators the keys are not for keep their own form; a key gives back its value's bits.
 TEST(test_tree_key, other_accumulators_are_their_own_form) {
-  static_assert(std::is_same_v<TreeForm<float, Max>::type, float>);
+  static_assert(std::is_same_v<TreeForm<float, Sum>::type, float>);
   static_assert(std::is_same_v<TreeForm<double, Sum>::type, double>);
+  static_assert(std::is_same_v<TreeForm<std::int32_t, Max>::type, std::int32_t>);
   static_assert(std::is_same_v<TreeForm<IndexedValue<std::int32_t>, ArgMax>::type, IndexedValue<std::int32_t>>);
+  static_assert(std::is_same_v<TreeForm<float, Max>::type, std::int32_t>);
   static_assert(std::is_same_v<TreeForm<double, Max>::type, std::int64_t>);
   static_assert(std::is_same_v<TreeForm<IndexedValue<float>, ArgMin>::type, IndexedValue<std::int32_t>>);
   const auto t = tree_form<float>(Max{});
-  EXPECT_EQ(t.from(t.to(-0.0f), 0), -0.0f);
+  EXPECT_EQ(bits(t.from(t.to(-0.0f), 0)), bits(-0.0f));
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
 // The form a partial takes from the end of a thread's own elements to the result: the block's and
 // the grid's reduction trees and the slots between blocks. For most operators it is the
-// accumulator itself. For min/max of doubles and argmin/argmax of floating values it is an integer
-// key in the values' order, NaN placed by the policy, so every step of the trees is an integer
-// compare instead of floating compares and NaN tests (the per-element work stays floating, where
+// accumulator itself. For min/max and argmin/argmax of floating values it is an integer key in
+// the values' order, NaN placed by the policy, so every step of the trees is an integer compare
+// instead of floating compares and NaN tests, and each warp's step one or a few redux.sync
+// (warp/redux_steps.hpp) instead of five shuffle steps (the per-element work stays floating, where
 // sm_80+ has one min/max instruction for float). Host and device: the CPU tests check the keys.
 //
-//   min, max of doubles     every bit pattern has its own key: the values' order, with -0 below +0
+//   min, max                every bit pattern has its own key: the values' order, with -0 below +0
 //                           and NaN (all of them, in a fixed order) beyond the winning end
 //                           (propagate) or the losing end (ignore). The result has the bits of an
 //                           element (or of the identity); of several NaN, a fixed one. Which of
@@ -78,25 +79,27 @@ struct TreeForm {
   }
 };
 
-// min/max of doubles: a bijection of the bits, rotated so that the NaN of one sign join those of
-// the other at the end where the policy puts them. (float min/max is one instruction already.)
-template <bool Less>
-struct TreeForm<double, detail::Extreme<Less>> {
-  using type = std::int64_t;
-  using U = std::uint64_t;
+// min/max of float and double (and so of half and bfloat16, compared in float): a bijection of the
+// bits, rotated so that the NaN of one sign join those of the other at the end where the policy
+// puts them.
+template <class F, bool Less>
+  requires std::is_floating_point_v<F>
+struct TreeForm<F, detail::Extreme<Less>> {
+  using type = detail::key_t<F>;
+  using U = detail::key_bits_t<F>;
   detail::Extreme<Less> base;
 
   GPUREDUCE_HD constexpr U rotation() const {
     // Ordered bits put -NaN below -inf and +NaN above +inf; rotating by their count moves one
     // group around the end to the other.
-    return detail::nan_on_top<Less>(base.nan) ? U(0) - detail::nan_patterns<double> : detail::nan_patterns<double>;
+    return detail::nan_on_top<Less>(base.nan) ? U(0) - detail::nan_patterns<F> : detail::nan_patterns<F>;
   }
-  GPUREDUCE_HD constexpr type to(double a) const { return type(U(detail::ordered_bits(a)) + rotation()); }
+  GPUREDUCE_HD constexpr type to(F a) const { return type(U(detail::ordered_bits(a)) + rotation()); }
   GPUREDUCE_HD constexpr detail::Extreme<Less> op() const { return {}; }
-  GPUREDUCE_HD constexpr type identity() const { return to(base.template identity<double>()); }
+  GPUREDUCE_HD constexpr type identity() const { return to(base.template identity<F>()); }
   template <class Reload>
-  GPUREDUCE_HD constexpr double from(type t, Reload&&) const {
-    return detail::ordered_bits_inverse<double>(type(U(t) - rotation()));
+  GPUREDUCE_HD constexpr F from(type t, Reload&&) const {
+    return detail::ordered_bits_inverse<F>(type(U(t) - rotation()));
   }
 };
 
