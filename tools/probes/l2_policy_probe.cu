@@ -25,7 +25,9 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace {
 
@@ -134,7 +136,20 @@ struct Bench {
 
 }  // namespace
 
-int main() {
+// Sizes in int32 elements, as arguments (a count or 2^k); without, 1M to 256M.
+int main(int argc, char** argv) {
+  std::vector<u64> sizes{u64(1) << 20, u64(1) << 22, u64(1) << 23, u64(1) << 24, u64(3) << 23, u64(1) << 25,
+                         u64(3) << 24, u64(1) << 26, u64(1) << 27, u64(1) << 28};
+  if (argc > 1) sizes.clear();
+  for (int a = 1; a < argc; ++a) {
+    const std::string arg = argv[a];
+    const u64 n = arg.rfind("2^", 0) == 0 ? u64(1) << std::stoi(arg.substr(2)) : std::stoull(arg);
+    if (n == 0 || n % 4 != 0 || n > (u64(1) << 28)) {
+      std::fprintf(stderr, "l2_policy_probe: sizes are multiples of 4 up to 2^28 int32 elements, not %s\n", argv[a]);
+      return 2;
+    }
+    sizes.push_back(n);
+  }
   const ProbeSetup setup = probe_setup();
   const cudaStream_t s = setup.stream;
   Bench bench(s, setup.l2_bytes);
@@ -159,13 +174,11 @@ int main() {
   for (int p = 0; p < variant_count + 2; ++p) std::printf("---:|");
   std::printf("\n");
   bench.input = in;
-  const u64 sizes[] = {u64(1) << 20, u64(1) << 22, u64(1) << 23, u64(1) << 24, u64(3) << 23, u64(1) << 25,
-                       u64(3) << 24, u64(1) << 26, u64(1) << 27, u64(1) << 28};
   for (State st : {dirty, clean, hot, produced, dirty_next}) {
     for (u64 n : sizes) {
       const u64 vectors = n / 4;
       bench.input_bytes = n * sizeof(int);
-      std::printf("| %s | %llu M |", state_names[st], n >> 20);
+      std::printf("| %s | %llu K |", state_names[st], n >> 10);
       const auto read = [&](auto kernel) {
         std::printf(" %.2f |", bench.median_us(st, [&] { kernel<<<blocks, threads, 0, s>>>(in, vectors, partials.get()); }));
       };
