@@ -3,7 +3,7 @@
 // lane the result. Where a partial's combine is one of those on integers, the warp's reduction
 // takes one to four of them instead of five shuffle steps, each a shuffle per word and the
 // combine: the integer sums, min/max, bitwise and logical reductions, the integer keys of
-// min/max of doubles and of argmin/argmax (thread/tree_key.hpp), and minmax of integers. The
+// floating min/max and argmin/argmax (thread/tree_key.hpp), and minmax of integers. The
 // results are those of the shuffle tree, bit for bit: these combines are exact and do not depend
 // on the order.
 //
