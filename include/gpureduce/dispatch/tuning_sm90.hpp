@@ -17,7 +17,11 @@ struct TuningSm90 {
   // (2^13 float32: 4.5 us one block, 5.1 grid; 2^15 float16: 5.2 against 6.3; 2^13 float64: 5.0
   // against 5.7) except for 1-byte elements, whose per-element work slows the block past 32 KB
   // (2^15 int8: 5.4 us both; 2^16 int8: 7.0 against 5.4). Sum, commit 8cb472e,
-  // bench/results/20261122_NVIDIA_H100_80GB_HBM3_tune.txt.
+  // bench/results/20261122_NVIDIA_H100_80GB_HBM3_tune.txt. Again at 0e9a614, with the warp steps
+  // in redux.sync (*_tune_0e9a614.txt, each kernel forced, one block / grid, us): at 64 KB within
+  // 0.1 us of each other (int32 sum 2^14 4.78 / 4.82, int32 max 4.62 / 4.64, float64 sum 2^13
+  // 4.86 / 4.92, int64 max 2^13 4.80 / 4.72, float16 sum 2^15 4.96 / 4.86), one block ahead below
+  // and the grid above (int32 sum 2^15 5.89 / 4.82); int8 max 32 KB 4.30 / 4.81, 64 KB 5.14 / 4.89.
   //
   // Grid loads evict-first in L2 up to 4x its size (H100: 200 MB), plain above
   // (thread/vector_load.cuh). A read of int32 with the production shape after the bench's flush (a
