@@ -38,4 +38,14 @@ __device__ __forceinline__ T warp_reduce_all_lanes(T v, Op op) {
   return warp_reduce(v, op);
 }
 
+// The same for a number, returned in every lane (below sm_80, lane 0's result broadcast).
+template <class T, class Op>
+__device__ __forceinline__ T warp_reduce_to_all_lanes(T v, Op op) {
+  static_assert(std::is_arithmetic_v<T>);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (has_redux_v<T, Op>) return redux_reduce(v, op, WarpWordRedux{});
+#endif
+  return __shfl_sync(~0u, warp_reduce(v, op), 0);
+}
+
 }  // namespace gpureduce
