@@ -20,7 +20,7 @@ __device__ __forceinline__ T block_reduce(T v, Op op, T identity, T* warp_partia
   const unsigned lane = threadIdx.x % warp_threads;
   const unsigned warp = threadIdx.x / warp_threads;
   const auto reduce_warp = [&]<unsigned Lanes>(T x) {
-    if constexpr (Redux) return warp_reduce_all_lanes(x, op);
+    if constexpr (Redux) return warp_reduce_redux(x, op);
     else return warp_reduce<Lanes>(x, op);
   };
   v = reduce_warp.template operator()<warp_threads>(v);

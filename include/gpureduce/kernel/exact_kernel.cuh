@@ -24,7 +24,7 @@ namespace gpureduce {
 __device__ __forceinline__ void deposit_warp(double v, int lsb_exp, long long* acc) {
   exact::Chunks ch{-1, {0, 0, 0}};
   exact::split(v, lsb_exp, ch);
-  const int top = warp_reduce_to_all_lanes(ch.word, Max{});
+  const int top = warp_allreduce(ch.word, Max{});
   const auto add = [&](int i, std::int64_t c) {
     atomicAdd(reinterpret_cast<unsigned long long*>(&acc[i]), static_cast<unsigned long long>(c));
   };
@@ -71,7 +71,7 @@ __global__ void __launch_bounds__(BlockThreads)
         for (int k = 0; k < K; ++k) x[k] = convert<double>(y[k]);
         e.add_batch(x, put);
       });
-  const unsigned flags = warp_reduce_to_all_lanes(e.final_flags(), BitOr{});
+  const unsigned flags = warp_allreduce(e.final_flags(), BitOr{});
   deposit_warp(e.hi, range.lsb_exp, mine);
   deposit_warp(e.lo, range.lsb_exp, mine);
   if (threadIdx.x % warp_threads == 0) atomicOr(&block_flags, flags);
@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(BlockThreads)
     if (i == unsigned(words)) {
       unsigned f = 0;
       for (unsigned b = lane; b < gridDim.x; b += warp_threads) f |= std::uint32_t(row[b]);
-      f = warp_reduce_to_all_lanes(f, BitOr{});
+      f = warp_allreduce(f, BitOr{});
       if (lane == 0) sums[i] = f;
       continue;
     }

@@ -192,7 +192,7 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     if constexpr (Combiner) {
       if (is_last_block) {
         if (threadIdx.x >= warp_threads) return;
-        const T total = warp_reduce_all_lanes(
+        const T total = warp_reduce_redux(
             warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, tree.op(), tree_identity), tree.op());
         if (threadIdx.x == 0) write(total);
         return;

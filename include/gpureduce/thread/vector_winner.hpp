@@ -144,9 +144,9 @@ struct VectorWinner {
 
   Store values{};
   // The best value so far, kept apart from the winner's selects: extreme2 of every vector's best,
-  // starting from the operator's identity value, which extreme2 leaves any value past. One min/max
-  // per vector on this chain, where a select on the outcome of the compare with it took four
-  // instructions for float.
+  // starting from the operator's identity value (extreme2 of it and any value is that value). One
+  // min/max per vector on this chain, where a select on the outcome of the compare with it took
+  // four instructions for float.
   A best = ArgExtreme<Less>{Nan}.template identity<IndexedValue<A>>().value;
   std::int64_t first = 0;
   bool empty = true;

@@ -31,7 +31,7 @@ struct WarpWordRedux {
 
 // Lane 0 (with redux.sync, every lane) returns the reduction of the warp's 32 lanes.
 template <class T, class Op>
-__device__ __forceinline__ T warp_reduce_all_lanes(T v, Op op) {
+__device__ __forceinline__ T warp_reduce_redux(T v, Op op) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   if constexpr (has_redux_v<T, Op>) return redux_reduce(v, op, WarpWordRedux{});
 #endif
@@ -40,7 +40,7 @@ __device__ __forceinline__ T warp_reduce_all_lanes(T v, Op op) {
 
 // The same for a number, returned in every lane (below sm_80, lane 0's result broadcast).
 template <class T, class Op>
-__device__ __forceinline__ T warp_reduce_to_all_lanes(T v, Op op) {
+__device__ __forceinline__ T warp_allreduce(T v, Op op) {
   static_assert(std::is_arithmetic_v<T>);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   if constexpr (has_redux_v<T, Op>) return redux_reduce(v, op, WarpWordRedux{});
