@@ -6,7 +6,6 @@
 #include <gpureduce/grid/vector_split.hpp>
 #include <gpureduce/thread/packed_sum.hpp>
 #include <gpureduce/thread/vector_winner.hpp>
-#include <gpureduce/warp/shuffle_order.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -72,20 +71,16 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
 }
 
 // The accumulator of thread threadIdx.x's elements combined into `acc`. The kernels hand it an
-// operator whose NaN policy is a constant (with_kernel_nan, kernel/reduce_kernels.cuh). A vector's
-// values are combined as a tree, then into acc: floating adds in a chain wait for each other, a
-// vector's 4 float32 or 8 float16 values 4 or 8 adds in a row, a batch's 16 or 32.
+// operator whose NaN policy is a constant (with_kernel_nan, kernel/reduce_kernels.cuh).
 template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class Source, class Load, class Op>
 __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, Op op, A acc) {
   for_each_thread_value<BlockThreads, Unroll, OneBlock>(
       src, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
       [&](const auto& y, std::int64_t first) {
-        constexpr unsigned size = std::extent_v<std::remove_cvref_t<decltype(y)>>;
-        A lifted[size];
 #pragma unroll
-        for (unsigned k = 0; k < size; ++k) lifted[k] = op.template lift<A>(y[k], first + k);
-        acc = op(acc, fold_in_shuffle_order(lifted, op));
+        for (unsigned k = 0; k < std::extent_v<std::remove_cvref_t<decltype(y)>>; ++k)
+          acc = op(acc, op.template lift<A>(y[k], first + k));
       });
   return acc;
 }
