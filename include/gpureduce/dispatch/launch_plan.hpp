@@ -52,7 +52,7 @@ inline constexpr std::size_t grid_workspace_bytes = grid_ticketed_offset + max_g
 
 // Grids of up to this many blocks end in a combiner block: the last block reads no input and,
 // from its start, its warp 0 polls the other blocks' flagged partials (4 per lane, all in flight)
-// and reduces them in that warp (kernel/reduce_kernels.cuh), off the readers' critical path and with
+// and reduces them by shuffles (kernel/reduce_kernels.cuh), off the readers' critical path and with
 // no block barrier after the poll. H100, A/B in one run against 202b0b7 (the last block reading its
 // share, then polling warp-uniform): 0.96-0.99x of the time at 2^15-2^18 for sum, max, argmax and
 // dot, int32 sum 2^16 5.28 -> 5.04 us, float32 argmax 2^16 5.95 -> 5.73

@@ -91,7 +91,7 @@ __device__ __forceinline__ FlaggedPartial load_flagged(const FlaggedPartial* p) 
 // The combiner block's combine, run by its warp 0 alone: lane l polls slots l, l + 32, ... (up to
 // SlotsPerLane, all loaded at once) until every lane holds full slots, folds them in that order
 // into the identity, and empties each for the next launch. The warp polls as one (see below);
-// the caller reduces the warp (warp_reduce_fast), with no block barrier after the poll.
+// the caller reduces the warp by shuffles, with no block barrier after the poll.
 template <unsigned SlotsPerLane, class A, class Op>
 __device__ __forceinline__ A warp_fold_flagged(FlaggedPartial* slots, unsigned count, Op op, A acc) {
   const unsigned lane = threadIdx.x % warp_threads;
@@ -187,15 +187,13 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     // last, so every block it waits for is already resident) folds the slots into its threads'
     // partials in a fixed order, empties them, and reduces once. No fence, no atomic, no launch
     // counter, and one block reduction on the critical path. In a Combiner grid (at most
-    // max_combiner_blocks) the last block reads nothing: its warp 0 polls and reduces the slots.
+    // max_combiner_blocks) the last block reads nothing: its warp 0 polls and reduces by shuffles.
     auto* slots = reinterpret_cast<FlaggedPartial*>(ws + grid_flagged_offset);
     if constexpr (Combiner) {
       if (is_last_block) {
         if (threadIdx.x >= warp_threads) return;
-        __shared__ WarpLanes<T> combiner_lanes;
-        const T total = warp_reduce_fast(
-            warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, tree.op(), tree_identity), tree.op(),
-            combiner_lanes);
+        const T total = warp_reduce_redux(
+            warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, tree.op(), tree_identity), tree.op());
         if (threadIdx.x == 0) write(total);
         return;
       }

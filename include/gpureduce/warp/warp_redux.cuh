@@ -1,11 +1,10 @@
 // The warp's reduction of a partial in redux.sync instructions where its type and operator allow
-// (warp/redux_steps.hpp), through shared memory for other numbers (warp/warp_fold_shared.cuh), by
-// shuffles otherwise. Every lane of the warp must call it; every lane it reduces must hold a
-// partial (the identity where it has none): redux.sync has no partial widths.
+// (warp/redux_steps.hpp), by shuffles otherwise. Every lane of the warp must call it; every lane
+// it reduces must hold a partial (the identity where it has none): redux.sync has no partial
+// widths.
 #pragma once
 
 #include <gpureduce/warp/redux_steps.hpp>
-#include <gpureduce/warp/warp_fold_shared.cuh>
 #include <gpureduce/warp/warp_reduce.cuh>
 
 #include <cstdint>
@@ -30,28 +29,16 @@ struct WarpWordRedux {
   }
 };
 
-// How the production path reduces a warp's partials of type T under Op (the device's architecture
-// decides; redux.sync needs sm_80).
-enum class WarpMethod { redux, shared, shuffles };
+// Lane 0 (with redux.sync, every lane) returns the reduction of the warp's 32 lanes.
 template <class T, class Op>
-inline constexpr WarpMethod warp_method =
+__device__ __forceinline__ T warp_reduce_redux(T v, Op op) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    has_redux_v<T, Op> ? WarpMethod::redux :
+  if constexpr (has_redux_v<T, Op>) return redux_reduce(v, op, WarpWordRedux{});
 #endif
-    warp_fold_shared_v<T> ? WarpMethod::shared : WarpMethod::shuffles;
-
-// Lane 0 returns the reduction of the warp's 32 lanes: in redux.sync where it takes T, else lane 0
-// folds them from s where T is a number, else by shuffles. Every lane must call it; a caller that
-// reuses s needs a __syncwarp() in between.
-template <class T, class Op>
-__device__ __forceinline__ T warp_reduce_fast(T v, Op op, WarpLanes<T>& s) {
-  if constexpr (warp_method<T, Op> == WarpMethod::redux) return redux_reduce(v, op, WarpWordRedux{});
-  else if constexpr (warp_method<T, Op> == WarpMethod::shared) return warp_fold_shared(v, op, s);
-  else return warp_reduce(v, op);
+  return warp_reduce(v, op);
 }
 
-// A number's reduction over the warp, returned in every lane: in redux.sync where it takes T, else
-// lane 0's shuffle result broadcast.
+// The same for a number, returned in every lane (below sm_80, lane 0's result broadcast).
 template <class T, class Op>
 __device__ __forceinline__ T warp_allreduce(T v, Op op) {
   static_assert(std::is_arithmetic_v<T>);
