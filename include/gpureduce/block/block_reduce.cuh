@@ -11,8 +11,9 @@ namespace gpureduce {
 // power of two), so warp 0 reduces only that many partials (512 threads: 4 shuffle steps, not 5);
 // 0 where it is chosen at launch (ladder rungs). Redux: each warp reduces in redux.sync where the
 // partial's type and operator allow (warp/warp_redux.cuh; the production kernels), warp 0 then
-// over all its lanes, those beyond the warp count holding the identity. A caller that reuses
-// warp_partials for a second reduction needs a __syncthreads() in between.
+// over all its lanes, those beyond the warp count holding the identity; by shuffles elsewhere, as
+// without. A caller that reuses warp_partials for a second reduction needs a __syncthreads() in
+// between.
 template <unsigned BlockThreads = 0, bool Redux = false, class T, class Op>
 __device__ __forceinline__ T block_reduce(T v, Op op, T identity, T* warp_partials) {
   constexpr unsigned lanes = BlockThreads ? BlockThreads / warp_threads : warp_threads;
@@ -20,7 +21,7 @@ __device__ __forceinline__ T block_reduce(T v, Op op, T identity, T* warp_partia
   const unsigned lane = threadIdx.x % warp_threads;
   const unsigned warp = threadIdx.x / warp_threads;
   const auto reduce_warp = [&]<unsigned Lanes>(T x) {
-    if constexpr (Redux) return warp_reduce_redux(x, op);
+    if constexpr (Redux) return warp_reduce_redux<Lanes>(x, op);
     else return warp_reduce<Lanes>(x, op);
   };
   v = reduce_warp.template operator()<warp_threads>(v);

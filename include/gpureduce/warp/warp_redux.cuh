@@ -29,13 +29,14 @@ struct WarpWordRedux {
   }
 };
 
-// Lane 0 (with redux.sync, every lane) returns the reduction of the warp's 32 lanes.
-template <class T, class Op>
+// Lane 0 (with redux.sync, every lane) returns the reduction of the warp's lanes: all 32 in
+// redux.sync, lanes 0 .. Lanes-1 by shuffles (log2(Lanes) steps).
+template <unsigned Lanes = warp_threads, class T, class Op>
 __device__ __forceinline__ T warp_reduce_redux(T v, Op op) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   if constexpr (has_redux_v<T, Op>) return redux_reduce(v, op, WarpWordRedux{});
 #endif
-  return warp_reduce(v, op);
+  return warp_reduce<Lanes>(v, op);
 }
 
 // The same for a number, returned in every lane (below sm_80, lane 0's result broadcast).
