@@ -61,15 +61,6 @@ inline constexpr std::size_t grid_workspace_bytes = grid_ticketed_offset + max_g
 // registers against 30-36 with 4 (*_ab_combiner_block_0db04e1_vs_202b0b7.txt); 2 per lane gained the
 // same up to 65 blocks (*_ab_combiner_block_2_per_lane_38b362b_vs_202b0b7.txt).
 inline constexpr unsigned combiner_slots_per_lane = 4;
-// Warps of the combiner block that poll every slot, the first polls of warp w delayed by w x
-// combiner_poll_stagger_cycles: a slot published just after one warp's poll passed is seen by the
-// next warp's, a fraction of a round trip to L2 sooner. The first to see all of them combines.
-#ifndef GPUREDUCE_POLLERS
-#define GPUREDUCE_POLLERS 4
-#define GPUREDUCE_STAGGER 128
-#endif
-inline constexpr unsigned combiner_pollers = GPUREDUCE_POLLERS;
-inline constexpr long long combiner_poll_stagger_cycles = GPUREDUCE_STAGGER;
 inline constexpr std::uint64_t max_combiner_blocks = 1 + 32 * combiner_slots_per_lane;
 
 struct LaunchPlan {

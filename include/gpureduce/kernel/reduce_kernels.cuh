@@ -88,31 +88,26 @@ __device__ __forceinline__ FlaggedPartial load_flagged(const FlaggedPartial* p) 
   return v;
 }
 
-// The combiner block's combine, run by each of its polling warps (combiner_pollers): lane l polls
-// slots l, l + 32, ... (up to SlotsPerLane, all loaded at once) until every lane holds full slots.
-// The first warp to get there (`finished`, in shared memory, zero before the poll) folds them in
-// that order into acc, empties each for the next launch and returns true; the others stop polling
-// and return false. The warp polls as one (see below); the caller reduces the warp by shuffles,
-// with no block barrier after the poll.
+// The combiner block's combine, run by its warp 0 alone: lane l polls slots l, l + 32, ... (up to
+// SlotsPerLane, all loaded at once) until every lane holds full slots, folds them in that order
+// into the identity, and empties each for the next launch. The warp polls as one (see below);
+// the caller reduces the warp by shuffles, with no block barrier after the poll.
 template <unsigned SlotsPerLane, class A, class Op>
-__device__ __forceinline__ bool warp_fold_flagged(FlaggedPartial* slots, unsigned count, Op op, A& acc,
-                                                  unsigned& finished) {
+__device__ __forceinline__ A warp_fold_flagged(FlaggedPartial* slots, unsigned count, Op op, A acc) {
   const unsigned lane = threadIdx.x % warp_threads;
   FlaggedPartial p[SlotsPerLane] = {};
   const auto waiting = [&](unsigned k) { return lane + k * warp_threads < count && !is_full<A, Op>(p[k]); };
-  for (;;) {
-    bool any_waiting = false;
-    // Every slot, full, empty or past count (all in the workspace): loads made conditional got
-    // temporary registers, and ptxas issued the third and fourth after the first two had returned.
+  bool any_waiting;
+  do {
+    any_waiting = false;
+    // Every slot, full, empty or past count (all in the workspace). Loaded only where waiting, the
+    // loads got registers of their own and ptxas issued the third and fourth only once the first
+    // two had returned, two L2 round trips per poll (SASS at c77e1cf).
 #pragma unroll
     for (unsigned k = 0; k < SlotsPerLane; ++k) p[k] = load_flagged(slots + lane + k * warp_threads);
 #pragma unroll
     for (unsigned k = 0; k < SlotsPerLane; ++k) any_waiting |= waiting(k);
-    if (!__any_sync(~0u, any_waiting)) break;
-    // Another warp saw them all and may be emptying them: slots this one still waits for may never fill.
-    if (__shfl_sync(~0u, lane == 0 ? atomicAdd(&finished, 0u) : 0u, 0) != 0) return false;
-  }
-  if (__shfl_sync(~0u, lane == 0 ? atomicExch(&finished, 1u) : 0u, 0) != 0) return false;
+  } while (__any_sync(~0u, any_waiting));
 #pragma unroll
   for (unsigned k = 0; k < SlotsPerLane; ++k) {
     if (lane + k * warp_threads < count) {  // no break: p[] must stay in registers
@@ -120,7 +115,7 @@ __device__ __forceinline__ bool warp_fold_flagged(FlaggedPartial* slots, unsigne
       acc = op(acc, flagged_value<A, Op>(p[k]));
     }
   }
-  return true;
+  return acc;
 }
 
 // The last block's share of the flagged partials: slots threadIdx.x, + BlockThreads, ... (one per
@@ -152,10 +147,11 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
   for (unsigned first = threadIdx.x; first < count; first += chunk * BlockThreads) {
     FlaggedPartial p[chunk] = {};
     for (bool done = false; !done;) {
-      // Every slot of the chunk, full or not (past count: the last slot again), for the reason
-      // warp_fold_flagged gives.
 #pragma unroll
-      for (unsigned k = 0; k < chunk; ++k) p[k] = load_flagged(slots + min(first + k * BlockThreads, count - 1));
+      for (unsigned k = 0; k < chunk; ++k) {
+        const unsigned i = first + k * BlockThreads;
+        if (i < count && !is_full<A, Op>(p[k])) p[k] = load_flagged(slots + i);
+      }
       done = true;
 #pragma unroll
       for (unsigned k = 0; k < chunk; ++k) done &= first + k * BlockThreads >= count || is_full<A, Op>(p[k]);
@@ -197,19 +193,10 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     auto* slots = reinterpret_cast<FlaggedPartial*>(ws + grid_flagged_offset);
     if constexpr (Combiner) {
       if (is_last_block) {
-        static_assert(combiner_pollers * warp_threads <= BlockThreads);
-        __shared__ unsigned finished;
-        if (threadIdx.x == 0) finished = 0;
-        __syncthreads();
-        const unsigned warp = threadIdx.x / warp_threads;
-        if (warp >= combiner_pollers) return;
-        // Staggered first polls, so that the warps' polls stay spread over an L2 round trip.
-        for (const long long start = clock64(); clock64() - start < warp * combiner_poll_stagger_cycles;) {
-        }
-        T partial = tree_identity;
-        if (!warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, tree.op(), partial, finished)) return;
-        const T total = warp_reduce_redux(partial, tree.op());
-        if (threadIdx.x % warp_threads == 0) write(total);
+        if (threadIdx.x >= warp_threads) return;
+        const T total = warp_reduce_redux(
+            warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, tree.op(), tree_identity), tree.op());
+        if (threadIdx.x == 0) write(total);
         return;
       }
     }
