@@ -60,7 +60,7 @@ inline constexpr std::size_t grid_workspace_bytes = grid_ticketed_offset + max_g
 // blocks) was 3-10% slower from 2^16 to 2^20, its sum, max and float32 dot kernels at 47-64
 // registers against 30-36 with 4 (*_ab_combiner_block_0db04e1_vs_202b0b7.txt); 2 per lane gained the
 // same up to 65 blocks (*_ab_combiner_block_2_per_lane_38b362b_vs_202b0b7.txt).
-inline constexpr unsigned combiner_slots_per_lane = 8;
+inline constexpr unsigned combiner_slots_per_lane = 4;
 inline constexpr std::uint64_t max_combiner_blocks = 1 + 32 * combiner_slots_per_lane;
 
 struct LaunchPlan {
