@@ -118,18 +118,6 @@ __device__ __forceinline__ A warp_fold_flagged(FlaggedPartial* slots, unsigned c
   return acc;
 }
 
-// warp_fold_flagged with as many slots per lane as count needs (1, 2, 4, ... up to
-// MaxSlotsPerLane): every poll loads all of them, so a slot past count would cost a load.
-template <unsigned MaxSlotsPerLane, class A, class Op>
-__device__ __forceinline__ A warp_fold_flagged_fitted(FlaggedPartial* slots, unsigned count, Op op, A acc) {
-  if constexpr (MaxSlotsPerLane > 1) {
-    if (count > MaxSlotsPerLane / 2 * warp_threads) return warp_fold_flagged<MaxSlotsPerLane>(slots, count, op, acc);
-    return warp_fold_flagged_fitted<MaxSlotsPerLane / 2>(slots, count, op, acc);
-  } else {
-    return warp_fold_flagged<1>(slots, count, op, acc);
-  }
-}
-
 // The last block's share of the flagged partials: slots threadIdx.x, + BlockThreads, ... (one per
 // earlier block) folded into acc in that order, each emptied for the next launch once read. The
 // loads of a chunk are all in flight at once (polled one after another, each would cost a round
@@ -207,7 +195,7 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
       if (is_last_block) {
         if (threadIdx.x >= warp_threads) return;
         const T total = warp_reduce_redux(
-            warp_fold_flagged_fitted<combiner_slots_per_lane>(slots, gridDim.x - 1, tree.op(), tree_identity), tree.op());
+            warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, tree.op(), tree_identity), tree.op());
         if (threadIdx.x == 0) write(total);
         return;
       }
