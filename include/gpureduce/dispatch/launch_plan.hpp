@@ -59,7 +59,12 @@ inline constexpr std::size_t grid_workspace_bytes = grid_ticketed_offset + max_g
 // (bench/results/*_ab_combiner_block_e483d8d_vs_202b0b7.txt). 8 per lane (grids of up to 257
 // blocks) was 3-10% slower from 2^16 to 2^20, its sum, max and float32 dot kernels at 47-64
 // registers against 30-36 with 4 (*_ab_combiner_block_0db04e1_vs_202b0b7.txt); 2 per lane gained the
-// same up to 65 blocks (*_ab_combiner_block_2_per_lane_38b362b_vs_202b0b7.txt).
+// same up to 65 blocks (*_ab_combiner_block_2_per_lane_38b362b_vs_202b0b7.txt). Since cdb79c2 every
+// poll loads all of a lane's slots, all in flight; so loaded, 8 per lane (40 registers) took
+// 0.99x of the time at 130-257 blocks but 1.02x up to 129 (*_ab_combiner_8_slots_bd4e3c3_vs_
+// cdb79c2.txt), and polling only as many per lane as the grid needs (1, 2 or 4) 1.007-1.013x
+// (*_ab_combiner_fitted_slots_1d0ffc6_vs_cdb79c2.txt); more polling warps, their polls staggered
+// over an L2 round trip, 1.02x (*_ab_combiner_pollers_87cf4ff_vs_c77e1cf.txt).
 inline constexpr unsigned combiner_slots_per_lane = 4;
 inline constexpr std::uint64_t max_combiner_blocks = 1 + 32 * combiner_slots_per_lane;
 

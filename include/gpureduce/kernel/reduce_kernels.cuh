@@ -101,8 +101,10 @@ __device__ __forceinline__ A warp_fold_flagged(FlaggedPartial* slots, unsigned c
   do {
     any_waiting = false;
     // Every slot, full, empty or past count (all in the workspace). Loaded only where waiting, the
-    // loads got registers of their own and ptxas issued the third and fourth only once the first
-    // two had returned, two L2 round trips per poll (SASS at c77e1cf).
+    // loads got registers of their own and ptxas issued the last ones only once the first had
+    // returned, two L2 round trips per poll (SASS at c77e1cf). H100, A/B in one run: 2 MB of
+    // 4-byte values 0.94-0.98x of the time
+    // (bench/results/*_ab_combiner_poll_loads_cdb79c2_vs_c77e1cf.txt).
 #pragma unroll
     for (unsigned k = 0; k < SlotsPerLane; ++k) p[k] = load_flagged(slots + lane + k * warp_threads);
 #pragma unroll
