@@ -68,11 +68,12 @@ template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class 
           class Load = PlainLoad>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     single_block_kernel(Source src, VectorSplit split, Out* out, Op runtime_op) {
-  __shared__ tree_t<A, Op> warp_partials[warp_threads];
+  using T = tree_t<A, Op>;
+  __shared__ alignas(16) T warp_partials[block_reduce_scratch<BlockThreads, true, T, tree_op_t<A, Op>>];
   with_kernel_nan<Source>(runtime_op, [&](auto op) {
     const auto tree = tree_form<A>(op);
     const A acc = thread_partial<BlockThreads, Unroll, true>(src, split, 0, 1, Load{}, op, op.template identity<A>());
-    const auto total = block_reduce<BlockThreads, true>(tree.to(acc), tree.op(), tree.identity(), warp_partials);
+    const auto total = block_reduce<BlockThreads, true, true>(tree.to(acc), tree.op(), tree.identity(), warp_partials);
     if (threadIdx.x == 0) *out = convert_result<Out>(tree.from(total, element_reader<A>(src)));
   });
 }
@@ -178,7 +179,7 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
   const auto tree = tree_form<A>(op);
   using T = tree_t<A, Op>;
   using TreeOp = tree_op_t<A, Op>;
-  __shared__ T warp_partials[warp_threads];
+  __shared__ alignas(16) T warp_partials[block_reduce_scratch<BlockThreads, Combiner, T, TreeOp>];
   const VectorLoad<EvictFirst> load;
   auto* ws = static_cast<unsigned char*>(workspace);
   const A identity = op.template identity<A>();
@@ -196,8 +197,10 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     if constexpr (Combiner) {
       if (is_last_block) {
         if (threadIdx.x >= warp_threads) return;
-        const T total = warp_reduce_redux(
-            warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, tree.op(), tree_identity), tree.op());
+        const T partial = warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, tree.op(), tree_identity);
+        T total;
+        if constexpr (has_redux_v<T, TreeOp>) total = warp_reduce_redux(partial, tree.op());
+        else total = warp_reduce_staged(partial, tree.op(), warp_partials);
         if (threadIdx.x == 0) write(total);
         return;
       }
@@ -205,7 +208,7 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     const unsigned readers = Combiner ? gridDim.x - 1 : gridDim.x;
     T acc = tree.to(thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, readers, load, op, identity));
     if (!is_last_block) {
-      const T block_total = block_reduce<BlockThreads, true>(acc, tree.op(), tree_identity, warp_partials);
+      const T block_total = block_reduce<BlockThreads, true, Combiner>(acc, tree.op(), tree_identity, warp_partials);
       if (threadIdx.x == 0) store_flagged(slots + blockIdx.x, flag_partial<T, TreeOp>(block_total));
       return;
     }
