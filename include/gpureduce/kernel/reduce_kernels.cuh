@@ -7,7 +7,9 @@
 //                        the split made float and half argmax 4-7% slower at 2^16-2^20: 47
 //                        registers against 45; passed to its sum, max and dot kernels only, no
 //                        faster, median 1.008x of the time at 2^14-2^18, bench/results/
-//                        *_ab_grid_host_split_461633d_vs_202b0b7.txt.)
+//                        *_ab_grid_host_split_461633d_vs_202b0b7.txt.) Partials that redux.sync
+//                        cannot reduce (floating sums, products) are staged through shared memory
+//                        for warp 0 (block/block_reduce.cuh).
 //   grid_kernel          a persistent grid (at most one wave of resident blocks). Each block
 //                        publishes its partial; one block combines the partials in a fixed order
 //                        (the same bits on every run) and writes the result. EvictFirst: its
@@ -73,7 +75,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
   with_kernel_nan<Source>(runtime_op, [&](auto op) {
     const auto tree = tree_form<A>(op);
     const A acc = thread_partial<BlockThreads, Unroll, true>(src, split, 0, 1, Load{}, op, op.template identity<A>());
-    const auto total = block_reduce<BlockThreads, true, true>(tree.to(acc), tree.op(), tree.identity(), warp_partials);
+    const T total = block_reduce<BlockThreads, true, true>(tree.to(acc), tree.op(), tree.identity(), warp_partials);
     if (threadIdx.x == 0) *out = convert_result<Out>(tree.from(total, element_reader<A>(src)));
   });
 }
@@ -179,7 +181,7 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
   const auto tree = tree_form<A>(op);
   using T = tree_t<A, Op>;
   using TreeOp = tree_op_t<A, Op>;
-  __shared__ alignas(16) T warp_partials[block_reduce_scratch<BlockThreads, Combiner, T, TreeOp>];
+  __shared__ T warp_partials[warp_threads];
   const VectorLoad<EvictFirst> load;
   auto* ws = static_cast<unsigned char*>(workspace);
   const A identity = op.template identity<A>();
@@ -197,10 +199,8 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     if constexpr (Combiner) {
       if (is_last_block) {
         if (threadIdx.x >= warp_threads) return;
-        const T partial = warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, tree.op(), tree_identity);
-        T total;
-        if constexpr (has_redux_v<T, TreeOp>) total = warp_reduce_redux(partial, tree.op());
-        else total = warp_reduce_staged(partial, tree.op(), warp_partials);
+        const T total = warp_reduce_redux(
+            warp_fold_flagged<combiner_slots_per_lane>(slots, gridDim.x - 1, tree.op(), tree_identity), tree.op());
         if (threadIdx.x == 0) write(total);
         return;
       }
@@ -208,7 +208,7 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     const unsigned readers = Combiner ? gridDim.x - 1 : gridDim.x;
     T acc = tree.to(thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, readers, load, op, identity));
     if (!is_last_block) {
-      const T block_total = block_reduce<BlockThreads, true, Combiner>(acc, tree.op(), tree_identity, warp_partials);
+      const T block_total = block_reduce<BlockThreads, true>(acc, tree.op(), tree_identity, warp_partials);
       if (threadIdx.x == 0) store_flagged(slots + blockIdx.x, flag_partial<T, TreeOp>(block_total));
       return;
     }
