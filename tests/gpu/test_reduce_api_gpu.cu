@@ -346,6 +346,11 @@ TEST(test_reduce_api, sync_calls_functors_transforms_and_caller_workspace) {
   // A user functor (identity given), and the int32 accumulator chosen over the default int64.
   const int mx = run_to_host<int>([&](int* o) { reduce(di.get(), n, o, AbsMax{}, std::numeric_limits<int>::min()); });
   EXPECT_EQ(mx, *std::max_element(hi.begin(), hi.end()));
+  // The same at a one-block size, where a functor's partials are staged in shared memory.
+  const std::uint64_t small = 3001;
+  const int mx_small =
+      run_to_host<int>([&](int* o) { reduce(di.get(), small, o, AbsMax{}, std::numeric_limits<int>::min()); });
+  EXPECT_EQ(mx_small, *std::max_element(hi.begin(), hi.begin() + small));
   const auto s32 = run_to_host<std::int32_t>([&](std::int32_t* o) { sum<std::int32_t>(di.get(), n, o); });
   EXPECT_EQ(s32, wrapped<std::int32_t>(std::int64_t(reference::int_sum(hi.data(), n))));
 

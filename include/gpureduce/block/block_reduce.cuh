@@ -14,9 +14,10 @@ namespace gpureduce {
 // thread stores its partial, each lane of warp 0 loads BlockThreads / 32 of them at once and folds
 // them in a pairwise tree, and the warp reduces through shared memory (warp/warp_reduce_staged.cuh).
 // For 512 threads that is nine dependent combines in registers and three round trips to shared
-// memory, against nine dependent shuffle-and-combine steps and one round trip.
+// memory, against nine dependent shuffle-and-combine steps and one round trip. Partials of up to
+// 8 bytes only: lane 0 holds 32 of them in registers, and the block's take BlockThreads slots.
 template <unsigned BlockThreads, bool Staged, class T, class Op>
-inline constexpr bool block_reduce_staged_v = Staged && BlockThreads != 0 && !has_redux_v<T, Op>;
+inline constexpr bool block_reduce_staged_v = Staged && BlockThreads != 0 && sizeof(T) <= 8 && !has_redux_v<T, Op>;
 
 // The shared elements block_reduce<BlockThreads, Redux, Staged> needs for partials of type T
 // under Op.
