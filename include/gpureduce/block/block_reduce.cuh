@@ -34,8 +34,9 @@ inline constexpr unsigned block_reduce_scratch =
 // warp count holding the identity; by shuffles elsewhere, as without. Staged: the path above,
 // where BlockThreads is fixed and redux.sync does not apply (the one-block kernel; in the grid
 // kernels ptxas then issued the last of a batch's loads only once the first had returned, in
-// float16 and float64 sums, H100: 2^16-2^20 3-9% slower, bench/results/
-// *_ab_staged_block_reduce_8ca66b8_vs_d709741.txt). A caller that reuses warp_partials for a
+// float16 and float64 sums, H100: 3-9% slower at 2^14-2^20, bench/results/
+// *_ab_staged_block_reduce_8ca66b8_vs_d709741.txt; in the one-block kernel, float rows median
+// 0.992x of the time, *_ab_staged_one_block_ed53848_vs_d709741.txt). A caller that reuses warp_partials for a
 // second reduction needs a __syncthreads() in between.
 template <unsigned BlockThreads = 0, bool Redux = false, bool Staged = false, class T, class Op, unsigned Slots>
 __device__ __forceinline__ T block_reduce(T v, Op op, T identity, T (&warp_partials)[Slots]) {
