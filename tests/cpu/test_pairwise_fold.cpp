@@ -28,8 +28,9 @@ TEST(test_pairwise_fold, order_is_the_fixed_halving_tree) {
   EXPECT_EQ(fold_names<8>(), "(((0 4) (2 6)) ((1 5) (3 7)))");
 }
 
-// The staged path for BlockThreads threads: lane l folds the partials of threads l, l + 32, ...,
-// then lane 0 folds the 32 lanes' results. Each thread's partial counts that thread once; the
+// The staged path for BlockThreads threads, indexed as block_reduce indexes it (device code, so
+// mirrored here): lane l folds the partials of threads l, l + 32, ..., then lane 0 folds the 32
+// lanes' results. Each thread's partial counts that thread once; the
 // result must count every thread once.
 template <unsigned BlockThreads>
 void expect_staged_block_covers_every_thread_once() {

@@ -7,9 +7,10 @@
 //                        the split made float and half argmax 4-7% slower at 2^16-2^20: 47
 //                        registers against 45; passed to its sum, max and dot kernels only, no
 //                        faster, median 1.008x of the time at 2^14-2^18, bench/results/
-//                        *_ab_grid_host_split_461633d_vs_202b0b7.txt.) Partials that redux.sync
-//                        cannot reduce (floating sums, products) are staged through shared memory
-//                        for warp 0 (block/block_reduce.cuh).
+//                        *_ab_grid_host_split_461633d_vs_202b0b7.txt.) Partials of up to 8 bytes
+//                        that redux.sync cannot reduce (floating sums, products and dot products,
+//                        user functors) are staged through shared memory for warp 0
+//                        (block/block_reduce.cuh).
 //   grid_kernel          a persistent grid (at most one wave of resident blocks). Each block
 //                        publishes its partial; one block combines the partials in a fixed order
 //                        (the same bits on every run) and writes the result. EvictFirst: its
