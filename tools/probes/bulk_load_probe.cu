@@ -114,7 +114,7 @@ struct Probe {
   gpureduce::GpuTimer timer;
   gpureduce::DeviceBuffer<float> in, out;
   static constexpr int reps = 101;
-  explicit Probe(cudaStream_t stream) : s(stream), timer(stream, 0), in(u64(1) << 20), out(1024) {
+  Probe(cudaStream_t stream, std::size_t l2_bytes) : s(stream), timer(stream, l2_bytes), in(u64(1) << 20), out(1024) {
     fill<<<256, 256, 0, s>>>(in.get(), in.size());
     GPUREDUCE_CUDA(cudaStreamSynchronize(s));
   }
@@ -148,7 +148,7 @@ struct Probe {
 
 int main() {
   const ProbeSetup setup = probe_setup();
-  Probe p(setup.stream);
+  Probe p(setup.stream, setup.l2_bytes);
   const auto* v = reinterpret_cast<const float4*>(p.in.get());
   std::printf("float32 sums, 256 threads per block, each block storing its own sum; median us of %d samples, "
               "each after a memset of 2x L2; each read paired with the plain loads (samples alternating)\n\n",
