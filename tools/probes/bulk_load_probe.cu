@@ -1,7 +1,7 @@
 // Does the Hopper TMA's bulk copy (cp.async.bulk into shared memory) or an L2 prefetch-size hint on
 // the vector loads read a cold input faster than the plain 16-byte loads the library issues? The
-// two targets issue 3 still misses sit on reading a few KB cold (n <= 2^12, one block) and 16 KB
-// per SM (2 MB). Not part of the library: float32 sums written out by hand, 256 threads per block,
+// two targets of issue 3 still missed come down to reading a few KB cold (n <= 2^12, one block)
+// and 16 KB per SM (2 MB). Not part of the library: float32 sums written out by hand, 256 threads per block,
 // block b reading its own `Vectors` float4 and storing its own partial (no hand-off), timed as
 // `gpureduce bench` times a call (src/bench/timer.hpp: events, a memset of 2x L2 before each
 // sample, median), each read paired with the plain loads in one run (samples alternating).
@@ -118,7 +118,7 @@ struct Probe {
     fill<<<256, 256, 0, s>>>(in.get(), in.size());
     GPUREDUCE_CUDA(cudaStreamSynchronize(s));
   }
-  // Block sums of `blocks` x Vectors by kernel `k`, checked against the plain loads' sums.
+  // `blocks` blocks of Vectors each read by R, timed against the plain loads; their sums must agree.
   template <Read R, unsigned Vectors>
   void row(unsigned blocks) {
     const auto* v = reinterpret_cast<const float4*>(in.get());
