@@ -45,6 +45,16 @@ __global__ void smem_store_kernel(float* out) {
 
 __device__ __forceinline__ float tree(float4 x) { return (x.x + x.y) + (x.z + x.w); }
 
+// Launched with `bytes` of dynamic shared memory, of which it touches one float: what the launch
+// costs for the size alone, without the work of filling it.
+__global__ void dyn_smem_store_kernel(float* out, unsigned bytes) {
+  extern __shared__ float d[];
+  if (threadIdx.x == 0) {
+    d[bytes / 4 - 1] = 2.f;
+    *out = d[bytes / 4 - 1];
+  }
+}
+
 // One cold line, reduced by warp 0's shuffles alone: no shared memory.
 __global__ void line_shfl_kernel(const float4* in, float* out) {
   if (threadIdx.x >= 32) return;
@@ -106,6 +116,23 @@ int main() {
   row("one cold line, block_reduce (128 B shared)", [=](cudaStream_t st) { line_block_kernel<0><<<1, 256, 0, st>>>(v, o); });
   row("the same, carveout 0 (most L1)", [=](cudaStream_t st) { line_block_kernel<1><<<1, 256, 0, st>>>(v, o); });
   row("the same, carveout 100 (most shared)", [=](cudaStream_t st) { line_block_kernel<2><<<1, 256, 0, st>>>(v, o); });
+  std::printf("\n| launched with, against the store kernel with none (samples alternating) | none us | this us | ratio |\n|---|---:|---:|---:|\n");
+  const auto pair = [&](const char* name, const std::function<void(cudaStream_t)>& f) {
+    const auto [a, b] = timer.measure_pair([=](cudaStream_t st) { store_kernel<<<1, 256, 0, st>>>(o); }, f, reps);
+    std::printf("| %s | %.2f | %.2f | %.3f |\n", name, a.median_ms * 1e3, b.median_ms * 1e3, b.median_ms / a.median_ms);
+  };
+  GPUREDUCE_CUDA(cudaFuncSetAttribute(dyn_smem_store_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  for (const unsigned kb : {1u, 2u, 4u, 8u, 16u, 32u, 48u, 100u, 200u}) {
+    char name[64];
+    std::snprintf(name, sizeof name, "%u KB dynamic shared memory", kb);
+    pair(name, [=](cudaStream_t st) { dyn_smem_store_kernel<<<1, 256, kb * 1024, st>>>(o, kb * 1024); });
+  }
+  pair("64 parameter bytes", [](cudaStream_t st) { empty_params_kernel<64><<<1, 256, 0, st>>>({}); });
+  pair("128 parameter bytes", [](cudaStream_t st) { empty_params_kernel<128><<<1, 256, 0, st>>>({}); });
+  pair("256 parameter bytes", [](cudaStream_t st) { empty_params_kernel<256><<<1, 256, 0, st>>>({}); });
+  pair("512 parameter bytes", [](cudaStream_t st) { empty_params_kernel<512><<<1, 256, 0, st>>>({}); });
+  pair("1024 parameter bytes", [](cudaStream_t st) { empty_params_kernel<1024><<<1, 256, 0, st>>>({}); });
+  std::printf("\n| kernel | us |\n|---|---:|\n");
   // The same kernels after other work than the memset alone.
   const auto memset_then = [&](const std::function<void(cudaStream_t)>& g) {
     return [&, g](cudaStream_t st) {
