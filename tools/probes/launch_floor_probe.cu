@@ -73,6 +73,26 @@ __global__ void __launch_bounds__(256) line_block_kernel(const float4* in, float
   if (threadIdx.x == 0) *out = r;
 }
 
+// Vectors float4 summed by Threads threads, every load in flight before any is used: one warp
+// ends in shuffles, more threads in the library's block reduction (a shared-memory stage).
+template <unsigned Threads, unsigned Vectors>
+__global__ void __launch_bounds__(Threads) sum_kernel(const float4* in, float* out) {
+  constexpr unsigned per_thread = Vectors / Threads;
+  float4 x[per_thread];
+#pragma unroll
+  for (unsigned k = 0; k < per_thread; ++k) x[k] = in[k * Threads + threadIdx.x];
+  float acc = 0;
+#pragma unroll
+  for (unsigned k = 0; k < per_thread; ++k) acc += tree(x[k]);
+  if constexpr (Threads == 32) {
+    for (int d = 16; d; d /= 2) acc += __shfl_xor_sync(~0u, acc, d);
+  } else {
+    __shared__ float warps[32];
+    acc = gpureduce::block_reduce<Threads>(acc, gpureduce::Sum{}, 0.0f, warps);
+  }
+  if (threadIdx.x == 0) *out = acc;
+}
+
 __global__ void fill(float* x, u64 n) {
   for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += u64(gridDim.x) * blockDim.x)
     x[i] = float((i * 0x9E3779B97F4A7C15ull) >> 40) / float(1 << 24) - 0.5f;
@@ -132,6 +152,24 @@ int main() {
   pair("256 parameter bytes", [](cudaStream_t st) { empty_params_kernel<256><<<1, 256, 0, st>>>({}); });
   pair("512 parameter bytes", [](cudaStream_t st) { empty_params_kernel<512><<<1, 256, 0, st>>>({}); });
   pair("1024 parameter bytes", [](cudaStream_t st) { empty_params_kernel<1024><<<1, 256, 0, st>>>({}); });
+  std::printf("\n| float32 sum, one block | 256 threads us | this us | ratio |\n|---|---:|---:|---:|\n");
+  const auto shape = [&]<unsigned Threads, unsigned Vectors>() {
+    const auto [a, b] = timer.measure_pair([=](cudaStream_t st) { sum_kernel<256, Vectors><<<1, 256, 0, st>>>(v, o); },
+                                           [=](cudaStream_t st) { sum_kernel<Threads, Vectors><<<1, Threads, 0, st>>>(v, o + 1); }, reps);
+    float r[2];
+    GPUREDUCE_CUDA(cudaMemcpy(r, o, sizeof r, cudaMemcpyDeviceToHost));
+    std::printf("| %u KB by %u threads (sums %g, %g) | %.2f | %.2f | %.3f |\n", Vectors / 64, Threads, r[0], r[1], a.median_ms * 1e3,
+                b.median_ms * 1e3, b.median_ms / a.median_ms);
+  };
+  shape.template operator()<32, 256>();
+  shape.template operator()<128, 256>();
+  shape.template operator()<32, 512>();
+  shape.template operator()<128, 512>();
+  shape.template operator()<32, 1024>();
+  shape.template operator()<64, 1024>();
+  shape.template operator()<128, 1024>();
+  shape.template operator()<32, 2048>();
+  shape.template operator()<128, 2048>();
   std::printf("\n| kernel | us |\n|---|---:|\n");
   // The same kernels after other work than the memset alone.
   const auto memset_then = [&](const std::function<void(cudaStream_t)>& g) {
