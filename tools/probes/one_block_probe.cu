@@ -243,7 +243,6 @@ void run_case(Bench& bench, cudaStream_t s, const char* type, const char* op_nam
       {"256x8", forced(gpureduce::single_block_kernel<256, mb, 8, A, Out, Source, Op>, 256)},
       {"128x8", forced(gpureduce::single_block_kernel<128, mb, 8, A, Out, Source, Op>, 128)},
       {"64x4", forced(gpureduce::single_block_kernel<64, mb, 4, A, Out, Source, Op>, 64)},
-      {"32x8", forced(gpureduce::single_block_kernel<32, mb, 8, A, Out, Source, Op>, 32)},
       {"CUB", [&](cudaStream_t, int i) {
          std::size_t b = temp_bytes;
          GPUREDUCE_CUDA(cub_call(temp.get() + i * (temp_bytes + 256), b, i));
@@ -265,8 +264,8 @@ int main() {
   std::printf("median us of 30 samples; before each: dirty (memset of 2x L2), code (dirty, then the same call on "
               "another input), clean (a read of 2x L2). Forced shapes: single_block_kernel, threads x vectors in "
               "flight, nc: ld.global.nc\n");
-  std::printf("| case | L2 | gpureduce | 512x4 | 512x4 nc | 256x4 | 256x8 | 128x8 | 64x4 | 32x8 | CUB |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf("| case | L2 | gpureduce | 512x4 | 512x4 nc | 256x4 | 256x8 | 128x8 | 64x4 | CUB |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   using gpureduce::ArgMax, gpureduce::Max, gpureduce::Sum;
   run_case<float, Sum>(bench, s, "float32", "sum", 4096);
   run_case<float, Max>(bench, s, "float32", "max", 4096);

@@ -43,38 +43,31 @@ __device__ __forceinline__ T block_reduce(T v, Op op, T identity, T (&warp_parti
   constexpr unsigned lanes = BlockThreads ? BlockThreads / warp_threads : warp_threads;
   static_assert(BlockThreads % warp_threads == 0 && lanes <= warp_threads);
   static_assert(Slots >= block_reduce_scratch<BlockThreads, Staged, T, Op>, "warp_partials: see block_reduce_scratch");
-  // A block of one warp: the warp's reduction is the block's, with no barrier.
-  if constexpr (BlockThreads == warp_threads) {
-    if constexpr (block_reduce_staged_v<BlockThreads, Staged, T, Op>) return warp_reduce_staged(v, op, warp_partials);
-    else if constexpr (Redux) return warp_reduce_redux<warp_threads>(v, op);
-    else return warp_reduce<warp_threads>(v, op);
-  } else {
-    const unsigned lane = threadIdx.x % warp_threads;
-    const unsigned warp = threadIdx.x / warp_threads;
-    if constexpr (block_reduce_staged_v<BlockThreads, Staged, T, Op>) {
-      warp_partials[threadIdx.x] = v;
-      __syncthreads();
-      if (warp == 0) {
-        T x[lanes];
+  const unsigned lane = threadIdx.x % warp_threads;
+  const unsigned warp = threadIdx.x / warp_threads;
+  if constexpr (block_reduce_staged_v<BlockThreads, Staged, T, Op>) {
+    warp_partials[threadIdx.x] = v;
+    __syncthreads();
+    if (warp == 0) {
+      T x[lanes];
 #pragma unroll
-        for (unsigned k = 0; k < lanes; ++k) x[k] = warp_partials[lane + k * warp_threads];
-        v = warp_reduce_staged(fold_pairwise(x, op), op, warp_partials);
-      }
-    } else {
-      const auto reduce_warp = [&]<unsigned Lanes>(T x) {
-        if constexpr (Redux) return warp_reduce_redux<Lanes>(x, op);
-        else return warp_reduce<Lanes>(x, op);
-      };
-      v = reduce_warp.template operator()<warp_threads>(v);
-      if (lane == 0) warp_partials[warp] = v;
-      __syncthreads();
-      if (warp == 0) {
-        v = lane < (BlockThreads ? lanes : blockDim.x / warp_threads) ? warp_partials[lane] : identity;
-        v = reduce_warp.template operator()<lanes>(v);
-      }
+      for (unsigned k = 0; k < lanes; ++k) x[k] = warp_partials[lane + k * warp_threads];
+      v = warp_reduce_staged(fold_pairwise(x, op), op, warp_partials);
     }
-    return v;
+  } else {
+    const auto reduce_warp = [&]<unsigned Lanes>(T x) {
+      if constexpr (Redux) return warp_reduce_redux<Lanes>(x, op);
+      else return warp_reduce<Lanes>(x, op);
+    };
+    v = reduce_warp.template operator()<warp_threads>(v);
+    if (lane == 0) warp_partials[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+      v = lane < (BlockThreads ? lanes : blockDim.x / warp_threads) ? warp_partials[lane] : identity;
+      v = reduce_warp.template operator()<lanes>(v);
+    }
   }
+  return v;
 }
 
 template <unsigned BlockThreads = 0, class T, class Op, unsigned Slots>
