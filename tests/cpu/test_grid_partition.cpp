@@ -108,6 +108,38 @@ TEST(test_grid_vector_split, padded_last_batch_reads_every_vector_and_repeats_on
     }
 }
 
+// The one-block kernel's traversal (Rolled): an input of at most one batch goes to the last,
+// partial batch in every thread, a larger one through full batches first. Either way, and with the
+// last batch vector by vector or padded, every vector is read once.
+TEST(test_grid_vector_split, rolled_traversal_reads_every_vector_once) {
+  for (const unsigned block : {64u, 512u}) {
+    const std::uint64_t batch = 4 * std::uint64_t(block);
+    std::vector<std::uint64_t> sizes = {batch - 1, batch, batch + 1, 2 * batch - 1, 2 * batch, 2 * batch + 1};
+    for (std::uint64_t v = 0; v <= 3 * batch; v += v < 300 ? 1 : 37) sizes.push_back(v);
+    for (const std::uint64_t vectors : sizes) {
+      const VectorGrid<4> g{vectors, block, 1};
+      std::vector<int> seen(vectors, 0), padded_seen(vectors, 0);
+      for (unsigned t = 0; t < block; ++t) {
+        const auto full = [&](std::vector<int>& to) {
+          return [&](std::uint64_t v) {
+            for (int k = 0; k < 4; ++k) ++to.at(v + std::uint64_t(k) * block);
+          };
+        };
+        g.template for_each<true>(0, t, full(seen), [&](std::uint64_t w) { ++seen.at(w); });
+        g.template for_each_batch<true>(0, t, full(padded_seen), [&](std::uint64_t v) {
+          if (v >= vectors) return;
+          for (int k = 0; k < 4; ++k)
+            if (k == 0 || g.padded(v, k) != v) ++padded_seen.at(g.padded(v, k));
+        });
+      }
+      for (std::uint64_t v = 0; v < vectors; ++v) {
+        ASSERT_EQ(seen[v], 1) << "block " << block << " vectors " << vectors << " v " << v;
+        ASSERT_EQ(padded_seen[v], 1) << "block " << block << " vectors " << vectors << " v " << v;
+      }
+    }
+  }
+}
+
 TEST(test_grid_vector_split, head_and_tail_at_every_misalignment) {
   // int32 at byte offset 4: 3 head elements reach the next 16-byte boundary.
   const VectorSplit s = VectorSplit::make(0x1004, 100, 4);

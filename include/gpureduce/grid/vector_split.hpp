@@ -43,15 +43,20 @@ struct VectorGrid {
   // full(v) reads vectors v, v + block, ..., v + (Unroll-1)*block, all in range; last(v) reads
   // those of them below `vectors` (fewer than Unroll, maybe none): the thread's last, partial batch.
   // Rolled: the loop is not unrolled, for a caller with few batches per thread, where the unrolled
-  // loop's trip-count test and remainder cost more than they save (the one-block kernel).
+  // loop's trip-count test and remainder cost more than they save (the one-block kernel); and an
+  // input of at most one batch goes to last() in every thread. Otherwise the threads of a warp
+  // whose batch is full and those whose batch is not take different branches, and the second
+  // branch's loads wait for the first's data.
   template <bool Rolled = false, class Full, class Last>
   GPUREDUCE_HD void for_each_batch(std::uint64_t b, unsigned t, Full&& full, Last&& last) const {
     const std::uint64_t stride = grid() * batch();
     std::uint64_t v = b * batch() + t;
     const auto more = [&] { return v + std::uint64_t(Unroll - 1) * block < vectors; };
     if constexpr (Rolled) {
+      if (vectors > batch()) {
 #pragma unroll 1
-      for (; more(); v += stride) full(v);
+        for (; more(); v += stride) full(v);
+      }
     } else {
       for (; more(); v += stride) full(v);
     }
