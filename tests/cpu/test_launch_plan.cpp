@@ -19,19 +19,12 @@ constexpr ReduceTuning t = TuningSm90<4>::value;
 constexpr std::uint64_t resident = 132 * 8;  // H100, 8 blocks of 256 threads per SM
 
 TEST(test_dispatch_launch_plan, kernel_by_size) {
-  // 64 threads up to 4 KB (one batch of theirs), 512 above.
-  for (std::uint64_t n : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(31), std::uint64_t(1024), std::uint64_t(1025),
-                          t.single_block_max_bytes / 4}) {
+  for (std::uint64_t n : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(31), t.single_block_max_bytes / 4}) {
     const LaunchPlan p = plan_launch(n, 0, 4, t, resident);
     EXPECT_EQ(p.kernel, Kernel::one_block) << n;
     EXPECT_EQ(p.blocks, 1u);
-    EXPECT_EQ(p.threads, n <= 1024 ? 64u : t.single_threads) << n;
+    EXPECT_EQ(p.threads, t.single_threads);
   }
-  EXPECT_EQ(plan_launch(4096, 0, 1, TuningSm90<1>::value, resident).threads, 64u);
-  EXPECT_EQ(plan_launch(4097, 0, 1, TuningSm90<1>::value, resident).threads, 512u);
-  EXPECT_EQ(plan_launch(512, 0, 8, TuningSm90<8>::value, resident).threads, 64u);
-  EXPECT_EQ(plan_launch(513, 0, 8, TuningSm90<8>::value, resident).threads, 512u);
-  EXPECT_EQ(plan_launch(1u << 20, 0, 4, t, resident, Kernel::one_block).threads, 512u);
   EXPECT_EQ(plan_launch(t.single_block_max_bytes / 4 + 1, 0, 4, t, resident).kernel, Kernel::grid);
   // 1-byte elements leave the one-block kernel earlier (more work per byte).
   EXPECT_EQ(plan_launch(TuningSm90<1>::value.single_block_max_bytes + 1, 0, 1, TuningSm90<1>::value, resident).kernel,
@@ -51,8 +44,8 @@ TEST(test_dispatch_launch_plan, kernel_by_size) {
   EXPECT_EQ(dot_kernel.operator()<1>(32769), Kernel::grid);
 }
 
-// argmin/argmax run the one-block kernel with 256 threads up to 16 KB, forced or not, and 512
-// above. 1-byte elements go to the grid above 32 KB, others above 56 KB.
+// argmin/argmax run the one-block kernel with 256 threads up to 16 KB, forced or not; other
+// operators always with 512. 1-byte elements go to the grid above 32 KB, others above 56 KB.
 TEST(test_dispatch_launch_plan, small_one_block_for_argmin_argmax) {
   constexpr ReduceTuning a8 = TuningSm90<8>::arg_extreme, a1 = TuningSm90<1>::arg_extreme;
   EXPECT_EQ(plan_launch(1, 0, 8, a8, resident).threads, 256u);
@@ -70,6 +63,8 @@ TEST(test_dispatch_launch_plan, small_one_block_for_argmin_argmax) {
   constexpr ReduceTuning a4 = TuningSm90<4>::arg_extreme;
   EXPECT_EQ(plan_launch(12289, 0, 4, a4, resident).kernel, Kernel::one_block);
   EXPECT_EQ(plan_launch(1u << 14, 0, 4, a4, resident).kernel, Kernel::grid);
+  EXPECT_EQ(plan_launch(0, 0, 4, t, resident).threads, t.single_threads);
+  EXPECT_EQ(plan_launch(1, 0, 4, t, resident).threads, t.single_threads);
 }
 
 TEST(test_dispatch_launch_plan, grid_covers_the_vectors_up_to_one_wave) {

@@ -48,20 +48,12 @@ struct TuningSm90 {
   // 257 blocks slowed float16 sums at 2^16-2^19 by 5-7% (*_ab_combiner_one_slot_per_thread_
   // fb571a3_vs_0f005a7.txt).
   static constexpr std::uint64_t few_blocks_max_batches = 2048;
-  // Up to 4 KB (one batch of 64 threads x 4 vectors) the one-block kernel runs 64 threads, not 512,
-  // of which at most 256 held a vector. Shapes forced in one run (tools/probes/one_block_probe.cu,
-  // bench/results/*_oneblock_d15f324.txt), float32 sum, us: 2^10 512x4 4.00, 64x4 3.84 (32x8 3.84,
-  // a hand-written one warp 3.55-3.74 against 3.74-3.90 for 256 threads in *_launchfloor_d36116c*);
-  // 2^11 4.00 against 4.35, so not beyond one batch.
-  static constexpr std::uint64_t small_single_max_bytes = 4 * 1024;
   static constexpr ReduceTuning value{.grid_threads = 256,
                                       .grid_unroll = 4,
                                       .single_threads = 512,
                                       .single_unroll = 4,
                                       .single_block_max_bytes = ElemBytes >= 2 ? 64 * 1024 : 32 * 1024,
                                       .evict_first_max_l2 = evict_first_max_l2,
-                                      .small_single_max_bytes = small_single_max_bytes,
-                                      .small_single_threads = 64,
                                       .few_blocks_max_batches = few_blocks_max_batches};
   // Integer sums of 8- and 16-bit elements (four per instruction, thread/packed_sum.hpp): one block
   // up to 64 KB for every element size. A/B against the 32 KB limit for int8, same run:
