@@ -109,9 +109,8 @@ TEST(test_grid_vector_split, padded_last_batch_reads_every_vector_and_repeats_on
 }
 
 // The one-block kernel's traversal (Rolled): an input of at most one batch goes to the last,
-// partial batch in every thread, a larger one through full batches first. The last batch padded,
-// its vectors used where in range (sums) or all of them, repeats counting once (argmin/argmax):
-// every vector is read once.
+// partial batch in every thread, a larger one through full batches first. Either way, and with the
+// last batch vector by vector or padded, every vector is read once.
 TEST(test_grid_vector_split, rolled_traversal_reads_every_vector_once) {
   for (const unsigned block : {64u, 512u}) {
     const std::uint64_t batch = 4 * std::uint64_t(block);
@@ -126,11 +125,7 @@ TEST(test_grid_vector_split, rolled_traversal_reads_every_vector_once) {
             for (int k = 0; k < 4; ++k) ++to.at(v + std::uint64_t(k) * block);
           };
         };
-        g.template for_each_batch<true>(0, t, full(seen), [&](std::uint64_t v) {
-          if (v >= vectors) return;
-          for (int k = 0; k < 4; ++k)
-            if (v + std::uint64_t(k) * block < vectors) ++seen.at(g.padded(v, k));
-        });
+        g.template for_each<true>(0, t, full(seen), [&](std::uint64_t w) { ++seen.at(w); });
         g.template for_each_batch<true>(0, t, full(padded_seen), [&](std::uint64_t v) {
           if (v >= vectors) return;
           for (int k = 0; k < 4; ++k)

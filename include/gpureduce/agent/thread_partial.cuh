@@ -22,16 +22,13 @@ namespace gpureduce {
 //               waiting for it (a round trip: float32 sum of 3001 elements 4.40 -> 4.08 us on the
 //               H100); only for elements of up to 4 bytes: holding more across the loop made ptxas
 //               split the sum kernel's batches or raise it from 32 to 40 registers (int64 max of
-//               2^12 elements 4.64 -> 4.91 us). The batch loop stays rolled, an input of one
-//               batch goes to the last batch in every thread (VectorGrid::for_each_batch), and the
-//               last, partial batch is loaded whole, as a full one, its missing vectors replaced by
-//               repeats of its first, and only its vectors in range are used: its loads are all in
-//               flight before any is used, whatever the sink (vector by vector, a sink that
-//               branches waited a round trip per vector).
-//   Repeat      the same padded last batch, every vector of it used: for a vector_sink for which
-//               a vector seen twice at the same index counts once (argmin/argmax), in the grid
-//               kernel too. Elsewhere the grid kernel's last batch goes vector by vector (ptxas
-//               predicates the loads of sinks that do not branch, so they overlap).
+//               2^12 elements 4.64 -> 4.91 us). And the batch loop stays rolled (VectorGrid).
+//   Repeat      the last, partial batch is loaded whole, as a full one, its missing vectors
+//               replaced by repeats of its first, so its loads are all in flight before any is
+//               used. Only for a vector_sink for which a vector seen twice at the same index counts
+//               once (argmin/argmax): its sink branches, and vector by vector it waited a round
+//               trip per vector. Without, sinks that do not branch get the same overlap from
+//               ptxas, which predicates the vector-by-vector loads.
 template <unsigned BlockThreads, int Unroll, bool OneBlock, bool Repeat = false, class Source, class Load, class Sink,
           class VectorSink>
 __device__ __forceinline__ void for_each_thread_value(const Source& src, const VectorSplit& split, std::uint64_t block,
@@ -51,27 +48,22 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   if constexpr (!edges_last) use_edges();
 
   const std::uint64_t head = split.head, vectors = split.vectors;
-  // One batch: vector at(k) for k < Unroll, all loaded before any is used, used where used(k).
-  const auto batch = [&](auto at, auto used) {
+  // One batch: vector at(k) for k < Unroll, all loaded before any is used.
+  const auto batch = [&](auto at) {
     decltype(src.load_vector(0, load)) x[Unroll];
 #pragma unroll
     for (int k = 0; k < Unroll; ++k) x[k] = src.load_vector(head + at(k) * per_vec, load);
 #pragma unroll
-    for (int k = 0; k < Unroll; ++k)
-      if (used(k)) src.consume_vector(x[k], head + at(k) * per_vec, vector_sink);
+    for (int k = 0; k < Unroll; ++k) src.consume_vector(x[k], head + at(k) * per_vec, vector_sink);
   };
-  const auto every = [](int) { return true; };
   const VectorGrid<Unroll> g{vectors, BlockThreads, grid};
-  const auto full = [&](std::uint64_t v) { batch([&](int k) { return v + std::uint64_t(k) * BlockThreads; }, every); };
-  if constexpr (OneBlock || Repeat) {
+  const auto full = [&](std::uint64_t v) { batch([&](int k) { return v + std::uint64_t(k) * BlockThreads; }); };
+  if constexpr (Repeat) {
     g.template for_each_batch<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
-      if (v >= vectors) return;
-      const auto padded = [&](int k) { return g.padded(v, k); };
-      if constexpr (Repeat) batch(padded, every);
-      else batch(padded, [&](int k) { return v + std::uint64_t(k) * BlockThreads < vectors; });
+      if (v < vectors) batch([&](int k) { return g.padded(v, k); });
     });
   } else {
-    g.for_each(block, threadIdx.x, full, [&](std::uint64_t v) {
+    g.template for_each<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
       src.consume_vector(src.load_vector(head + v * per_vec, load), head + v * per_vec, vector_sink);
     });
   }
