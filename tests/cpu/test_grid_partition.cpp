@@ -108,10 +108,10 @@ TEST(test_grid_vector_split, padded_last_batch_reads_every_vector_and_repeats_on
     }
 }
 
-// The one-block kernel's traversal (Rolled): an input of at most one batch goes to the last,
-// partial batch in every thread, a larger one through full batches first. Either way, and with the
-// last batch vector by vector or padded, every vector is read once.
-TEST(test_grid_vector_split, rolled_traversal_reads_every_vector_once) {
+// The one-block kernel's traversal (Rolled): every thread runs full() once per whole batch of the
+// input, so that no warp splits between full and partial batches, and the rest goes to the last
+// batch, vector by vector or padded (repeats counting once): every vector is read once.
+TEST(test_grid_vector_split, rolled_traversal_takes_whole_batches_alike_and_reads_every_vector_once) {
   for (const unsigned block : {64u, 512u}) {
     const std::uint64_t batch = 4 * std::uint64_t(block);
     std::vector<std::uint64_t> sizes = {batch - 1, batch, batch + 1, 2 * batch - 1, 2 * batch, 2 * batch + 1};
@@ -120,8 +120,10 @@ TEST(test_grid_vector_split, rolled_traversal_reads_every_vector_once) {
       const VectorGrid<4> g{vectors, block, 1};
       std::vector<int> seen(vectors, 0), padded_seen(vectors, 0);
       for (unsigned t = 0; t < block; ++t) {
+        std::uint64_t full_calls = 0;
         const auto full = [&](std::vector<int>& to) {
           return [&](std::uint64_t v) {
+            ++full_calls;
             for (int k = 0; k < 4; ++k) ++to.at(v + std::uint64_t(k) * block);
           };
         };
@@ -131,6 +133,7 @@ TEST(test_grid_vector_split, rolled_traversal_reads_every_vector_once) {
           for (int k = 0; k < 4; ++k)
             if (k == 0 || g.padded(v, k) != v) ++padded_seen.at(g.padded(v, k));
         });
+        ASSERT_EQ(full_calls, 2 * (vectors / batch)) << "block " << block << " vectors " << vectors << " thread " << t;
       }
       for (std::uint64_t v = 0; v < vectors; ++v) {
         ASSERT_EQ(seen[v], 1) << "block " << block << " vectors " << vectors << " v " << v;

@@ -41,22 +41,22 @@ struct VectorGrid {
   }
 
   // full(v) reads vectors v, v + block, ..., v + (Unroll-1)*block, all in range; last(v) reads
-  // those of them below `vectors` (fewer than Unroll, maybe none): the thread's last, partial batch.
+  // those of them below `vectors` (maybe none): the thread's last batch.
   // Rolled: the loop is not unrolled, for a caller with few batches per thread, where the unrolled
-  // loop's trip-count test and remainder cost more than they save (the one-block kernel); and an
-  // input of at most one batch goes to last() in every thread. Otherwise the threads of a warp
-  // whose batch is full and those whose batch is not take different branches, and the second
-  // branch's loads wait for the first's data.
+  // loop's trip-count test and remainder cost more than they save (the one-block kernel); and
+  // full() takes only the input's whole batches, so that every thread of a block runs it as often
+  // and the rest goes to last() in all of them. Otherwise, where the input ends within the last
+  // quarter of a batch, the threads of a warp whose batch is still full and those whose batch is
+  // not take different branches, and the second branch's loads wait for the first's data.
   template <bool Rolled = false, class Full, class Last>
   GPUREDUCE_HD void for_each_batch(std::uint64_t b, unsigned t, Full&& full, Last&& last) const {
     const std::uint64_t stride = grid() * batch();
     std::uint64_t v = b * batch() + t;
-    const auto more = [&] { return v + std::uint64_t(Unroll - 1) * block < vectors; };
+    const std::uint64_t end = Rolled ? vectors / batch() * batch() : vectors;
+    const auto more = [&] { return v + std::uint64_t(Unroll - 1) * block < end; };
     if constexpr (Rolled) {
-      if (vectors > batch()) {
 #pragma unroll 1
-        for (; more(); v += stride) full(v);
-      }
+      for (; more(); v += stride) full(v);
     } else {
       for (; more(); v += stride) full(v);
     }
