@@ -391,7 +391,7 @@ TEST(test_reduce_api, sync_calls_functors_transforms_and_caller_workspace) {
 template <class T>
 void sanitizer_sizes_for() {
   // 28 KB + 1 element: the one-block kernel's batch ends within its last quarter (VectorGrid).
-  for (const std::uint64_t n : {1ull, 33ull, 1025ull, 28 * 1024 / sizeof(T) + 1, 65537ull}) {
+  for (const std::uint64_t n : {1ull, 33ull, 1025ull, 28ull * 1024 / sizeof(T) + 1, 65537ull}) {
     std::vector<std::vector<T>> inputs{random_input<T>(n, test_seed() + n)};
     if constexpr (is_floating_v<T>) {
       std::vector<T> zeros(n);
