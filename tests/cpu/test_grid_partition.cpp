@@ -110,7 +110,7 @@ TEST(test_grid_vector_split, padded_last_batch_reads_every_vector_and_repeats_on
 
 // The one-block kernel's traversal (Rolled): every thread runs full() once per whole batch of the
 // input, so that no warp splits between full and partial batches, and the rest goes to the last
-// batch, each vector where in range or padded (repeats counting once): every vector is read once.
+// batch, vector by vector or padded (repeats counting once): every vector is read once.
 TEST(test_grid_vector_split, rolled_traversal_takes_whole_batches_alike_and_reads_every_vector_once) {
   for (const unsigned block : {64u, 512u}) {
     const std::uint64_t batch = 4 * std::uint64_t(block);
@@ -127,10 +127,7 @@ TEST(test_grid_vector_split, rolled_traversal_takes_whole_batches_alike_and_read
             for (int k = 0; k < 4; ++k) ++to.at(v + std::uint64_t(k) * block);
           };
         };
-        g.template for_each_batch<true>(0, t, full(seen), [&](std::uint64_t v) {
-          for (int k = 0; k < 4; ++k)
-            if (v + std::uint64_t(k) * block < vectors) ++seen.at(v + std::uint64_t(k) * block);
-        });
+        g.template for_each<true>(0, t, full(seen), [&](std::uint64_t w) { ++seen.at(w); });
         g.template for_each_batch<true>(0, t, full(padded_seen), [&](std::uint64_t v) {
           if (v >= vectors) return;
           for (int k = 0; k < 4; ++k)

@@ -22,16 +22,13 @@ namespace gpureduce {
 //               waiting for it (a round trip: float32 sum of 3001 elements 4.40 -> 4.08 us on the
 //               H100); only for elements of up to 4 bytes: holding more across the loop made ptxas
 //               split the sum kernel's batches or raise it from 32 to 40 registers (int64 max of
-//               2^12 elements 4.64 -> 4.91 us). The batch loop stays rolled (VectorGrid), and the
-//               last, partial batch is loaded as a full one is, each load under its own test, all
-//               before any vector is used: vector by vector, ptxas overlapped the loads only for
-//               sinks it could predicate whole (not bfloat16 sums and max).
+//               2^12 elements 4.64 -> 4.91 us). And the batch loop stays rolled (VectorGrid).
 //   Repeat      the last, partial batch is loaded whole, as a full one, its missing vectors
 //               replaced by repeats of its first, so its loads are all in flight before any is
 //               used. Only for a vector_sink for which a vector seen twice at the same index counts
 //               once (argmin/argmax): its sink branches, and vector by vector it waited a round
-//               trip per vector. Without, in the grid kernel, sinks that do not branch get the same
-//               overlap from ptxas, which predicates the vector-by-vector loads.
+//               trip per vector. Without, sinks that do not branch get the same overlap from
+//               ptxas, which predicates the vector-by-vector loads.
 template <unsigned BlockThreads, int Unroll, bool OneBlock, bool Repeat = false, class Source, class Load, class Sink,
           class VectorSink>
 __device__ __forceinline__ void for_each_thread_value(const Source& src, const VectorSplit& split, std::uint64_t block,
@@ -51,30 +48,22 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   if constexpr (!edges_last) use_edges();
 
   const std::uint64_t head = split.head, vectors = split.vectors;
-  // One batch: vector at(k) for each k < Unroll where in(k), all loaded before any is used.
-  const auto batch = [&](auto at, auto in) {
+  // One batch: vector at(k) for k < Unroll, all loaded before any is used.
+  const auto batch = [&](auto at) {
     decltype(src.load_vector(0, load)) x[Unroll];
 #pragma unroll
-    for (int k = 0; k < Unroll; ++k)
-      if (in(k)) x[k] = src.load_vector(head + at(k) * per_vec, load);
+    for (int k = 0; k < Unroll; ++k) x[k] = src.load_vector(head + at(k) * per_vec, load);
 #pragma unroll
-    for (int k = 0; k < Unroll; ++k)
-      if (in(k)) src.consume_vector(x[k], head + at(k) * per_vec, vector_sink);
+    for (int k = 0; k < Unroll; ++k) src.consume_vector(x[k], head + at(k) * per_vec, vector_sink);
   };
-  const auto every = [](int) { return true; };
   const VectorGrid<Unroll> g{vectors, BlockThreads, grid};
-  const auto at_stride = [&](std::uint64_t v) { return [&, v](int k) { return v + std::uint64_t(k) * BlockThreads; }; };
-  const auto full = [&](std::uint64_t v) { batch(at_stride(v), every); };
+  const auto full = [&](std::uint64_t v) { batch([&](int k) { return v + std::uint64_t(k) * BlockThreads; }); };
   if constexpr (Repeat) {
     g.template for_each_batch<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
-      if (v < vectors) batch([&](int k) { return g.padded(v, k); }, every);
-    });
-  } else if constexpr (OneBlock) {
-    g.template for_each_batch<true>(block, threadIdx.x, full, [&](std::uint64_t v) {
-      if (v < vectors) batch(at_stride(v), [&](int k) { return v + std::uint64_t(k) * BlockThreads < vectors; });
+      if (v < vectors) batch([&](int k) { return g.padded(v, k); });
     });
   } else {
-    g.for_each(block, threadIdx.x, full, [&](std::uint64_t v) {
+    g.template for_each<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
       src.consume_vector(src.load_vector(head + v * per_vec, load), head + v * per_vec, vector_sink);
     });
   }

@@ -70,13 +70,15 @@ struct VectorGrid {
     return w < vectors ? w : v;
   }
 
-  // The same with the partial batch handed over one vector at a time: one(w) for each w in range
-  // (the grid kernel; skipping the tests in a thread whose batches were all full, as the one-block
-  // kernel does, made float64 max of 20001 elements 6.0 -> 6.6 us there, bench/results/
+  // The same with the partial batch handed over one vector at a time: one(w) for each w in range.
+  // Rolled also skips the per-vector tests of a thread whose batches were all full (in the grid
+  // kernel this made float64 max of 20001 elements 6.0 -> 6.6 us, bench/results/
   // *_ab_one_block_path_fa18978_vs_054bd79.txt).
-  template <class Full, class One>
+  template <bool Rolled = false, class Full, class One>
   GPUREDUCE_HD void for_each(std::uint64_t b, unsigned t, Full&& full, One&& one) const {
-    for_each_batch(b, t, full, [&](std::uint64_t v) {
+    for_each_batch<Rolled>(b, t, full, [&](std::uint64_t v) {
+      if constexpr (Rolled)
+        if (v >= vectors) return;
 #pragma unroll
       for (int k = 0; k < Unroll; ++k) {
         const std::uint64_t w = v + std::uint64_t(k) * block;
