@@ -23,14 +23,26 @@ namespace gpureduce {
 //               H100); only for elements of up to 4 bytes: holding more across the loop made ptxas
 //               split the sum kernel's batches or raise it from 32 to 40 registers (int64 max of
 //               2^12 elements 4.64 -> 4.91 us). And the batch loop stays rolled (VectorGrid).
-//   Repeat      the last, partial batch is loaded whole, as a full one, its missing vectors
-//               replaced by repeats of its first, so its loads are all in flight before any is
-//               used. Only for a vector_sink for which a vector seen twice at the same index counts
-//               once (argmin/argmax): its sink branches, and vector by vector it waited a round
-//               trip per vector. Without, sinks that do not branch get the same overlap from
-//               ptxas, which predicates the vector-by-vector loads.
-template <unsigned BlockThreads, int Unroll, bool OneBlock, bool Repeat = false, class Source, class Load, class Sink,
-          class VectorSink>
+//   Last        how a thread reads its last, partial batch (LastBatch).
+enum class LastBatch : unsigned char {
+  // Vector by vector: ptxas predicates the loads of sinks it can predicate whole, so they overlap.
+  by_vector,
+  // One-block kernel only (the grid kernel reads by_vector): each vector's load under its own
+  // test, all before any vector is used, for the sinks whose loads ptxas did not overlap vector by
+  // vector (dot products, bfloat16, 8- and 16-bit integer sums). H100, A/B in one run against
+  // by_vector for every operator (bench/results/*_ab_loads_first_8e82aec_vs_8ecb22a.txt, 100 to
+  // 30000 elements): those 0.79-0.94x of the time where the last batch is partial (float16 dot
+  // 14000 5.84 -> 5.28 us, bfloat16 max 14000 5.42 -> 4.70, int8 sum 28000 5.28 -> 4.58), the
+  // other sums and min/max 1.07-1.12x (float32 sum 7000 4.26 -> 4.61).
+  loads_first,
+  // Loaded whole, as a full batch, its missing vectors replaced by repeats of its first: only for
+  // a vector_sink for which a vector seen twice at the same index counts once (argmin/argmax),
+  // whose sink branches, so that vector by vector it waited a round trip per vector.
+  repeat,
+};
+
+template <unsigned BlockThreads, int Unroll, bool OneBlock, LastBatch Last = LastBatch::by_vector, class Source,
+          class Load, class Sink, class VectorSink>
 __device__ __forceinline__ void for_each_thread_value(const Source& src, const VectorSplit& split, std::uint64_t block,
                                                       std::uint64_t grid, const Load& load, Sink&& sink,
                                                       VectorSink&& vector_sink) {
@@ -48,19 +60,27 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   if constexpr (!edges_last) use_edges();
 
   const std::uint64_t head = split.head, vectors = split.vectors;
-  // One batch: vector at(k) for k < Unroll, all loaded before any is used.
-  const auto batch = [&](auto at) {
+  // One batch: vector at(k) for each k < Unroll where in(k), all loaded before any is used.
+  const auto batch = [&](auto at, auto in) {
     decltype(src.load_vector(0, load)) x[Unroll];
 #pragma unroll
-    for (int k = 0; k < Unroll; ++k) x[k] = src.load_vector(head + at(k) * per_vec, load);
+    for (int k = 0; k < Unroll; ++k)
+      if (in(k)) x[k] = src.load_vector(head + at(k) * per_vec, load);
 #pragma unroll
-    for (int k = 0; k < Unroll; ++k) src.consume_vector(x[k], head + at(k) * per_vec, vector_sink);
+    for (int k = 0; k < Unroll; ++k)
+      if (in(k)) src.consume_vector(x[k], head + at(k) * per_vec, vector_sink);
   };
+  const auto every = [](int) { return true; };
   const VectorGrid<Unroll> g{vectors, BlockThreads, grid};
-  const auto full = [&](std::uint64_t v) { batch([&](int k) { return v + std::uint64_t(k) * BlockThreads; }); };
-  if constexpr (Repeat) {
+  const auto at_stride = [&](std::uint64_t v) { return [&, v](int k) { return v + std::uint64_t(k) * BlockThreads; }; };
+  const auto full = [&](std::uint64_t v) { batch(at_stride(v), every); };
+  if constexpr (Last == LastBatch::repeat) {
     g.template for_each_batch<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
-      if (v < vectors) batch([&](int k) { return g.padded(v, k); });
+      if (v < vectors) batch([&](int k) { return g.padded(v, k); }, every);
+    });
+  } else if constexpr (OneBlock && Last == LastBatch::loads_first) {
+    g.template for_each_batch<true>(block, threadIdx.x, full, [&](std::uint64_t v) {
+      if (v < vectors) batch(at_stride(v), [&](int k) { return v + std::uint64_t(k) * BlockThreads < vectors; });
     });
   } else {
     g.template for_each<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
@@ -75,7 +95,10 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
 template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class Source, class Load, class Op>
 __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, Op op, A acc) {
-  for_each_thread_value<BlockThreads, Unroll, OneBlock>(
+  constexpr LastBatch last = Source::arrays == 2 || std::is_same_v<typename Source::element_type, __nv_bfloat16>
+                                 ? LastBatch::loads_first
+                                 : LastBatch::by_vector;
+  for_each_thread_value<BlockThreads, Unroll, OneBlock, last>(
       src, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
       [&](const auto& y, std::int64_t first) {
 #pragma unroll
@@ -98,7 +121,7 @@ template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class T, cl
   requires(packs_sum_v<A, ArraySource<T>, Sum>)
 __device__ __forceinline__ A thread_partial(const ArraySource<T>& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, Sum op, A acc) {
-  for_each_thread_value<BlockThreads, Unroll, OneBlock>(
+  for_each_thread_value<BlockThreads, Unroll, OneBlock, LastBatch::loads_first>(
       PackedWordSource<T>{src}, split, block, grid, load,
       [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
       [&](const T(&y)[Vector<T>::size], std::int64_t first) { acc = op(acc, op.template lift<A>(packed_sum(y), first)); });
@@ -141,7 +164,7 @@ template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class T, cl
 __device__ __forceinline__ A thread_partial(const ProductSource<T, A>& src, const VectorSplit& split,
                                             std::uint64_t block, std::uint64_t grid, const Load& load, Sum op, A acc) {
   using Pair = typename ProductSource<T, A>::Pair;
-  for_each_thread_value<BlockThreads, Unroll, OneBlock>(
+  for_each_thread_value<BlockThreads, Unroll, OneBlock, LastBatch::loads_first>(
       PackedProductSource<T, A>{src}, split, block, grid, load, [&](A x, std::int64_t) { acc = op(acc, x); },
       [&](const Pair& x, std::int64_t) { acc = op(acc, A(packed_dot(x.a.v, x.b.v))); });
   return acc;
@@ -150,7 +173,7 @@ __device__ __forceinline__ A thread_partial(const ProductSource<T, A>& src, cons
 // argmin/argmax: the body's vectors go through a VectorWinner (thread/vector_winner.hpp), whose
 // per-vector work is one min/max chain; the NaN policy becomes a template argument so that chain
 // has no runtime test in it. A vector repeated at the same index never replaces the winner (the
-// compare is strict), so the partial last batch is loaded whole (Repeat). 8- and 16-bit integers
+// compare is strict), so the partial last batch is loaded whole (LastBatch::repeat). 8- and 16-bit integers
 // reach it as the loaded words (PackedWordSource), which it keeps and compares as they are
 // (extreme_of_words).
 template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class Source, class Load, bool Less>
@@ -166,7 +189,7 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
   }();
   const auto run = [&]<NanPolicy Nan>() {
     detail::VectorWinner<Less, Nan, Value, V, N> winner;
-    for_each_thread_value<BlockThreads, Unroll, OneBlock, true>(
+    for_each_thread_value<BlockThreads, Unroll, OneBlock, LastBatch::repeat>(
         source, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
         [&](const V(&y)[N], std::int64_t first) { winner.add(y, first); });
     return winner.fold_into(acc, op);
