@@ -30,8 +30,8 @@ enum class LastBatch : unsigned char {
   // One-block kernel only (the grid kernel reads by_vector): each vector's load under its own
   // test, all before any vector is used, for the sinks whose loads ptxas did not overlap vector by
   // vector (dot products, bfloat16, 8- and 16-bit integer sums). H100, A/B in one run against
-  // by_vector for every operator (bench/results/*_ab_loads_first_8e82aec_vs_8ecb22a.txt, 100 to
-  // 30000 elements): those 0.79-0.94x of the time where the last batch is partial (float16 dot
+  // by_vector for every operator (bench/results/*_ab_loads_first_8e82aec_vs_8ecb22a.txt, 1000 to
+  // 30000 elements): those 0.79-0.96x of the time where the last batch is partial (float16 dot
   // 14000 5.84 -> 5.28 us, bfloat16 max 14000 5.42 -> 4.70, int8 sum 28000 5.28 -> 4.58), the
   // other sums and min/max 1.07-1.12x (float32 sum 7000 4.26 -> 4.61). For those sinks alone
   // (*_ab_loads_first_selected_3d6245c_vs_8ecb22a.txt): 0.80-0.93x there, every row at most
@@ -175,9 +175,9 @@ __device__ __forceinline__ A thread_partial(const ProductSource<T, A>& src, cons
 // argmin/argmax: the body's vectors go through a VectorWinner (thread/vector_winner.hpp), whose
 // per-vector work is one min/max chain; the NaN policy becomes a template argument so that chain
 // has no runtime test in it. A vector repeated at the same index never replaces the winner (the
-// compare is strict), so the partial last batch is loaded whole (LastBatch::repeat). 8- and 16-bit integers
-// reach it as the loaded words (PackedWordSource), which it keeps and compares as they are
-// (extreme_of_words).
+// compare is strict), so the partial last batch is loaded whole (LastBatch::repeat). 8- and
+// 16-bit integers reach it as the loaded words (PackedWordSource), which it keeps and compares as
+// they are (extreme_of_words).
 template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class Source, class Load, bool Less>
 __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, detail::ArgExtreme<Less> op, A acc) {
