@@ -52,7 +52,7 @@ struct VectorGrid {
   GPUREDUCE_HD void for_each_batch(std::uint64_t b, unsigned t, Full&& full, Last&& last) const {
     const std::uint64_t stride = grid() * batch();
     std::uint64_t v = b * batch() + t;
-    const std::uint64_t end = Rolled ? vectors / batch() * batch() : vectors;
+    const std::uint64_t end = vectors / batch() * batch();
     const auto more = [&] { return v + std::uint64_t(Unroll - 1) * block < end; };
     if constexpr (Rolled) {
 #pragma unroll 1
