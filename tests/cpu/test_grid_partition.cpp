@@ -110,7 +110,8 @@ TEST(test_grid_vector_split, padded_last_batch_reads_every_vector_and_repeats_on
 
 // The one-block kernel's traversal (Rolled): every thread runs full() once per whole batch of the
 // input, so that no warp splits between full and partial batches, and the rest goes to the last
-// batch, vector by vector or padded (repeats counting once): every vector is read once.
+// batch, vector by vector or padded (repeats counting once): every vector is read once. (The
+// grid's traversal, the same rule per block: whole_batches_alike_in_every_block below.)
 TEST(test_grid_vector_split, rolled_traversal_takes_whole_batches_alike_and_reads_every_vector_once) {
   for (const unsigned block : {64u, 512u}) {
     const std::uint64_t batch = 4 * std::uint64_t(block);
@@ -141,6 +142,27 @@ TEST(test_grid_vector_split, rolled_traversal_takes_whole_batches_alike_and_read
       }
     }
   }
+}
+
+// Grid traversal: within each block every thread runs full() as often (the block's share of the
+// input's whole batches), whatever the input's last batch.
+TEST(test_grid_vector_split, whole_batches_alike_in_every_block) {
+  for (const std::uint64_t max_blocks : {1u, 3u, 7u})
+    for (std::uint64_t vectors = 0; vectors <= 4000; vectors += 13) {
+      const VectorGrid<4> g{vectors, 64, max_blocks};
+      std::uint64_t whole = 0;
+      for (std::uint64_t b = 0; b < g.grid(); ++b) {
+        std::uint64_t first = 0;
+        for (unsigned t = 0; t < 64; ++t) {
+          std::uint64_t calls = 0;
+          g.for_each_batch(b, t, [&](std::uint64_t) { ++calls; }, [](std::uint64_t) {});
+          if (t == 0) first = calls;
+          ASSERT_EQ(calls, first) << "vectors " << vectors << " grid " << g.grid() << " block " << b << " thread " << t;
+        }
+        whole += first;
+      }
+      ASSERT_EQ(whole, vectors / 256) << "vectors " << vectors << " grid " << g.grid();
+    }
 }
 
 TEST(test_grid_vector_split, head_and_tail_at_every_misalignment) {

@@ -41,13 +41,16 @@ struct VectorGrid {
   }
 
   // full(v) reads vectors v, v + block, ..., v + (Unroll-1)*block, all in range; last(v) reads
-  // those of them below `vectors` (maybe none): the thread's last batch.
+  // those of them below `vectors` (maybe none): the thread's last batch. full() takes only the
+  // input's whole batches, so that every thread of a block runs it as often and the rest goes to
+  // last() in all of them. Otherwise, where the input ends within the last quarter of a batch, the
+  // threads of a warp whose batch is still full and those whose batch is not take different
+  // branches, and the second branch's loads wait for the first's data. H100, A/B in one run: one
+  // block 0.83-0.94x of the time there (bench/results/*_ab_whole_batches_8ecb22a_vs_0107886.txt),
+  // the grid, where that batch is one block's last, median 0.986x, at best 0.95x
+  // (*_ab_grid_whole_batches_852ffa3_vs_3d6245c.txt).
   // Rolled: the loop is not unrolled, for a caller with few batches per thread, where the unrolled
-  // loop's trip-count test and remainder cost more than they save (the one-block kernel); and
-  // full() takes only the input's whole batches, so that every thread of a block runs it as often
-  // and the rest goes to last() in all of them. Otherwise, where the input ends within the last
-  // quarter of a batch, the threads of a warp whose batch is still full and those whose batch is
-  // not take different branches, and the second branch's loads wait for the first's data.
+  // loop's trip-count test and remainder cost more than they save (the one-block kernel).
   template <bool Rolled = false, class Full, class Last>
   GPUREDUCE_HD void for_each_batch(std::uint64_t b, unsigned t, Full&& full, Last&& last) const {
     const std::uint64_t stride = grid() * batch();
