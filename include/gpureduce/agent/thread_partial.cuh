@@ -80,8 +80,8 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
     g.template for_each_batch<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
       if (v < vectors) batch([&](int k) { return g.padded(v, k); }, every);
     });
-  } else if constexpr (OneBlock && Last == LastBatch::loads_first) {
-    g.template for_each_batch<true>(block, threadIdx.x, full, [&](std::uint64_t v) {
+  } else if constexpr (Last == LastBatch::loads_first) {
+    g.template for_each_batch<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
       if (v < vectors) batch(at_stride(v), [&](int k) { return v + std::uint64_t(k) * BlockThreads < vectors; });
     });
   } else {
