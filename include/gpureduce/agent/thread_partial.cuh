@@ -29,17 +29,17 @@ enum class LastBatch : unsigned char {
   by_vector,
   // Each vector's load under its own test, all before any vector is used, for the sinks whose
   // loads ptxas did not overlap vector by vector (dot products, bfloat16, 8- and 16-bit integer
-  // sums). H100, one-block kernel, A/B in one run against
-  // by_vector for every operator (bench/results/*_ab_loads_first_8e82aec_vs_8ecb22a.txt, 1000 to
-  // 30000 elements): those 0.79-0.96x of the time where the last batch is partial (float16 dot
+  // sums). H100, one-block kernel, A/B in one run against by_vector for every operator
+  // (bench/results/*_ab_loads_first_8e82aec_vs_8ecb22a.txt, 1000 to 30000 elements): those 0.79-0.96x of the time where the last batch is partial (float16 dot
   // 14000 5.84 -> 5.28 us, bfloat16 max 14000 5.42 -> 4.70, int8 sum 28000 5.28 -> 4.58), the
   // other sums and min/max 1.07-1.12x (float32 sum 7000 4.26 -> 4.61). For those sinks alone
   // (*_ab_loads_first_selected_3d6245c_vs_8ecb22a.txt): 0.80-0.93x there, every row at most
   // 1.03x, median 0.994. In the grid kernel as well (*_ab_grid_loads_first_6cca188_vs_c6ca33f.txt,
   // 273 rows, 2^14 to 2^24 and odd sizes): those rows median 0.981x, 0.83-0.93x where the input
   // ends in a batch's last quarter (int8 dot 276144 6.34 -> 5.26 us, bfloat16 max 531288 6.30 ->
-  // 5.54), and ptxas gave the int32 and float32 dot kernels a faster schedule at every mid size
-  // (0.87-0.93x from 2^14 to 2^18); float64 dot 34518 1.05x, every other row at most 1.03x.
+  // 5.54), and the int32 and float32 dot kernels 0.87-0.93x at every size from 2^14 to 2^18,
+  // whole batches too (the change moved ptxas's code for the whole kernel, SASS not compared);
+  // float64 dot 34518 1.05x, every other row at most 1.03x.
   loads_first,
   // Loaded whole, as a full batch, its missing vectors replaced by repeats of its first: only for
   // a vector_sink for which a vector seen twice at the same index counts once (argmin/argmax),
