@@ -5,6 +5,7 @@
 #include <gpureduce/gpureduce.cuh>
 
 #include "../../src/common/host_reference.hpp"
+#include "../../src/common/random_data.hpp"
 #include "../common/reference_ops.hpp"
 
 #include <gtest/gtest.h>
@@ -44,22 +45,18 @@ inline std::uint64_t test_seed() {
   return s;
 }
 
-// Mixed-sign values: integers over the whole type, floats in [-1, 1).
+// Mixed-sign values: integers over the whole type, floats in [-1, 1); half and bfloat16 are the
+// float values rounded.
 template <class T>
 std::vector<T> random_input(std::uint64_t n, std::uint64_t seed) {
-  std::vector<T> v(n);
-  std::mt19937_64 rng(seed);
-  if constexpr (std::is_integral_v<T>) {
-    for (auto& x : v) x = static_cast<T>(rng());
+  if constexpr (std::is_arithmetic_v<T>) {
+    return random_values<T>(n, seed);
   } else {
-    std::uniform_real_distribution<float> d(-1.f, 1.f);
-    std::uniform_real_distribution<double> dd(-1, 1);
-    for (auto& x : v) {
-      if constexpr (std::is_same_v<T, double>) x = dd(rng);
-      else x = convert<T>(d(rng));
-    }
+    const std::vector<float> f = random_values<float>(n, seed);
+    std::vector<T> v(n);
+    std::transform(f.begin(), f.end(), v.begin(), [](float x) { return convert<T>(x); });
+    return v;
   }
-  return v;
 }
 
 // Factors for products of any length: odd integers over the whole type (a product of odd numbers
