@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace gpureduce {
 namespace {
@@ -43,6 +44,47 @@ TEST(test_host_reference, bound_accepts_rounding_rejects_a_missing_element) {
   EXPECT_FALSE(check_float_sum(missing_one, r.sum, r.abs_sum, n, depth).ok) << "seed " << seed;
   EXPECT_TRUE(check_float_sum(static_cast<float>(r.sum), r.sum, r.abs_sum, n, depth).ok);
   EXPECT_FALSE(check_float_sum(std::numeric_limits<float>::quiet_NaN(), r.sum, r.abs_sum, n, depth).ok);
+}
+
+TEST(test_host_reference, product_bound_counts_every_multiplication) {
+  constexpr long double u = std::numeric_limits<float>::epsilon() / 2.0L;
+  EXPECT_EQ(product_relative_error_bound(0, u), 0);
+  EXPECT_EQ(product_relative_error_bound(1, u), 0);
+  EXPECT_DOUBLE_EQ(double(product_relative_error_bound(2, u)), double(u / (1 - u)));  // one rounding
+  EXPECT_DOUBLE_EQ(double(product_relative_error_bound(33, u)), double(32 * u / (1 - 32 * u)));
+  // Past 1/u multiplications only the probabilistic bound is finite: about 10 sqrt(n) u.
+  const long double big = product_relative_error_bound((1u << 24) + 1, u);
+  EXPECT_GT(big, 10 * 4096 * u);
+  EXPECT_LT(big, 10.05L * 4096 * u);
+}
+
+// Factors within 1/16 of 1, steered so the product stays near 1 (as the GPU tests' product_input),
+// multiplied in float in three orders. A GPU test once failed at n = 14337 under a bound of
+// gamma_h, h the tree's height (121): its error was 128 u.
+TEST(test_host_reference, product_bound_holds_in_any_order_and_rejects_a_missing_factor) {
+  const std::uint64_t seed = 14337;
+  for (const std::uint64_t n : {14337ull, 1ull << 20}) {
+    const auto v = random_values<float>(n, seed + n);
+    std::vector<float> x(n);
+    long double p = 1;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      x[i] = 1 + (p > 1 ? -1.0f : 1.0f) * std::fabs(v[i]) / 16;
+      p *= x[i];
+    }
+    const long double bound = product_relative_error_bound(n, std::numeric_limits<float>::epsilon() / 2.0L);
+    float sequential = 1;
+    for (float f : x) sequential *= f;
+    std::vector<float> level(256, 1.0f);  // 256 strided chains, then a tree, as a GPU block
+    for (std::uint64_t i = 0; i < n; ++i) level[i % 256] *= x[i];
+    for (std::size_t w = 128; w >= 1; w /= 2)
+      for (std::size_t i = 0; i < w; ++i) level[i] *= level[i + w];
+    for (const float got : {sequential, level[0]})
+      EXPECT_LE(std::fabs(got - p), bound * std::fabs(p)) << "n=" << n << " seed " << seed;
+    std::uint64_t far = 0;
+    for (std::uint64_t i = 0; i < n; ++i)
+      if (std::fabs(x[i] - 1) > std::fabs(x[far] - 1)) far = i;
+    EXPECT_GT(std::fabs(p / x[far] - p), bound * std::fabs(p)) << "n=" << n;
+  }
 }
 
 TEST(test_host_reference, small_integer_ranges_keep_float_sums_exact) {

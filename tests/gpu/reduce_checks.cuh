@@ -213,8 +213,9 @@ void check_all_ops(const std::vector<T>& h, const T* d, const Options& opt = {})
   EXPECT_EQ(run_to_host<bool>([&](bool* o) { any(d, n, o, nullptr, opt); }), any_ref) << "any";
 }
 
-// Product of product_input factors: integers exact modulo 2^64; floats within gamma_h |p| of the
-// long double product p, h the multiplication tree's height (at most n), plus p's own rounding.
+// Product of product_input factors: integers exact modulo 2^64; floats within
+// product_relative_error_bound * |p| of the long double product p (every multiplication counts,
+// not the tree's height), plus p's own rounding.
 template <class T>
 void check_product(const std::vector<T>& h, const T* d) {
   using A = accumulator_t<T, Product>;
@@ -226,8 +227,8 @@ void check_product(const std::vector<T>& h, const T* d) {
     long double p = 1;
     for (T x : h) p *= ld(x);
     const long double u = std::numeric_limits<A>::epsilon() / 2.0L;
-    const long double hu = static_cast<long double>(std::min(n, summation_depth_bound(n, 256))) * u;
-    const long double bound = (hu / (1 - hu) + n * std::numeric_limits<long double>::epsilon()) * std::fabs(p);
+    const long double bound =
+        (product_relative_error_bound(n, u) + n * std::numeric_limits<long double>::epsilon()) * std::fabs(p);
     EXPECT_LE(std::fabs(ld(got) - p), bound) << "product of " << n << ": got " << double(ld(got)) << " reference "
                                              << double(p);
   }
