@@ -59,8 +59,8 @@ TEST(test_host_reference, product_bound_counts_every_multiplication) {
 }
 
 // Factors within 1/16 of 1, steered so the product stays near 1 (as the GPU tests' product_input),
-// multiplied in float in three orders. A GPU test once failed at n = 14337 under a bound of
-// gamma_h, h the tree's height (121): its error was 128 u.
+// multiplied in float in two orders (one chain; 256 strided chains, then a tree). A GPU test once
+// failed at n = 14337 under a bound of gamma_h, h the tree's height (121): its error was 128 u.
 TEST(test_host_reference, product_bound_holds_in_any_order_and_rejects_a_missing_factor) {
   const std::uint64_t seed = 14337;
   for (const std::uint64_t n : {14337ull, 1ull << 20}) {
