@@ -14,8 +14,8 @@ sums' times and their throughput ratio, and `accuracy=float32` its ill-condition
 `gpureduce matmul` file, `matmul=N` gives the rung table at that N. With a folder for the file,
 `runs=PATTERN` gives one line per `gpureduce bench` file there named `*PATTERN*.json` (dot-only
 and exact runs left out): the rows meeting issue 3's targets (`tools/bench_summary.py`), overall,
-up to 2^12 and at 2^14-2^18, the lowest ratio and the 2^14-2^18 medians. `example=NAME` copies a marked snippet from a test source (so README examples compile
-and run as tests). --check exits 1 when a document is out of date (CTest runs this).
+up to 2^12 and at 2^14-2^18, the lowest ratio and the 2^14-2^18 medians. `example=NAME` copies a
+marked snippet from a test source (so README examples compile and run as tests). --check exits 1 when a document is out of date (CTest runs this).
 usage: tools/render_results.py [--check] DOC.md..."""
 import json
 import re
