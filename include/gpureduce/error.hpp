@@ -12,7 +12,7 @@ namespace gpureduce {
 enum class Errc {
   success = 0,
   null_pointer,       // an input or result pointer is null
-  not_device_memory,  // a pointer the GPU cannot access (pageable host memory)
+  not_device_memory,  // a pointer the current device cannot access (host memory, another device's)
   empty_input,        // argmin/argmax of zero elements
   invalid_argument,   // a count or option out of range
   cuda_error,         // a CUDA call failed: see Status::cuda

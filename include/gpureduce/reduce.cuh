@@ -184,10 +184,10 @@ template <class AccT = void, class T, class Op>
 auto reduce_sync(const T* in, std::uint64_t n, Op op, cudaStream_t stream = nullptr, const Options& opt = {}) {
   using R = std::conditional_t<std::is_void_v<AccT>, result_t<T, Op>, AccT>;
   static_assert(sizeof(R) <= detail::slot_result_bytes);
-  int device = 0;
-  throw_if_error(Status::from_cuda(cudaGetDevice(&device)));
+  detail::StreamDeviceScope on_stream_device;  // the slot is allocated on the stream's device
+  throw_if_error(on_stream_device.enter(stream));
   unsigned char* slot = nullptr;
-  throw_if_error(detail::WorkspacePool::for_device(device).slot(stream, &slot));
+  throw_if_error(detail::WorkspacePool::for_device(on_stream_device.device()).slot(stream, &slot));
   R* d_result = reinterpret_cast<R*>(slot);
   reduce<AccT>(in, n, d_result, op, stream, opt);
   R result;

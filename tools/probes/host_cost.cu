@@ -6,7 +6,8 @@
 // the host time per call is the median over 101 such runs, after warm-up, each run starting on an
 // idle stream.
 //   empty kernel             a launch of an empty one-block kernel: the driver's floor
-//   gpureduce::try_reduce    argument checks (two cudaPointerGetAttributes), plan, launch
+//   gpureduce::try_reduce    argument checks (two cudaPointerGetAttributes), plan, launch; with
+//                            two devices or more also the stream's device (the row below)
 //   gpureduce, workspace     the same with a caller's workspace
 //   the two again at 2^16    the grid kernel, which needs a workspace: the difference is the pool
 //                            lookup (capture query, stream ID, slot table under a mutex)
@@ -85,6 +86,16 @@ int main() {
               host_us_per_call(s, [&] { ok(gpureduce::try_reduce(in, grid_n, out, gpureduce::Sum{}, s)); }));
   std::printf("| gpureduce, 2^16 (grid), caller's workspace | %.2f |\n",
               host_us_per_call(s, [&] { ok(gpureduce::try_reduce(in, grid_n, out, gpureduce::Sum{}, s, with_ws)); }));
+  std::printf("| the stream's device alone (paid with two devices or more) | %.3f |\n", host_us_per_call(s, [&] {
+                cudaStreamCaptureStatus capture{};
+                int device = 0;
+                GPUREDUCE_CUDA(cudaStreamIsCapturing(s, &capture));
+                GPUREDUCE_CUDA(cudaStreamGetDevice(s, &device));
+              }));
+  std::printf("| cudaPointerGetAttributes alone (two per call) | %.3f |\n", host_us_per_call(s, [&] {
+                cudaPointerAttributes a{};
+                GPUREDUCE_CUDA(cudaPointerGetAttributes(&a, in));
+              }));
   std::printf("| CUB, query + run | %.2f |\n", host_us_per_call(s, [&] {
                 std::size_t bytes = 0;
                 GPUREDUCE_CUDA(cub::DeviceReduce::Sum(nullptr, bytes, in, out, n, s));

@@ -34,9 +34,9 @@ Status dispatch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream
   try {
     const RelaxedCaptureScope relaxed;
     if (n > exact::max_count) return Status::fail(Errc::invalid_argument, "exact sum: count exceeds 2^40");
-    if (const Status s = check_call(src, n, out, opt); !s) return s;
-    int device = 0;
-    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
+    StreamDeviceScope on_stream_device;
+    if (const Status s = check_call(src, n, out, stream, opt, on_stream_device); !s) return s;
+    const int device = on_stream_device.device();
     switch (opt.force_threads) {
       case 0:
       case exact::threads: return launch_exact<Terms, exact::threads>(src, n, out, stream, opt, device);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gpureduce/dispatch/launch_plan.hpp>
+#include <gpureduce/dispatch/stream_device.hpp>
 #include <gpureduce/dispatch/tuning_sm90.hpp>
 #include <gpureduce/dispatch/workspace.hpp>
 #include <gpureduce/error.hpp>
@@ -16,16 +17,27 @@
 
 namespace gpureduce::detail {
 
-// Device, managed and mapped pinned host memory qualify; pageable host memory does not.
-inline bool device_accessible(const void* p) {
+// Whether the current device (the stream's, StreamDeviceScope) can dereference p: its own memory, managed memory, mapped pinned host
+// memory, or another device's memory with peer (or memory-pool) access granted. For the rest the
+// runtime gives a null devicePointer: pageable host memory, and another device's memory out of
+// reach, where a kernel would fault with an illegal address that ends the context.
+struct PointerMessages {
+  const char* host;          // p is host memory
+  const char* other_device;  // p is another device's memory, out of the current device's reach
+};
+inline Status check_reach(const void* p, PointerMessages m) {
   cudaPointerAttributes a{};
   if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
     cudaGetLastError();  // the failed query also sets the last error: clear it
-    return false;
+    return Status::fail(Errc::not_device_memory, m.host);
   }
-  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ||
-         (a.type == cudaMemoryTypeHost && a.devicePointer != nullptr);
+  if (a.devicePointer != nullptr) return Status::ok();
+  return Status::fail(Errc::not_device_memory, a.type == cudaMemoryTypeDevice ? m.other_device : m.host);
 }
+inline constexpr PointerMessages input_messages{
+    "input is not device memory",
+    "input is on another device, which the stream's device cannot access: reduce on a stream of that device "
+    "or enable peer access"};
 
 // While a reduction is being captured into a graph in the global capture mode, the first call's
 // set-up (occupancy query, which loads the kernel; workspace allocation) would be refused as
@@ -77,29 +89,50 @@ Status device_limits(int device, DeviceLimits* out) {
   return Status::ok();
 }
 
-template <class Source>
-Status check_source(const Source& src, std::uint64_t n) {
-  if constexpr (requires { src.data; }) {
-    if (n > 0 && src.data == nullptr) return Status::fail(Errc::null_pointer, "input pointer is null");
-    if (n > 0 && !device_accessible(src.data)) return Status::fail(Errc::not_device_memory, "input is not device memory");
-  } else {
-    if (n > 0 && (src.a == nullptr || src.b == nullptr)) return Status::fail(Errc::null_pointer, "input pointer is null");
-    if (n > 0 && (!device_accessible(src.a) || !device_accessible(src.b)))
-      return Status::fail(Errc::not_device_memory, "input is not device memory");
-  }
-  return Status::ok();
-}
-
-// The checks every call makes before it launches anything.
+// The checks that need no CUDA call, made first: null pointers, the count, the workspace's size.
 template <class Source, class Out>
-Status check_call(const Source& src, std::uint64_t n, const Out* out, const Options& opt) {
+Status check_arguments(const Source& src, std::uint64_t n, const Out* out, const Options& opt) {
   if (out == nullptr) return Status::fail(Errc::null_pointer, "result pointer is null");
   if (n > std::uint64_t(INT64_MAX)) return Status::fail(Errc::invalid_argument, "count exceeds 2^63 - 1");
-  if (const Status s = check_source(src, n); !s) return s;
-  if (!device_accessible(out)) return Status::fail(Errc::not_device_memory, "result pointer is not device memory");
+  bool null_input = false;
+  if constexpr (requires { src.data; }) null_input = src.data == nullptr;
+  else null_input = src.a == nullptr || src.b == nullptr;
+  if (n > 0 && null_input) return Status::fail(Errc::null_pointer, "input pointer is null");
   if (opt.workspace && opt.workspace_size < workspace_bytes)
     return Status::fail(Errc::invalid_argument, "workspace smaller than gpureduce::workspace_bytes");
   return Status::ok();
+}
+
+// Then, with the stream's device current (StreamDeviceScope): can it reach every pointer?
+template <class Source, class Out>
+Status check_pointers(const Source& src, std::uint64_t n, const Out* out, const Options& opt) {
+  if (n > 0) {
+    if constexpr (requires { src.data; }) {
+      if (const Status s = check_reach(src.data, input_messages); !s) return s;
+    } else {
+      if (const Status s = check_reach(src.a, input_messages); !s) return s;
+      if (const Status s = check_reach(src.b, input_messages); !s) return s;
+    }
+  }
+  if (const Status s = check_reach(out, {"result pointer is not device memory",
+                                         "result pointer is on another device, which the stream's device cannot "
+                                         "access: reduce on a stream of that device or enable peer access"});
+      !s)
+    return s;
+  if (opt.workspace)
+    return check_reach(opt.workspace, {"workspace is not device memory",
+                                       "workspace is on another device, which the stream's device cannot access"});
+  return Status::ok();
+}
+
+// The checks every call makes before it launches anything, on the stream's device, which the
+// scope makes current for the rest of the call.
+template <class Source, class Out>
+Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream_t stream, const Options& opt,
+                  StreamDeviceScope& on_stream_device) {
+  if (const Status s = check_arguments(src, n, out, opt); !s) return s;
+  if (const Status s = on_stream_device.enter(stream); !s) return s;
+  return check_pointers(src, n, out, opt);
 }
 
 template <class A, class Out, class Source, class Op>
@@ -120,10 +153,9 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
 
   try {
     const RelaxedCaptureScope relaxed;
-    if (const Status s = check_call(src, n, out, opt); !s) return s;
-
-    int device = 0;
-    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
+    StreamDeviceScope on_stream_device;
+    if (const Status s = check_call(src, n, out, stream, opt, on_stream_device); !s) return s;
+    const int device = on_stream_device.device();
     DeviceLimits limits{};
     if (const Status s = device_limits<tuning.grid_threads, grid, grid_evict_first>(device, &limits); !s) return s;
     const bool evict_first = evict_first_loads(opt.l2, n, sizeof(T) * Source::arrays, limits.l2_bytes, tuning);

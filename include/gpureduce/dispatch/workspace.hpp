@@ -17,6 +17,7 @@
 
 #include <gpureduce/dispatch/launch_plan.hpp>
 #include <gpureduce/dispatch/slot_table.hpp>
+#include <gpureduce/dispatch/stream_device.hpp>
 #include <gpureduce/error.hpp>
 
 #include <cuda_runtime_api.h>
@@ -54,9 +55,10 @@ class WorkspacePool {
     return *p;
   }
 
-  // The slot of `stream` on the current device (which owns the pool). Streams are told apart by
-  // their unique ID (handles of destroyed streams are reused, and the per-thread default stream has
-  // one handle for all threads); a capturing stream refuses that query and is keyed by its capture.
+  // The slot of `stream`, whose device owns the pool and is current (StreamDeviceScope). Streams
+  // are told apart by their unique ID (handles of destroyed streams are reused, and the per-thread
+  // default stream has one handle for all threads); a capturing stream refuses that query and is
+  // keyed by its capture.
   Status slot(cudaStream_t stream, unsigned char** out) {
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     unsigned long long capture_id = 0;
@@ -183,12 +185,9 @@ inline Status try_release_workspace(cudaStream_t stream) noexcept {
     if (const cudaError_t e = cudaStreamIsCapturing(stream, &capture); e != cudaSuccess) return Status::from_cuda(e);
     if (capture != cudaStreamCaptureStatusNone)
       return Status::fail(Errc::invalid_argument, "release_workspace: the stream is being captured");
-    int device = 0;
-#if CUDART_VERSION >= 12080
-    if (const cudaError_t e = cudaStreamGetDevice(stream, &device); e != cudaSuccess) return Status::from_cuda(e);
-#else  // the stream's device must be current, as for the reductions on it
-    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
-#endif
+    int current = 0, device = 0;
+    if (const cudaError_t e = cudaGetDevice(&current); e != cudaSuccess) return Status::from_cuda(e);
+    if (const Status s = detail::stream_device(stream, current, &device); !s) return s;
     return detail::WorkspacePool::for_device(device).release(stream);
   } catch (const std::bad_alloc&) {
     return Status::fail(Errc::cuda_error, "host allocation failed");
