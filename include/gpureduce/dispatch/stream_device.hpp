@@ -21,8 +21,8 @@ inline int visible_devices() {
 }
 
 // The device of `stream`. With one device it can only be the current one, and asking would cost
-// every call 0.065-0.074 us of host time (cudaStreamIsCapturing and cudaStreamGetDevice; host_cost
-// probe on two H200s, of 3.2-3.5 us per call). The legacy and per-thread default streams belong to
+// every call 0.09-0.11 us of host time (cudaStreamIsCapturing and cudaStreamGetDevice; host_cost
+// probe on two H200s, of 3.9-5.2 us per call). The legacy and per-thread default streams belong to
 // the current device. A stream being captured refuses cudaStreamGetDevice, and the refusal ends
 // its capture: it is taken to belong to the current device (capture on a stream of the current
 // device). Before CUDA 12.8 (no cudaStreamGetDevice) every stream is taken to belong to it.
