@@ -14,9 +14,9 @@ int device_count() {
   return count;
 }
 
-#define GPUREDUCE_REQUIRE_TWO_GPUS()                                                     \
-  do {                                                                                   \
-    GPUREDUCE_REQUIRE_GPU();                                                             \
+#define GPUREDUCE_REQUIRE_TWO_GPUS()                                                         \
+  do {                                                                                       \
+    GPUREDUCE_REQUIRE_GPU();                                                                 \
     if (device_count() < 2) GTEST_SKIP() << "needs two CUDA devices, found " << device_count(); \
   } while (0)
 
@@ -44,7 +44,7 @@ TEST(test_multi_device, each_device_reduces_from_its_own_threads) {
       cudaMalloc(&d, h.size() * sizeof(std::int32_t));
       cudaMalloc(&out, 2 * rounds * sizeof(std::int64_t));
       cudaMemcpy(d, h.data(), h.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice);
-      cudaMemset(out, 0xA5, 2 * rounds * sizeof(std::int64_t));  // poison
+      cudaMemsetAsync(out, 0xA5, 2 * rounds * sizeof(std::int64_t), s);  // poison, ordered before the sums
       for (int r = 0; r < rounds; ++r)
         for (int k = 0; k < 2; ++k)
           if (!try_reduce(d, sizes[k], out + 2 * r + k, Sum{}, s)) ++failures[t];

@@ -17,10 +17,11 @@
 
 namespace gpureduce::detail {
 
-// Whether the current device (the stream's, StreamDeviceScope) can dereference p: its own memory, managed memory, mapped pinned host
-// memory, or another device's memory with peer (or memory-pool) access granted. For the rest the
-// runtime gives a null devicePointer: pageable host memory, and another device's memory out of
-// reach, where a kernel would fault with an illegal address that ends the context.
+// Whether the current device (the stream's: StreamDeviceScope) can dereference p: its own memory,
+// managed memory, mapped pinned host memory, or another device's memory with peer (or memory-pool)
+// access granted. For the rest the runtime gives a null devicePointer: pageable host memory, and
+// another device's memory out of reach, where a kernel would fault with an illegal address that
+// ends the context.
 struct PointerMessages {
   const char* host;          // p is host memory
   const char* other_device;  // p is another device's memory, out of the current device's reach
