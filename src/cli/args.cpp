@@ -46,6 +46,7 @@ const char* const usage =
     "  --reps R               timed samples per row (default 10)\n"
     "  --json FILE, --seed S  as for ladder\n"
     "\n"
+    "  --device D             the CUDA device to run on, for every command (default 0)\n"
     "  -h, --help             this message\n"
     "\n"
     "exit status: 0 ok, 1 runtime error (no GPU, CUDA error, wrong result), 2 bad arguments\n";
@@ -54,6 +55,7 @@ namespace {
 
 template <class U>
 std::optional<U> parse_unsigned(const std::string& s) {
+  if (s.empty() || s[0] == '-') return std::nullopt;  // from_chars takes a sign for a signed U
   U v{};
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
@@ -221,7 +223,9 @@ std::vector<std::uint64_t> sweep_sizes() {
   return v;
 }
 
-Parsed parse(const std::vector<std::string>& args) {
+namespace {
+
+Parsed parse_command(const std::vector<std::string>& args) {
   Parsed r;
   auto fail = [&](std::string msg) {
     r.error = std::move(msg);
@@ -264,6 +268,35 @@ Parsed parse(const std::vector<std::string>& args) {
       return fail(e);
     }
   }
+  return r;
+}
+
+}  // namespace
+
+// --device D, anywhere after the command, applies to every command: taken out before the
+// command's own options are read.
+Parsed parse(const std::vector<std::string>& args) {
+  std::vector<std::string> rest;
+  int device = 0;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (i == 0 || args[i] != "--device") {
+      rest.push_back(args[i]);
+      continue;
+    }
+    Parsed r;
+    if (++i >= args.size()) {
+      r.error = "option --device needs a value";
+      return r;
+    }
+    const auto d = parse_unsigned<int>(args[i]);
+    if (!d) {
+      r.error = "--device: '" + args[i] + "' is not a device number (0, 1, ...)";
+      return r;
+    }
+    device = *d;
+  }
+  Parsed r = parse_command(rest);
+  r.device = device;
   return r;
 }
 

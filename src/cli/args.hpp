@@ -51,6 +51,7 @@ struct Parsed {
   LadderArgs ladder;
   BenchArgs bench;
   MatmulArgs matmul;
+  int device = 0;     // --device: the CUDA device the command runs on
   std::string error;  // non-empty: a one-line message, exit with exit_usage
 };
 

@@ -28,9 +28,17 @@ bool write_json_file(const std::string& path, Json&& write) {
   return bool(f);
 }
 
-// The GPU, a stream and timer on it, and the measured read ceiling; then body(info, timer).
+// The GPU `ordinal` (--device), a stream and timer on it, and the measured read ceiling; then
+// body(info, timer).
 template <class Body>
-int with_device(Body&& body) {
+int with_device(int ordinal, Body&& body) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && ordinal >= count) {
+    std::cerr << "gpureduce: error: --device " << ordinal << ": this machine has " << count << " CUDA device"
+              << (count == 1 ? "" : "s") << "\n";
+    return exit_runtime_error;
+  }
+  if (count > 0) GPUREDUCE_CUDA(cudaSetDevice(ordinal));
   std::string why;
   const auto device = query_device(why);
   if (!device) {
@@ -47,8 +55,8 @@ int with_device(Body&& body) {
   return rc;
 }
 
-int run_bench_command(const BenchArgs& args) {
-  return with_device([&](const RunInfo& info, GpuTimer& timer) {
+int run_bench_command(const BenchArgs& args, int device) {
+  return with_device(device, [&](const RunInfo& info, GpuTimer& timer) {
     const Kernel kernel = args.kernel == "one-block" ? Kernel::one_block
                           : args.kernel == "grid"    ? Kernel::grid
                                                      : Kernel::automatic;
@@ -75,8 +83,8 @@ int run_bench_command(const BenchArgs& args) {
   });
 }
 
-int run_ladder_command(const LadderArgs& args) {
-  return with_device([&](const RunInfo& info, GpuTimer& timer) {
+int run_ladder_command(const LadderArgs& args, int device) {
+  return with_device(device, [&](const RunInfo& info, GpuTimer& timer) {
     const LadderRun run{args.type, args.sweep ? sweep_sizes() : std::vector<std::uint64_t>{args.n}, args.block,
                         args.reps, args.seed};
     const auto rows =
@@ -93,12 +101,12 @@ int run_ladder_command(const LadderArgs& args) {
   });
 }
 
-int run_matmul_command(const MatmulArgs& args) {
+int run_matmul_command(const MatmulArgs& args, int device) {
   if (args.rung != "all" && !matmul::find_rung(args.rung)) {
     std::cerr << "gpureduce: error: --rung: '" << args.rung << "' is not m0 .. m5 or all\n";
     return exit_usage;
   }
-  return with_device([&](const RunInfo& info, GpuTimer& timer) {
+  return with_device(device, [&](const RunInfo& info, GpuTimer& timer) {
     const MatmulRun run{args.sizes, args.rung, args.reps, args.seed};
     const auto rows = run_matmul(timer, run);
     print_matmul_table(std::cout, args, rows);
@@ -126,9 +134,9 @@ int main(int argc, char** argv) {
   }
   try {
     switch (p.command) {
-      case Parsed::Command::bench: return run_bench_command(p.bench);
-      case Parsed::Command::matmul: return run_matmul_command(p.matmul);
-      default: return run_ladder_command(p.ladder);
+      case Parsed::Command::bench: return run_bench_command(p.bench, p.device);
+      case Parsed::Command::matmul: return run_matmul_command(p.matmul, p.device);
+      default: return run_ladder_command(p.ladder, p.device);
     }
   } catch (const std::exception& e) {
     std::cerr << "gpureduce: error: " << e.what() << "\n";

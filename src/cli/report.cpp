@@ -41,7 +41,7 @@ void write_run_fields(JsonWriter& w, const RunInfo& info, const char* tool) {
   w.begin_object();
   w.field("tool", tool);
   w.key("device").begin_object();
-  w.field("name", d.name).field("sm_count", d.sm_count).field("l2_bytes", d.l2_bytes);
+  w.field("name", d.name).field("ordinal", d.ordinal).field("sm_count", d.sm_count).field("l2_bytes", d.l2_bytes);
   w.field("driver", d.driver).field("cuda_driver_api", d.cuda_driver_api);
   w.field("theoretical_gbps", d.theoretical_gbps).field("measured_read_gbps", info.measured_read_gbps);
   w.end_object();

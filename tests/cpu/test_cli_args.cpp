@@ -34,6 +34,24 @@ TEST(test_cli_args, every_option) {
   EXPECT_EQ(p({"ladder", "--n", "1000003"}).ladder.n, 1000003u);
 }
 
+// --device D: any command, anywhere after it; device 0 without it.
+TEST(test_cli_args, device_for_every_command) {
+  EXPECT_EQ(p({"ladder"}).device, 0);
+  const Parsed l = p({"ladder", "--device", "1", "--n", "2^20"});
+  ASSERT_EQ(l.error, "");
+  EXPECT_EQ(l.device, 1);
+  EXPECT_EQ(l.ladder.n, 1u << 20);
+  const Parsed b = p({"bench", "--types", "int8", "--device", "3"});
+  ASSERT_EQ(b.error, "");
+  EXPECT_EQ(b.device, 3);
+  EXPECT_EQ(b.bench.types, std::vector<ElemType>{ElemType::int8});
+  EXPECT_EQ(p({"matmul", "--n", "64", "--device", "2"}).device, 2);
+  EXPECT_EQ(p({"matmul", "--device"}).error, "option --device needs a value");
+  EXPECT_EQ(p({"bench", "--device", "-1"}).error, "--device: '-1' is not a device number (0, 1, ...)");
+  EXPECT_EQ(p({"ladder", "--device", "gpu1"}).error, "--device: 'gpu1' is not a device number (0, 1, ...)");
+  EXPECT_NE(p({"--device", "1"}).error, "");  // the command comes first
+}
+
 TEST(test_cli_args, bench_mode_exact_takes_float_types_and_sum) {
   const Parsed e = p({"bench", "--mode", "exact"});
   ASSERT_TRUE(e.error.empty()) << e.error;
