@@ -32,8 +32,8 @@ bool write_json_file(const std::string& path, Json&& write) {
 // body(info, timer).
 template <class Body>
 int with_device(int ordinal, Body&& body) {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) == cudaSuccess && ordinal >= count) {
+  int count = 0;  // with none, query_device says why
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0 && ordinal >= count) {
     std::cerr << "gpureduce: error: --device " << ordinal << ": this machine has " << count << " CUDA device"
               << (count == 1 ? "" : "s") << "\n";
     return exit_runtime_error;
