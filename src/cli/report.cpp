@@ -9,9 +9,7 @@
 #include <cstdlib>
 #include <ctime>
 
-#ifndef GPUREDUCE_GIT_COMMIT
-#define GPUREDUCE_GIT_COMMIT "unknown"
-#endif
+#include "gpureduce_build_commit.hpp"  // GPUREDUCE_GIT_COMMIT, written at build time
 
 namespace gpureduce::cli {
 namespace {

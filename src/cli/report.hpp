@@ -34,6 +34,6 @@ void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& ar
                       const std::vector<ProductionRow>& rows);
 
 std::string utc_now_iso8601();
-std::string build_commit();  // $GPUREDUCE_COMMIT if set, else the commit recorded at configure time
+std::string build_commit();  // $GPUREDUCE_COMMIT if set, else the commit the binary was built from
 
 }  // namespace gpureduce::cli
