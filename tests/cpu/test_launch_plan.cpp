@@ -1,6 +1,7 @@
 // The production path's launch arithmetic, on the host.
 #include <gpureduce/dispatch/exact_plan.hpp>
 #include <gpureduce/dispatch/launch_plan.hpp>
+#include <gpureduce/dispatch/pointer_reach.hpp>
 #include <gpureduce/dispatch/tuning_sm90.hpp>
 #include <gpureduce/dispatch/workspace.hpp>
 #include <gpureduce/exact/format.hpp>
@@ -212,6 +213,28 @@ TEST(test_dispatch_launch_plan, flagged_partials) {
     expect_round_trip<ArgMin>(IndexedValue<std::int64_t>{INT64_MIN, i});
     expect_round_trip<ArgMin>(IndexedValue<std::uint64_t>{0, i});
   }
+}
+
+// What cudaPointerGetAttributes gives for each kind of memory (device_access_probe, two H200s;
+// the pageable probe on one H100), and whether the stream's device can use it.
+TEST(test_dispatch_pointer_reach, every_kind_of_memory) {
+  using detail::Reach;
+  using detail::reach_of;
+  using detail::workspace_reach_of;
+  for (const bool pageable : {false, true}) {
+    SCOPED_TRACE(pageable ? "device reads pageable memory" : "no pageable memory access");
+    EXPECT_EQ(reach_of(cudaMemoryTypeDevice, true, pageable), Reach::yes);            // own, or peer access on
+    EXPECT_EQ(reach_of(cudaMemoryTypeDevice, false, pageable), Reach::other_device);  // another device's, no access
+    EXPECT_EQ(reach_of(cudaMemoryTypeManaged, true, pageable), Reach::yes);
+    EXPECT_EQ(reach_of(cudaMemoryTypeHost, true, pageable), Reach::yes);  // cudaMallocHost, cudaHostRegister
+    // malloc, the stack: readable only by a device with pageable memory access (HMM, ATS)
+    EXPECT_EQ(reach_of(cudaMemoryTypeUnregistered, false, pageable), pageable ? Reach::yes : Reach::host);
+  }
+  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeDevice, true), Reach::yes);
+  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeManaged, true), Reach::yes);
+  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeDevice, false), Reach::other_device);
+  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeHost, true), Reach::host);  // pinned: mapped, but never a workspace
+  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeUnregistered, false), Reach::host);
 }
 
 }  // namespace

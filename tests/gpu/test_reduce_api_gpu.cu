@@ -311,17 +311,24 @@ TEST(test_reduce_api, more_than_two_pow_31_int8) {
 TEST(test_reduce_api, errors_name_the_argument) {
   GPUREDUCE_REQUIRE_GPU();
   DeviceInput<float> d(random_input<float>(100, 1), 0);
-  float host_out = 0;
   float* dev_out = nullptr;
   GPUREDUCE_CHECK_CUDA(cudaMalloc(&dev_out, sizeof(float)));
-  EXPECT_EQ(try_reduce(d.get(), 100, &host_out, Sum{}).code, Errc::not_device_memory);
-  std::vector<float> host_in(100, 1.f);
-  EXPECT_EQ(try_reduce(host_in.data(), 100, dev_out, Sum{}).code, Errc::not_device_memory);
   EXPECT_EQ(try_reduce(static_cast<const float*>(nullptr), 100, dev_out, Sum{}).code, Errc::null_pointer);
   Options small;
   small.workspace = dev_out;
   small.workspace_size = 4;
   EXPECT_EQ(try_reduce(d.get(), 100, dev_out, Sum{}, nullptr, small).code, Errc::invalid_argument);
+  int device = 0, pageable = 0;
+  GPUREDUCE_CHECK_CUDA(cudaGetDevice(&device));
+  GPUREDUCE_CHECK_CUDA(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device));
+  if (pageable) {  // a device that reads pageable memory writes a result on the stack all the same
+    cudaFree(dev_out);
+    GTEST_SKIP() << "the device reads pageable host memory: host_memory_pinned_pageable_and_as_workspace covers it";
+  }
+  float host_out = 0;
+  EXPECT_EQ(try_reduce(d.get(), 100, &host_out, Sum{}).code, Errc::not_device_memory);
+  std::vector<float> host_in(100, 1.f);
+  EXPECT_EQ(try_reduce(host_in.data(), 100, dev_out, Sum{}).code, Errc::not_device_memory);
   try {
     sum(d.get(), 100, &host_out);
     FAIL() << "no exception";
@@ -330,6 +337,54 @@ TEST(test_reduce_api, errors_name_the_argument) {
     EXPECT_NE(std::string(e.what()).find("result pointer"), std::string::npos) << e.what();
   }
   cudaFree(dev_out);
+}
+
+// Host memory: pinned and mapped, it is read and written by the kernel (a one-block and a grid
+// input, the result straight into pinned memory); pageable, only by a device with pageable memory
+// access (HMM, ATS), and refused with a message saying so elsewhere; never as a workspace.
+TEST(test_reduce_api, host_memory_pinned_pageable_and_as_workspace) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  int device = 0, pageable = 0;
+  GPUREDUCE_CHECK_CUDA(cudaGetDevice(&device));
+  GPUREDUCE_CHECK_CUDA(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device));
+  constexpr std::uint64_t big = (1u << 20) + 3;
+  const auto h = random_input<std::int32_t>(big, seed);
+  std::int32_t* pinned = nullptr;
+  std::int64_t* pinned_out = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMallocHost(&pinned, big * sizeof(std::int32_t)));
+  GPUREDUCE_CHECK_CUDA(cudaMallocHost(&pinned_out, sizeof(std::int64_t)));
+  std::copy(h.begin(), h.end(), pinned);
+  for (const std::uint64_t n : {std::uint64_t(1000), big}) {
+    *pinned_out = std::int64_t(0x5A5A5A5A5A5A5A5A);
+    sum(pinned, n, pinned_out);
+    GPUREDUCE_CHECK_CUDA(cudaDeviceSynchronize());
+    EXPECT_EQ(std::uint64_t(*pinned_out), reference::int_sum(h.data(), n)) << "pinned, n = " << n;
+  }
+  std::vector<std::int32_t> pageable_in(h.begin(), h.begin() + 5000);
+  std::int64_t* dev_out = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMalloc(&dev_out, sizeof(std::int64_t)));
+  const Status s = try_reduce(pageable_in.data(), pageable_in.size(), dev_out, Sum{});
+  if (pageable) {
+    ASSERT_TRUE(s) << s.message;
+    std::int64_t got = 0;
+    GPUREDUCE_CHECK_CUDA(cudaMemcpy(&got, dev_out, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(std::uint64_t(got), reference::int_sum(pageable_in.data(), pageable_in.size()));
+  } else {
+    EXPECT_EQ(s.code, Errc::not_device_memory);
+    EXPECT_NE(std::string(s.message).find("input is host memory"), std::string::npos) << s.message;
+  }
+  Options host_workspace;
+  host_workspace.workspace = pinned;
+  host_workspace.workspace_size = workspace_bytes;
+  const Status w = try_reduce(pinned, big, dev_out, Sum{}, nullptr, host_workspace);
+  EXPECT_EQ(w.code, Errc::not_device_memory);
+  EXPECT_NE(std::string(w.message).find("workspace is host memory"), std::string::npos) << w.message;
+  GPUREDUCE_CHECK_CUDA(cudaGetLastError());
+  cudaFree(dev_out);
+  cudaFreeHost(pinned_out);
+  cudaFreeHost(pinned);
 }
 
 TEST(test_reduce_api, sync_calls_functors_transforms_and_caller_workspace) {

@@ -1,7 +1,9 @@
 // What the runtime and the driver say about memory of every kind, seen from device 0, and what a
-// reduction on device 0 of device 1's memory does. Needs two GPUs.
+// reduction on device 0 of device 1's memory does. Needs two GPUs, except `pageable`.
 //   device_access_probe           the attribute table
 //   device_access_probe reduce    one int32 sum of device 1's memory on device 0 (no peer access)
+//   device_access_probe pageable  whether device 0 reads malloc'd memory: its attributes, what
+//                                 gpureduce says, then a kernel reading it by hand (which may fault)
 #include <gpureduce/gpureduce.cuh>
 
 #include <cuda.h>
@@ -10,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 using GetAttr = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
@@ -49,7 +52,46 @@ static void check(cudaError_t e, const char* what) {
   }
 }
 
+__global__ void sum_by_hand(const int* p, long long n, long long* out) {
+  long long s = 0;
+  for (long long i = threadIdx.x; i < n; i += blockDim.x) s += p[i];
+  atomicAdd(reinterpret_cast<unsigned long long*>(out), static_cast<unsigned long long>(s));
+}
+
+static int pageable_memory(long long n) {
+  for (const auto [attr, name] : {std::pair{cudaDevAttrPageableMemoryAccess, "PageableMemoryAccess"},
+                                  {cudaDevAttrPageableMemoryAccessUsesHostPageTables, "UsesHostPageTables"},
+                                  {cudaDevAttrConcurrentManagedAccess, "ConcurrentManagedAccess"},
+                                  {cudaDevAttrCanUseHostPointerForRegisteredMem, "CanUseHostPointerForRegisteredMem"}}) {
+    int v = -1;
+    check(cudaDeviceGetAttribute(&v, attr, 0), name);
+    std::printf("device 0 %s %d\n", name, v);
+  }
+  std::vector<int> h(n);
+  long long want = 0;
+  for (long long i = 0; i < n; ++i) want += h[i] = int(i % 1000) - 400;
+  show("pageable (std::vector)", h.data());
+  long long* out = nullptr;
+  check(cudaMalloc(&out, sizeof(long long)), "malloc out");
+  check(cudaMemset(out, 0, sizeof(long long)), "memset out");
+  const gpureduce::Status s = gpureduce::try_reduce(h.data(), std::uint64_t(n), out, gpureduce::Sum{});
+  std::printf("try_reduce: %s\n", s ? "ok" : s.message);
+  if (!s) check(cudaMemset(out, 0, sizeof(long long)), "memset out");
+  else check(cudaDeviceSynchronize(), "reduce");
+  long long got = 0;
+  if (s) check(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost), "copy out");
+  if (s) std::printf("gpureduce: got %lld want %lld\n", got, want);
+  check(cudaMemset(out, 0, sizeof(long long)), "memset out");
+  sum_by_hand<<<1, 256>>>(h.data(), n, out);
+  const cudaError_t e = cudaDeviceSynchronize();
+  got = 0;
+  if (e == cudaSuccess) check(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost), "copy out");
+  std::printf("kernel by hand: %s, got %lld want %lld\n", cudaGetErrorString(e), got, want);
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "pageable") == 0) return pageable_memory(1 << 20);
   int count = 0;
   check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
   if (count < 2) {

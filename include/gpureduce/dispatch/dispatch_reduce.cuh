@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gpureduce/dispatch/launch_plan.hpp>
+#include <gpureduce/dispatch/pointer_reach.hpp>
 #include <gpureduce/dispatch/stream_device.hpp>
 #include <gpureduce/dispatch/tuning_sm90.hpp>
 #include <gpureduce/dispatch/workspace.hpp>
@@ -17,26 +18,37 @@
 
 namespace gpureduce::detail {
 
-// Whether the current device (the stream's: StreamDeviceScope) can dereference p: its own memory,
-// managed memory, mapped pinned host memory, or another device's memory with peer (or memory-pool)
-// access granted. For the rest the runtime gives a null devicePointer: pageable host memory, and
-// another device's memory out of reach, where a kernel would fault with an illegal address that
-// ends the context.
+// Whether `device`, the stream's and current (StreamDeviceScope), can dereference p (reach_of in
+// pointer_reach.hpp): where it cannot, a kernel would fault with an illegal address, which ends the
+// context, so the call fails instead. Whether the device reads pageable memory is asked only for
+// memory without a device address, which a call that succeeds rarely passes.
 struct PointerMessages {
-  const char* host;          // p is host memory
-  const char* other_device;  // p is another device's memory, out of the current device's reach
+  const char* host;          // p is host memory the device cannot read
+  const char* other_device;  // p is another device's memory, out of the device's reach
 };
-inline Status check_reach(const void* p, PointerMessages m) {
+inline Status check_reach(const void* p, PointerMessages m, int device, bool is_workspace = false) {
   cudaPointerAttributes a{};
   if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
     cudaGetLastError();  // the failed query also sets the last error: clear it
     return Status::fail(Errc::not_device_memory, m.host);
   }
-  if (a.devicePointer != nullptr) return Status::ok();
-  return Status::fail(Errc::not_device_memory, a.type == cudaMemoryTypeDevice ? m.other_device : m.host);
+  int pageable = 0;
+  if (!is_workspace && a.devicePointer == nullptr && a.type != cudaMemoryTypeDevice &&
+      cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) != cudaSuccess) {
+    cudaGetLastError();
+    pageable = 0;
+  }
+  const bool mapped = a.devicePointer != nullptr;
+  switch (is_workspace ? workspace_reach_of(a.type, mapped) : reach_of(a.type, mapped, pageable != 0)) {
+    case Reach::yes: return Status::ok();
+    case Reach::other_device: return Status::fail(Errc::not_device_memory, m.other_device);
+    case Reach::host: break;
+  }
+  return Status::fail(Errc::not_device_memory, m.host);
 }
 inline constexpr PointerMessages input_messages{
-    "input is not device memory",
+    "input is host memory, which the stream's device cannot read: copy it to device memory, or pin and map it "
+    "(cudaMallocHost, cudaHostRegister)",
     "input is on another device, which the stream's device cannot access: reduce on a stream of that device "
     "or enable peer access"};
 
@@ -106,23 +118,28 @@ Status check_arguments(const Source& src, std::uint64_t n, const Out* out, const
 
 // Then, with the stream's device current (StreamDeviceScope): can it reach every pointer?
 template <class Source, class Out>
-Status check_pointers(const Source& src, std::uint64_t n, const Out* out, const Options& opt) {
+Status check_pointers(const Source& src, std::uint64_t n, const Out* out, const Options& opt, int device) {
   if (n > 0) {
     if constexpr (requires { src.data; }) {
-      if (const Status s = check_reach(src.data, input_messages); !s) return s;
+      if (const Status s = check_reach(src.data, input_messages, device); !s) return s;
     } else {
-      if (const Status s = check_reach(src.a, input_messages); !s) return s;
-      if (const Status s = check_reach(src.b, input_messages); !s) return s;
+      if (const Status s = check_reach(src.a, input_messages, device); !s) return s;
+      if (const Status s = check_reach(src.b, input_messages, device); !s) return s;
     }
   }
-  if (const Status s = check_reach(out, {"result pointer is not device memory",
-                                         "result pointer is on another device, which the stream's device cannot "
-                                         "access: reduce on a stream of that device or enable peer access"});
+  if (const Status s = check_reach(out,
+                                   {"result pointer is host memory, which the stream's device cannot write: pass "
+                                    "device memory, or pin and map it (cudaMallocHost, cudaHostRegister)",
+                                    "result pointer is on another device, which the stream's device cannot "
+                                    "access: reduce on a stream of that device or enable peer access"},
+                                   device);
       !s)
     return s;
   if (opt.workspace)
-    return check_reach(opt.workspace, {"workspace is not device memory",
-                                       "workspace is on another device, which the stream's device cannot access"});
+    return check_reach(opt.workspace,
+                       {"workspace is host memory: allocate it with cudaMalloc on the stream's device",
+                        "workspace is on another device, which the stream's device cannot access"},
+                       device, true);
   return Status::ok();
 }
 
@@ -133,7 +150,7 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
                   StreamDeviceScope& on_stream_device) {
   if (const Status s = check_arguments(src, n, out, opt); !s) return s;
   if (const Status s = on_stream_device.enter(stream); !s) return s;
-  return check_pointers(src, n, out, opt);
+  return check_pointers(src, n, out, opt, on_stream_device.device());
 }
 
 template <class A, class Out, class Source, class Op>
