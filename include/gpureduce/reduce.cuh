@@ -187,7 +187,7 @@ auto reduce_sync(const T* in, std::uint64_t n, Op op, cudaStream_t stream = null
   detail::StreamDeviceScope on_stream_device;  // the slot is allocated on the stream's device
   throw_if_error(on_stream_device.enter(stream));
   unsigned char* slot = nullptr;
-  throw_if_error(detail::WorkspacePool::for_device(on_stream_device.device()).slot(stream, &slot));
+  throw_if_error(detail::workspace_slot(stream, &slot));
   R* d_result = reinterpret_cast<R*>(slot);
   reduce<AccT>(in, n, d_result, op, stream, opt);
   R result;

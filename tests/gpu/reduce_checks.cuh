@@ -100,6 +100,13 @@ class DeviceInput {
   T* ptr_ = nullptr;
 };
 
+// The library's workspace pool of the current device's context (its slot counts, for tests).
+inline detail::WorkspacePool& current_pool() {
+  detail::WorkspacePool* pool = nullptr;
+  throw_if_error(detail::WorkspacePool::current(&pool));
+  return *pool;
+}
+
 // Runs `call(out)` on a poisoned device result and returns the result.
 template <class R, class Call>
 R run_to_host(Call&& call) {

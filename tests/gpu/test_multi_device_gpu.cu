@@ -63,7 +63,11 @@ TEST(test_multi_device, each_device_reduces_from_its_own_threads) {
   }
   for (auto& th : pool) th.join();
   for (int t = 0; t < threads; ++t) EXPECT_EQ(failures[t], 0) << "host thread " << t << " on device " << t % devices;
-  for (int dev = 0; dev < devices; ++dev) EXPECT_GT(detail::WorkspacePool::for_device(dev).counts().slots, 0u) << dev;
+  for (int dev = 0; dev < devices; ++dev) {
+    GPUREDUCE_CHECK_CUDA(cudaSetDevice(dev));
+    EXPECT_GT(current_pool().counts().slots, 0u) << dev;
+  }
+  GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
 }
 
 // Device 0 current, memory on device 1 without peer access: each argument is refused by name and

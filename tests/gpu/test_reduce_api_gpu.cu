@@ -56,8 +56,8 @@ TEST(test_reduce_api, graphs_of_two_captures_replay_concurrently_and_give_slots_
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const std::uint64_t n = (1u << 20) + 7;  // the grid kernel
-  auto& pool = detail::WorkspacePool::for_device(0);
   GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
+  auto& pool = current_pool();
   cudaStream_t capture, run[2];
   GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking));
   for (auto& r : run) GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&r, cudaStreamNonBlocking));
@@ -141,7 +141,7 @@ TEST(test_reduce_api, released_stream_slots_are_reused) {
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
-  auto& pool = detail::WorkspacePool::for_device(0);
+  auto& pool = current_pool();
   GridSums sums(seed, 1);
   const auto before = pool.counts();
   for (int i = 0; i < 100; ++i) {
@@ -173,7 +173,7 @@ TEST(test_reduce_api, trim_workspace_frees_unheld_chunks) {
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
-  auto& pool = detail::WorkspacePool::for_device(0);
+  auto& pool = current_pool();
   std::vector<cudaStream_t> streams(2 * detail::slots_per_chunk);  // at least one chunk of their own
   GridSums sums(seed, streams.size());
   const auto before = pool.counts();

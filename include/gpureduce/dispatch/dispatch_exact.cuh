@@ -22,7 +22,7 @@ Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, 
   void* ws = opt.workspace;
   if (blocks > 1 && !ws) {
     unsigned char* slot = nullptr;
-    if (const Status s = WorkspacePool::for_device(device).slot(stream, &slot); !s) return s;
+    if (const Status s = workspace_slot(stream, &slot); !s) return s;
     ws = slot + slot_result_bytes;
   }
   kernel<<<unsigned(blocks), Threads, 0, stream>>>(src, n, out, ws);

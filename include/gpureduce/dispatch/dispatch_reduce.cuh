@@ -28,9 +28,11 @@ struct PointerMessages {
 };
 inline Status check_reach(const void* p, PointerMessages m, int device, bool is_workspace = false) {
   cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();  // the failed query also sets the last error: clear it
-    return Status::fail(Errc::not_device_memory, m.host);
+  // Since CUDA 11 the query succeeds for any pointer (unregistered memory included): a failure is
+  // the context's (a device reset, an earlier fault), which the caller must hear about as such.
+  if (const cudaError_t e = cudaPointerGetAttributes(&a, p); e != cudaSuccess) {
+    cudaGetLastError();  // a non-sticky failure also sets the last error: the Status carries it
+    return Status::from_cuda(e);
   }
   int pageable = 0;
   if (!is_workspace && a.devicePointer == nullptr && a.type != cudaMemoryTypeDevice &&
@@ -197,7 +199,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
       void* ws = opt.workspace;
       if (!ws) {
         unsigned char* slot = nullptr;
-        if (const Status s = WorkspacePool::for_device(device).slot(stream, &slot); !s) return s;
+        if (const Status s = workspace_slot(stream, &slot); !s) return s;
         ws = slot + slot_result_bytes;
       }
       const auto kernel = plan.combiner ? grid_combiner : evict_first ? grid_evict_first : grid;

@@ -1,5 +1,6 @@
 // The workspace the grid kernel needs: a ticket counter that is zero between launches, then one
-// partial per block. The library keeps one slot per (device, stream): work on one stream runs in
+// partial per block. The library keeps one slot per (context, stream), the context being the
+// stream's device's: work on one stream runs in
 // order, so its reductions never overlap on their slot, and different streams (different host
 // threads included) never share one. Slots are allocated in chunks, zero-filled once, and reset to
 // zero by each launch's last block, so a slot given back is ready for its next stream.
@@ -15,6 +16,7 @@
 // not run at the same time (give one of them its own workspace: Options::workspace).
 #pragma once
 
+#include <gpureduce/dispatch/context_id.hpp>
 #include <gpureduce/dispatch/launch_plan.hpp>
 #include <gpureduce/dispatch/slot_table.hpp>
 #include <gpureduce/dispatch/stream_device.hpp>
@@ -44,15 +46,20 @@ inline constexpr std::size_t slots_per_chunk = 16;
 
 class WorkspacePool {
  public:
-  // Never destroyed: freeing device memory from a static destructor can run after the CUDA
-  // runtime has shut down.
-  static WorkspacePool& for_device(int device) {
+  // The pool of the current context (context_id.hpp), the stream's device's (StreamDeviceScope):
+  // after cudaDeviceReset a new context gets a new pool. Never destroyed: freeing device memory
+  // from a static destructor can run after the CUDA runtime has shut down, and the pool of a reset
+  // context holds nothing to free (its memory went with the context).
+  static Status current(WorkspacePool** out) {
+    unsigned long long context = 0;
+    if (const Status s = current_context_id(&context); !s) return s;
     static std::mutex m;
-    static std::unordered_map<int, WorkspacePool*> pools;
+    static std::unordered_map<unsigned long long, WorkspacePool*> pools;
     std::lock_guard lock(m);
-    auto& p = pools[device];
+    auto& p = pools[context];
     if (!p) p = new WorkspacePool();
-    return *p;
+    *out = p;
+    return Status::ok();
   }
 
   // The slot of `stream`, whose device owns the pool and is current (StreamDeviceScope). Streams
@@ -173,6 +180,14 @@ class WorkspacePool {
   cudaStream_t zero_stream_ = nullptr;
 };
 
+// The slot of `stream` in the current context's pool: the stream's device is current
+// (StreamDeviceScope).
+inline Status workspace_slot(cudaStream_t stream, unsigned char** out) {
+  WorkspacePool* pool = nullptr;
+  if (const Status s = WorkspacePool::current(&pool); !s) return s;
+  return pool->slot(stream, out);
+}
+
 }  // namespace detail
 
 // Frees the library's workspace slot of `stream` for other streams, after waiting for the stream's
@@ -185,10 +200,11 @@ inline Status try_release_workspace(cudaStream_t stream) noexcept {
     if (const cudaError_t e = cudaStreamIsCapturing(stream, &capture); e != cudaSuccess) return Status::from_cuda(e);
     if (capture != cudaStreamCaptureStatusNone)
       return Status::fail(Errc::invalid_argument, "release_workspace: the stream is being captured");
-    int current = 0, device = 0;
-    if (const cudaError_t e = cudaGetDevice(&current); e != cudaSuccess) return Status::from_cuda(e);
-    if (const Status s = detail::stream_device(stream, current, &device); !s) return s;
-    return detail::WorkspacePool::for_device(device).release(stream);
+    detail::StreamDeviceScope on_stream_device;  // the slot is in the pool of the stream's device
+    if (const Status s = on_stream_device.enter(stream); !s) return s;
+    detail::WorkspacePool* pool = nullptr;
+    if (const Status s = detail::WorkspacePool::current(&pool); !s) return s;
+    return pool->release(stream);
   } catch (const std::bad_alloc&) {
     return Status::fail(Errc::cuda_error, "host allocation failed");
   } catch (const std::system_error&) {
@@ -205,9 +221,9 @@ inline void release_workspace(cudaStream_t stream) { throw_if_error(try_release_
 // next reduction that needs a slot allocates again.
 inline Status try_trim_workspace() noexcept {
   try {
-    int device = 0;
-    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
-    return detail::WorkspacePool::for_device(device).trim();
+    detail::WorkspacePool* pool = nullptr;
+    if (const Status s = detail::WorkspacePool::current(&pool); !s) return s;
+    return pool->trim();
   } catch (const std::system_error&) {
     return Status::fail(Errc::cuda_error, "host mutex failed");
   } catch (const std::bad_alloc&) {
