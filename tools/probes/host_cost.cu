@@ -10,7 +10,7 @@
 //                            two devices or more also the stream's device (the row below)
 //   gpureduce, workspace     the same with a caller's workspace
 //   the two again at 2^16    the grid kernel, which needs a workspace: the difference is the pool
-//                            lookup (capture query, stream ID, slot table under a mutex)
+//                            lookup (context ID, capture query, stream ID, slot table under a mutex)
 //   CUB, query + run         cub::DeviceReduce::Sum twice, as its users call it (temp storage
 //                            allocated once, outside the loop)
 //   CUB, run only            the second call alone
@@ -91,6 +91,10 @@ int main() {
                 int device = 0;
                 GPUREDUCE_CUDA(cudaStreamIsCapturing(s, &capture));
                 GPUREDUCE_CUDA(cudaStreamGetDevice(s, &device));
+              }));
+  std::printf("| the context's ID alone (grid calls: the workspace pool) | %.3f |\n", host_us_per_call(s, [&] {
+                unsigned long long id = 0;
+                ok(gpureduce::detail::current_context_id(&id));
               }));
   std::printf("| cudaPointerGetAttributes alone (two per call) | %.3f |\n", host_us_per_call(s, [&] {
                 cudaPointerAttributes a{};
