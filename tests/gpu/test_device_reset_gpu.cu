@@ -22,7 +22,9 @@ TEST(test_device_reset, reductions_after_a_reset_run_in_the_new_context) {
     GPUREDUCE_CHECK_CUDA(cudaMalloc(&junk, std::size_t(64) << 20));
     GPUREDUCE_CHECK_CUDA(cudaMemset(junk, 0xFF, std::size_t(64) << 20));
     GPUREDUCE_CHECK_CUDA(cudaFree(junk));
-    DeviceInput<std::int64_t> d(h, 0);
+    std::int64_t* d = nullptr;  // freed by the reset, as every allocation below
+    GPUREDUCE_CHECK_CUDA(cudaMalloc(&d, n * sizeof(std::int64_t)));
+    GPUREDUCE_CHECK_CUDA(cudaMemcpy(d, h.data(), n * sizeof(std::int64_t), cudaMemcpyHostToDevice));
     cudaStream_t s;
     GPUREDUCE_CHECK_CUDA(cudaStreamCreate(&s));  // blocking: ordered after run_to_host's poison
     std::int64_t want_sum = 0, want_min = h[0], want_max = h[0];
@@ -32,19 +34,19 @@ TEST(test_device_reset, reductions_after_a_reset_run_in_the_new_context) {
       want_max = std::max(want_max, x);
     }
     EXPECT_EQ(run_to_host<std::int64_t>([&](std::int64_t* o) {
-                sum(d.get(), n, o, s);
+                sum(d, n, o, s);
                 cudaStreamSynchronize(s);
               }),
               want_sum);
-    const auto mm = run_to_host<MinMax<std::int64_t>>([&](MinMax<std::int64_t>* o) { minmax(d.get(), n, o); });
+    const auto mm = run_to_host<MinMax<std::int64_t>>([&](MinMax<std::int64_t>* o) { minmax(d, n, o); });
     EXPECT_EQ(mm.min, want_min);
     EXPECT_EQ(mm.max, want_max);
-    EXPECT_EQ(sum_sync(d.get(), n, s), want_sum);
+    EXPECT_EQ(sum_sync(d, n, s), want_sum);
     std::int64_t* out = nullptr;
     GPUREDUCE_CHECK_CUDA(cudaMalloc(&out, sizeof(std::int64_t)));
     cudaGraph_t graph;
     GPUREDUCE_CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-    sum(d.get(), n, out, s);
+    sum(d, n, out, s);
     GPUREDUCE_CHECK_CUDA(cudaStreamEndCapture(s, &graph));
     cudaGraphExec_t exec;
     GPUREDUCE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
@@ -55,8 +57,8 @@ TEST(test_device_reset, reductions_after_a_reset_run_in_the_new_context) {
     GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));
     EXPECT_EQ(got, want_sum);
     EXPECT_GT(current_pool().counts().slots, 0u);
-    // Left for the reset to destroy, as a program that resets at its end would: the stream, the
-    // graph and their slots.
+    // Left for the reset to destroy, as a program that resets at its end would: the memory, the
+    // stream, the graph and their slots.
     GPUREDUCE_CHECK_CUDA(cudaDeviceReset());
   }
 }

@@ -387,6 +387,30 @@ TEST(test_reduce_api, host_memory_pinned_pageable_and_as_workspace) {
   cudaFreeHost(pinned);
 }
 
+// An earlier failure of the caller's, still pending as the last error, is neither reported as the
+// reduction's nor cleared: the reduction reports its own launch (one block, the grid, exact).
+TEST(test_reduce_api, a_callers_pending_error_stays_the_callers) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const auto h = random_input<float>(300001, seed);
+  DeviceInput<float> d(h, 0);
+  for (const std::uint64_t n : {std::uint64_t(1000), std::uint64_t(h.size())}) {
+    for (const bool exact : {false, true}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + (exact ? ", exact" : ""));
+      ASSERT_EQ(cudaSetDevice(1 << 20), cudaErrorInvalidDevice);  // sets the last error, not sticky
+      Options opt;
+      opt.exact = exact;
+      const double got = run_to_host<double>([&](double* o) {
+        const Status s = try_reduce<double>(d.get(), n, o, Sum{}, nullptr, opt);
+        EXPECT_TRUE(s) << s.message;
+        EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidDevice);
+      });
+      expect_float_sum(got, reference::float_sum(h.data(), n, false), n, "sum");
+    }
+  }
+}
+
 TEST(test_reduce_api, sync_calls_functors_transforms_and_caller_workspace) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();

@@ -25,8 +25,7 @@ Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, 
     if (const Status s = workspace_slot(stream, &slot); !s) return s;
     ws = slot + slot_result_bytes;
   }
-  kernel<<<unsigned(blocks), Threads, 0, stream>>>(src, n, out, ws);
-  return Status::from_cuda(cudaGetLastError());
+  return Status::from_cuda(launch_kernel(kernel, unsigned(blocks), Threads, stream, src, n, out, ws));
 }
 
 template <class Terms, class Out, class Source>

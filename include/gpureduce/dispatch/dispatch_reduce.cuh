@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <utility>
 
 namespace gpureduce::detail {
 
@@ -53,6 +54,20 @@ inline constexpr PointerMessages input_messages{
     "(cudaMallocHost, cudaHostRegister)",
     "input is on another device, which the stream's device cannot access: reduce on a stream of that device "
     "or enable peer access"};
+
+// Launches `kernel` and returns the launch's own error. cudaGetLastError after <<<>>> would also
+// report an earlier, unrelated failure of the caller's as this call's, and clear it from the
+// caller's view (seen in test_device_reset_gpu: a cudaFree refused after a reset failed the next
+// reduction, which had launched and was exact).
+template <class... Params, class... Args>
+cudaError_t launch_kernel(void (*kernel)(Params...), unsigned blocks, unsigned threads, cudaStream_t stream,
+                          Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.stream = stream;
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
 
 // While a reduction is being captured into a graph in the global capture mode, the first call's
 // set-up (occupancy query, which loads the kernel; workspace allocation) would be refused as
@@ -186,26 +201,24 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     if (plan.kernel == Kernel::one_block) {
       const VectorSplit split = src.split(n);
       const auto one_block = [&]<unsigned Threads>() {
-        single_block_kernel<Threads, tuning.single_min_blocks, tuning.single_unroll, A, Out, Source, Op>
-            <<<1, Threads, 0, stream>>>(src, split, out, op);
+        constexpr auto kernel =
+            single_block_kernel<Threads, tuning.single_min_blocks, tuning.single_unroll, A, Out, Source, Op>;
+        return launch_kernel(kernel, 1, Threads, stream, src, split, out, op);
       };
-      if constexpr (tuning.small_single_threads != 0) {
-        if (plan.threads == tuning.small_single_threads) one_block.template operator()<tuning.small_single_threads>();
-        else one_block.template operator()<tuning.single_threads>();
-      } else {
-        one_block.template operator()<tuning.single_threads>();
-      }
-    } else {
-      void* ws = opt.workspace;
-      if (!ws) {
-        unsigned char* slot = nullptr;
-        if (const Status s = workspace_slot(stream, &slot); !s) return s;
-        ws = slot + slot_result_bytes;
-      }
-      const auto kernel = plan.combiner ? grid_combiner : evict_first ? grid_evict_first : grid;
-      kernel<<<unsigned(plan.blocks), tuning.grid_threads, 0, stream>>>(src, n, out, ws, op);
+      if constexpr (tuning.small_single_threads != 0)
+        if (plan.threads == tuning.small_single_threads)
+          return Status::from_cuda(one_block.template operator()<tuning.small_single_threads>());
+      return Status::from_cuda(one_block.template operator()<tuning.single_threads>());
     }
-    return Status::from_cuda(cudaGetLastError());
+    void* ws = opt.workspace;
+    if (!ws) {
+      unsigned char* slot = nullptr;
+      if (const Status s = workspace_slot(stream, &slot); !s) return s;
+      ws = slot + slot_result_bytes;
+    }
+    const auto kernel = plan.combiner ? grid_combiner : evict_first ? grid_evict_first : grid;
+    return Status::from_cuda(
+        launch_kernel(kernel, unsigned(plan.blocks), tuning.grid_threads, stream, src, n, out, ws, op));
   } catch (const std::bad_alloc&) {
     return Status::fail(Errc::cuda_error, "host allocation failed");
   } catch (const std::system_error&) {
