@@ -42,5 +42,34 @@ TEST(test_api_errors, count_beyond_int64) {
   EXPECT_EQ(try_reduce(in, ~0ull, out, Sum{}).code, Errc::invalid_argument);
 }
 
+// A pointer misaligned for its type would fault with a misaligned address, which ends the context.
+TEST(test_api_errors, pointers_misaligned_for_their_types) {
+  const auto* in = reinterpret_cast<const int*>(18);
+  auto* out = reinterpret_cast<long long*>(16);
+  Status s = try_reduce(in, 10, out, Sum{});
+  EXPECT_EQ(s.code, Errc::invalid_argument);
+  EXPECT_EQ(std::string(s.message), "input pointer is not aligned to its element type");
+  EXPECT_EQ(try_dot(reinterpret_cast<const float*>(16), reinterpret_cast<const float*>(21), 5,
+                    reinterpret_cast<double*>(16)).code,
+            Errc::invalid_argument);
+  EXPECT_EQ(try_reduce(reinterpret_cast<const __half*>(17), 3, reinterpret_cast<float*>(16), Sum{}).code,
+            Errc::invalid_argument);
+  s = try_reduce(reinterpret_cast<const int*>(16), 10, reinterpret_cast<long long*>(20), Sum{});
+  EXPECT_EQ(s.code, Errc::invalid_argument);
+  EXPECT_EQ(std::string(s.message), "result pointer is not aligned to its type");
+  EXPECT_EQ(try_reduce(reinterpret_cast<const double*>(16), 10, reinterpret_cast<IndexedValue<double>*>(20), ArgMax{})
+                .code,
+            Errc::invalid_argument);
+  Options opt;
+  opt.workspace = reinterpret_cast<void*>(24);
+  opt.workspace_size = workspace_bytes;
+  s = try_reduce(reinterpret_cast<const int*>(16), 10, out, Sum{}, nullptr, opt);
+  EXPECT_EQ(s.code, Errc::invalid_argument);
+  EXPECT_NE(std::string(s.message).find("16-byte aligned"), std::string::npos) << s.message;
+  // Bytes have no alignment to miss, and an empty input is never read.
+  EXPECT_NE(try_reduce(reinterpret_cast<const std::int8_t*>(17), 10, out, Sum{}).code, Errc::invalid_argument);
+  EXPECT_NE(try_reduce(in, 0, out, Sum{}).code, Errc::invalid_argument);
+}
+
 }  // namespace
 }  // namespace gpureduce

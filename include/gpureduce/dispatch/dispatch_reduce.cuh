@@ -119,17 +119,35 @@ Status device_limits(int device, DeviceLimits* out) {
   return Status::ok();
 }
 
-// The checks that need no CUDA call, made first: null pointers, the count, the workspace's size.
+inline bool misaligned(const void* p, std::size_t alignment) {
+  return reinterpret_cast<std::uintptr_t>(p) % alignment != 0;
+}
+
+// The checks that need no CUDA call, made first: null pointers, the count, the workspace's size,
+// and pointers misaligned for their types (an element pointer at an odd address, say), where a
+// kernel would fault with a misaligned address, which ends the context.
 template <class Source, class Out>
 Status check_arguments(const Source& src, std::uint64_t n, const Out* out, const Options& opt) {
   if (out == nullptr) return Status::fail(Errc::null_pointer, "result pointer is null");
   if (n > std::uint64_t(INT64_MAX)) return Status::fail(Errc::invalid_argument, "count exceeds 2^63 - 1");
-  bool null_input = false;
-  if constexpr (requires { src.data; }) null_input = src.data == nullptr;
-  else null_input = src.a == nullptr || src.b == nullptr;
+  bool null_input = false, misaligned_input = false;
+  if constexpr (requires { src.data; }) {
+    null_input = src.data == nullptr;
+    misaligned_input = misaligned(src.data, alignof(std::remove_cvref_t<decltype(*src.data)>));
+  } else {
+    null_input = src.a == nullptr || src.b == nullptr;
+    misaligned_input = misaligned(src.a, alignof(std::remove_cvref_t<decltype(*src.a)>)) ||
+                       misaligned(src.b, alignof(std::remove_cvref_t<decltype(*src.b)>));
+  }
   if (n > 0 && null_input) return Status::fail(Errc::null_pointer, "input pointer is null");
+  if (n > 0 && misaligned_input)
+    return Status::fail(Errc::invalid_argument, "input pointer is not aligned to its element type");
+  if (misaligned(out, alignof(Out)))
+    return Status::fail(Errc::invalid_argument, "result pointer is not aligned to its type");
   if (opt.workspace && opt.workspace_size < workspace_bytes)
     return Status::fail(Errc::invalid_argument, "workspace smaller than gpureduce::workspace_bytes");
+  if (opt.workspace && misaligned(opt.workspace, workspace_alignment))
+    return Status::fail(Errc::invalid_argument, "workspace is not 16-byte aligned (cudaMalloc's memory is)");
   return Status::ok();
 }
 
