@@ -318,6 +318,12 @@ TEST(test_reduce_api, errors_name_the_argument) {
   small.workspace = dev_out;
   small.workspace_size = 4;
   EXPECT_EQ(try_reduce(d.get(), 100, dev_out, Sum{}, nullptr, small).code, Errc::invalid_argument);
+  // Device memory at an address misaligned for the element: refused, and the context lives on.
+  const auto* odd = reinterpret_cast<const float*>(reinterpret_cast<const char*>(d.get()) + 2);
+  EXPECT_EQ(try_reduce(odd, 50, dev_out, Sum{}).code, Errc::invalid_argument);
+  const auto h = random_input<float>(100, 1);
+  const float want = run_to_host<float>([&](float* o) { sum(d.get(), 100, o); });
+  expect_float_sum(want, reference::float_sum(h.data(), 100, false), 100, "after the refusal");
   int device = 0, pageable = 0;
   GPUREDUCE_CHECK_CUDA(cudaGetDevice(&device));
   GPUREDUCE_CHECK_CUDA(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device));
