@@ -179,11 +179,18 @@ void exact_sum(const T* in, std::uint64_t n, Out* out, cudaStream_t stream = nul
 }
 
 // Reduces, then waits for `stream` and returns the result to the host (through the stream's own
-// small result buffer in the library workspace).
+// small result buffer in the library workspace). Refused on a stream being captured, before
+// anything joins the capture: waiting would fail and invalidate the caller's capture.
 template <class AccT = void, class T, class Op>
 auto reduce_sync(const T* in, std::uint64_t n, Op op, cudaStream_t stream = nullptr, const Options& opt = {}) {
   using R = std::conditional_t<std::is_void_v<AccT>, result_t<T, Op>, AccT>;
   static_assert(sizeof(R) <= detail::slot_result_bytes);
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  throw_if_error(Status::from_cuda(cudaStreamIsCapturing(stream, &capture)));
+  if (capture != cudaStreamCaptureStatusNone)
+    throw error(Status::fail(Errc::invalid_argument,
+                             "a _sync call waits for its stream, which cannot be done while the stream is captured: "
+                             "reduce into a device pointer instead"));
   detail::StreamDeviceScope on_stream_device;  // the slot is allocated on the stream's device
   throw_if_error(on_stream_device.enter(stream));
   unsigned char* slot = nullptr;

@@ -49,6 +49,30 @@ TEST(test_reduce_api, graph_capture_replays_on_new_data) {
   cudaStreamDestroy(s);
 }
 
+// A _sync call on a stream being captured is refused before anything joins the capture, which
+// stays valid (and empty).
+TEST(test_reduce_api, sync_call_during_capture_is_refused_and_the_capture_survives) {
+  GPUREDUCE_REQUIRE_GPU();
+  DeviceInput<std::int32_t> d(random_input<std::int32_t>(1000, 2), 0);
+  cudaStream_t s;
+  GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  GPUREDUCE_CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  try {
+    sum_sync(d.get(), 1000, s);
+    ADD_FAILURE() << "no exception";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), Errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("captured"), std::string::npos) << e.what();
+  }
+  cudaGraph_t graph = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaStreamEndCapture(s, &graph));
+  std::size_t nodes = 1;
+  GPUREDUCE_CHECK_CUDA(cudaGraphGetNodes(graph, nullptr, &nodes));
+  EXPECT_EQ(nodes, 0u);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+}
+
 // Graphs captured one after another on one stream hold slots of their own, so they may be replayed
 // concurrently (on two streams here); destroying them gives the slots back to the pool.
 TEST(test_reduce_api, graphs_of_two_captures_replay_concurrently_and_give_slots_back) {
