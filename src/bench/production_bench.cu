@@ -245,8 +245,10 @@ ExactAccuracy exact_accuracy(std::uint64_t seed) {
   return {n, exact_sum_host<double>(x.data(), n), r[0], r[1], host};
 }
 
-std::vector<ProductionRow> run_production(const DeviceInfo& device, GpuTimer& timer, const ProductionRun& run,
-                                          const std::function<void(std::size_t, std::size_t)>& progress) {
+std::vector<ProductionRow> run_production(
+    const DeviceInfo& device, GpuTimer& timer, const ProductionRun& run,
+    const std::function<void(std::size_t, std::size_t)>& progress,
+    const std::function<void(ElemType, std::uint64_t, std::uint64_t)>& skipped) {
   std::vector<ProductionRow> rows;
   const std::size_t total = run.types.size() * run.ops.size() * run.sizes.size();
   std::size_t done = 0;
@@ -258,8 +260,10 @@ std::vector<ProductionRow> run_production(const DeviceInfo& device, GpuTimer& ti
       const bool dots = std::find(run.ops.begin(), run.ops.end(), BenchOp::dot) != run.ops.end();
       const std::uint64_t cap = device.global_mem_bytes * 2 / 5 / sizeof(T) / (dots ? 2 : 1);
       std::uint64_t max_n = 0;
-      for (std::uint64_t n : run.sizes)
+      for (std::uint64_t n : run.sizes) {
         if (n <= cap) max_n = std::max(max_n, n);
+        else skipped(type, n, cap);
+      }
       DeviceBuffer<T> in(std::max<std::uint64_t>(max_n, 1)), in2(dots ? std::max<std::uint64_t>(max_n, 1) : 1);
       fill_kernel<<<1024, 256>>>(in.get(), max_n, run.seed);
       if (dots) fill_kernel<<<1024, 256>>>(in2.get(), max_n, run.seed + max_n);

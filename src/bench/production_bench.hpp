@@ -50,7 +50,11 @@ struct ExactAccuracy {
 };
 ExactAccuracy exact_accuracy(std::uint64_t seed);
 
-std::vector<ProductionRow> run_production(const DeviceInfo& device, GpuTimer& timer, const ProductionRun& run,
-                                          const std::function<void(std::size_t, std::size_t)>& progress);
+// Sizes an input of which would take more than 40% of device memory are not run: `skipped(type,
+// n, largest)` tells the caller, with the largest count of that type that is run.
+std::vector<ProductionRow> run_production(
+    const DeviceInfo& device, GpuTimer& timer, const ProductionRun& run,
+    const std::function<void(std::size_t, std::size_t)>& progress,
+    const std::function<void(ElemType, std::uint64_t, std::uint64_t)>& skipped);
 
 }  // namespace gpureduce

@@ -64,10 +64,20 @@ int run_bench_command(const BenchArgs& args, int device) {
                         : args.l2 == "evict-first" ? L2Policy::evict_first
                                                    : L2Policy::automatic;
     const ProductionRun run{args.types, args.ops, args.sizes, args.reps, args.seed, kernel, args.grid_blocks, l2, args.exact};
-    const auto rows = run_production(info.device, timer, run, [](std::size_t done, std::size_t total) {
-      if (done < total) std::cerr << "\r[" << done + 1 << "/" << total << "]     " << std::flush;
-      else std::cerr << "\r[" << total << "/" << total << "] done\n";
-    });
+    const auto rows = run_production(
+        info.device, timer, run,
+        [](std::size_t done, std::size_t total) {
+          if (done < total) std::cerr << "\r[" << done + 1 << "/" << total << "]     " << std::flush;
+          else std::cerr << "\r[" << total << "/" << total << "] done\n";
+        },
+        [](ElemType type, std::uint64_t n, std::uint64_t largest) {
+          std::cerr << "gpureduce: note: " << elem_type_name(type) << " n = " << n
+                    << " not run: more than 40% of device memory (at most " << largest << " elements)\n";
+        });
+    if (rows.empty()) {
+      std::cerr << "gpureduce: error: no size fits in device memory: nothing was measured\n";
+      return exit_runtime_error;
+    }
     print_bench_table(std::cout, info, args, rows);
     std::optional<ExactAccuracy> accuracy;
     if (args.exact) {
