@@ -71,7 +71,8 @@ int run_bench_command(const BenchArgs& args, int device) {
           else std::cerr << "\r[" << total << "/" << total << "] done\n";
         },
         [](ElemType type, std::uint64_t n, std::uint64_t largest) {
-          std::cerr << "gpureduce: note: " << elem_type_name(type) << " n = " << n
+          // \r: over the progress line, which the note is longer than
+          std::cerr << "\rgpureduce: note: " << elem_type_name(type) << " n = " << n
                     << " not run: more than 40% of device memory (at most " << largest << " elements)\n";
         });
     if (rows.empty()) {
