@@ -158,6 +158,69 @@ class GridSums {
   std::int64_t* out_ = nullptr;
 };
 
+// cudaGraphExecUpdate gives the executable graph the new source graph's user objects (and drops
+// the old one's once its launches finish), so the executable keeps the second capture's slot after
+// both graphs are destroyed, and only the first capture's slot comes back to the pool.
+TEST(test_reduce_api, graph_exec_update_keeps_the_new_captures_slot) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const std::uint64_t n = (1u << 20) + 7;  // the grid kernel
+  GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
+  auto& pool = current_pool();
+  const auto held = [&] {
+    const auto c = pool.counts();
+    return c.slots - c.free;
+  };
+  // CUDA runs the graphs' destructors on its own thread, shortly after.
+  const auto wait_for_held = [&](std::size_t want) {
+    for (int wait = 0; wait < 2000 && held() != want; ++wait) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return held();
+  };
+  cudaStream_t s;
+  GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const std::size_t before = held();
+  std::vector<std::int32_t> h[2] = {random_input<std::int32_t>(n, seed), random_input<std::int32_t>(n, seed + 1)};
+  DeviceInput<std::int32_t> d0(h[0], 0), d1(h[1], 1);
+  std::int64_t* out = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMalloc(&out, sizeof(std::int64_t)));
+  cudaGraph_t graph[2];
+  for (int g = 0; g < 2; ++g) {
+    GPUREDUCE_CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    sum(g == 0 ? d0.get() : d1.get(), n, out, s);
+    GPUREDUCE_CHECK_CUDA(cudaStreamEndCapture(s, &graph[g]));
+  }
+  cudaGraphExec_t exec;
+  GPUREDUCE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph[0], 0));
+  cudaGraphExecUpdateResultInfo info{};
+  GPUREDUCE_CHECK_CUDA(cudaGraphExecUpdate(exec, graph[1], &info));
+  ASSERT_EQ(info.result, cudaGraphExecUpdateSuccess);
+  for (cudaGraph_t g : graph) cudaGraphDestroy(g);
+  EXPECT_EQ(wait_for_held(before + 1), before + 1) << "the executable graph holds the second capture's slot";
+  // Other streams take the free slots (the first capture's among them) while the graph replays.
+  std::vector<cudaStream_t> streams(8);
+  for (auto& o : streams) GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&o, cudaStreamNonBlocking));
+  GridSums others(seed + 2, streams.size());
+  for (int replay = 0; replay < 3; ++replay) {
+    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(out, 0xA5, sizeof(std::int64_t), s));
+    GPUREDUCE_CHECK_CUDA(cudaGraphLaunch(exec, s));
+    for (std::size_t i = 0; i < streams.size(); ++i) others.run(streams[i], i);
+    GPUREDUCE_CHECK_CUDA(cudaDeviceSynchronize());
+    std::int64_t got = 0;
+    GPUREDUCE_CHECK_CUDA(cudaMemcpy(&got, out, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(std::uint64_t(got), reference::int_sum(h[1].data(), n)) << "replay " << replay;
+    for (std::size_t i = 0; i < streams.size(); ++i) others.check(i);
+  }
+  for (auto& o : streams) {
+    release_workspace(o);
+    cudaStreamDestroy(o);
+  }
+  cudaGraphExecDestroy(exec);
+  EXPECT_EQ(wait_for_held(before), before);
+  cudaFree(out);
+  cudaStreamDestroy(s);
+}
+
 // A program that creates and destroys streams keeps the pool at its peak of live streams when it
 // releases each stream's slot.
 TEST(test_reduce_api, released_stream_slots_are_reused) {
