@@ -77,6 +77,11 @@ TEST(test_thread_operators, accumulator_rules) {
   static_assert(std::is_same_v<result_t<__half, ArgMax>, IndexedValue<__half>>);
   static_assert(std::is_same_v<accumulator_t<float, All>, bool>);
   static_assert(std::is_same_v<result_t<__nv_bfloat16, MinMaxOp>, MinMax<__nv_bfloat16>>);
+  // Masks count: a bool accumulator would turn a sum into an `any`.
+  static_assert(std::is_same_v<accumulator_t<bool, Sum>, std::int64_t>);
+  static_assert(std::is_same_v<accumulator_t<bool, Product>, std::int64_t>);
+  static_assert(std::is_same_v<accumulator_t<bool, Max>, bool>);
+  static_assert(std::is_same_v<result_t<bool, ArgMax>, IndexedValue<bool>>);
   SUCCEED();
 }
 
@@ -225,7 +230,7 @@ void check_vector_winner(std::uint32_t seed) {
     const int vectors = 1 + int(rng() % 6);
     const int nan_every = trial % 3 == 0 ? 0 : 2 + int(rng() % 40);
     std::vector<V> x(std::size_t(vectors) * N);
-    for (auto& v : x) {
+    for (auto&& v : x) {  // &&: std::vector<bool> hands out proxies
       double d = double(int(rng() % 5) - 2);
       if constexpr (is_floating_v<V>) {
         if (nan_every && rng() % nan_every == 0) d = std::nan("");
@@ -297,6 +302,7 @@ TEST(test_thread_operators, vector_winner_matches_elementwise) {
   check_vector_winner_all<std::uint8_t>(63);
   check_vector_winner_all<std::int16_t>(67);
   check_vector_winner_all<std::uint16_t>(71);
+  check_vector_winner_all<bool>(73);  // masks: words of 0/1 bytes
   check_vector_winner_all<std::int32_t>(81);
   check_vector_winner_all<std::int64_t>(91);
 }

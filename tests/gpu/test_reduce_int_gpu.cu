@@ -85,5 +85,78 @@ TEST(test_reduce_small_integers, byte_dot_products_exact) {
   check_byte_dots<std::uint8_t>(seed);
 }
 
+// Masks: bool elements (bytes of 0 or 1; the host keeps them as bytes, std::vector<bool> having no
+// data()). Sums, products and dot products count in int64, as NumPy and PyTorch do; a bool
+// accumulator had made a sum an `any`. all/any, min/max, argmin/argmax and the bitwise operators
+// stay bool, their results read back as bytes so that a poisoned one shows. Empty, all-false,
+// sparse, half and all-true masks at edge and random sizes, from byte offsets 0 to 15.
+class DeviceMask {
+ public:
+  DeviceMask(const std::vector<std::uint8_t>& h, unsigned offset) {
+    EXPECT_EQ(cudaMalloc(&base_, h.size() + 16), cudaSuccess);
+    if (!h.empty()) EXPECT_EQ(cudaMemcpy(base_ + offset, h.data(), h.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    ptr_ = reinterpret_cast<const bool*>(base_ + offset);
+  }
+  ~DeviceMask() { cudaFree(base_); }
+  DeviceMask(const DeviceMask&) = delete;
+  DeviceMask& operator=(const DeviceMask&) = delete;
+  const bool* get() const { return ptr_; }
+
+ private:
+  unsigned char* base_ = nullptr;
+  const bool* ptr_ = nullptr;
+};
+
+TEST(test_reduce_bools, masks_count_in_int64_and_test_in_bool) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> sizes{0, 1, 2, 31, 33, 1023, 1025, 4097, 65537, (1u << 20) + 3, (1u << 24) + 1};
+  for (int k = 0; k < 3; ++k) sizes.push_back(1 + rng() % (1u << 22));
+  const auto byte = [](const auto& x) {  // a result's byte: 0, 1, or the poison
+    unsigned char b;
+    std::memcpy(&b, &x, 1);
+    return int(b);
+  };
+  for (const std::uint64_t n : sizes) {
+    for (const unsigned every : {0u, 8u, 2u, 1u}) {  // true never, 1 in 8, 1 in 2, always
+      const unsigned offset = unsigned(rng() % 16);
+      SCOPED_TRACE("n=" + std::to_string(n) + " true 1 in " + std::to_string(every) + " offset=" + std::to_string(offset));
+      std::vector<std::uint8_t> h(n), g(n);
+      for (auto& x : h) x = every != 0 && rng() % every == 0;
+      for (auto& x : g) x = rng() % 2;
+      const DeviceMask d(h, offset), e(g, 15 - offset);
+      std::int64_t count = 0, both = 0;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        count += h[i];
+        both += h[i] & g[i];
+      }
+      const bool all_true = count == std::int64_t(n), any_true = count > 0;
+      EXPECT_EQ(run_to_host<std::int64_t>([&](std::int64_t* o) { sum(d.get(), n, o); }), count) << "sum";
+      EXPECT_EQ(run_to_host<std::int64_t>([&](std::int64_t* o) { product(d.get(), n, o); }), all_true ? 1 : 0);
+      EXPECT_EQ(run_to_host<std::int64_t>([&](std::int64_t* o) { dot(d.get(), e.get(), n, o); }), both) << "dot";
+      EXPECT_EQ(byte(run_to_host<bool>([&](bool* o) { all(d.get(), n, o); })), all_true) << "all";
+      EXPECT_EQ(byte(run_to_host<bool>([&](bool* o) { any(d.get(), n, o); })), any_true) << "any";
+      if (n == 0) continue;
+      EXPECT_EQ(byte(run_to_host<bool>([&](bool* o) { max(d.get(), n, o); })), any_true) << "max";
+      EXPECT_EQ(byte(run_to_host<bool>([&](bool* o) { min(d.get(), n, o); })), all_true) << "min";
+      EXPECT_EQ(byte(run_to_host<bool>([&](bool* o) { bit_or(d.get(), n, o); })), any_true) << "bit_or";
+      EXPECT_EQ(byte(run_to_host<bool>([&](bool* o) { bit_and(d.get(), n, o); })), all_true) << "bit_and";
+      EXPECT_EQ(byte(run_to_host<bool>([&](bool* o) { bit_xor(d.get(), n, o); })), int(count % 2)) << "bit_xor";
+      const auto first = [&](std::uint8_t v) {  // every element ties where none is v: index 0
+        const auto it = std::find(h.begin(), h.end(), v);
+        return std::int64_t(it == h.end() ? 0 : it - h.begin());
+      };
+      const auto amax = run_to_host<IndexedValue<bool>>([&](IndexedValue<bool>* o) { argmax(d.get(), n, o); });
+      EXPECT_EQ(amax.index, first(1)) << "argmax";
+      EXPECT_EQ(byte(amax.value), any_true) << "argmax";
+      const auto amin = run_to_host<IndexedValue<bool>>([&](IndexedValue<bool>* o) { argmin(d.get(), n, o); });
+      EXPECT_EQ(amin.index, first(0)) << "argmin";
+      EXPECT_EQ(byte(amin.value), int(!all_true)) << "argmin";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpureduce::test

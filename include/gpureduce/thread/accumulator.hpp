@@ -2,8 +2,9 @@
 // a named call writes. Callers may pick another accumulator (reduce<AccT>(...)).
 //
 //   sum, product, dot     int8/16/32 -> int64, uint8/16/32 -> uint64 (as NumPy and CuPy; PyTorch
-//                         gives int64 for every integer), int64/uint64 wrap in their own width,
-//                         half/bfloat16 -> float, float -> float, double -> double
+//                         gives int64 for every integer), bool -> int64 (a count, as NumPy and
+//                         PyTorch), int64/uint64 wrap in their own width, half/bfloat16 -> float,
+//                         float -> float, double -> double
 //   min, max, minmax,     the element type (half/bfloat16 compared in float, which is exact)
 //   argmin, argmax
 //   and, or, xor          the element type (integers only)
@@ -19,10 +20,12 @@
 namespace gpureduce {
 
 namespace detail {
+// A bool accumulator would make a sum an `any`: 1 + 1 converts back to true.
 template <class T>
 using widened_t = std::conditional_t<
-    std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) < 8,
-    std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>, compute_t<T>>;
+    std::is_same_v<T, bool>, std::int64_t,
+    std::conditional_t<std::is_integral_v<T> && sizeof(T) < 8,
+                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>, compute_t<T>>>;
 
 template <class T, class Op>
 struct accumulator {

@@ -14,9 +14,11 @@
 
 namespace gpureduce {
 
+// bool: its bytes are 0 or 1, summed as unsigned bytes.
 template <class T>
 inline constexpr bool is_packed_summable_v = std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint8_t> ||
-                                             std::is_same_v<T, std::int16_t> || std::is_same_v<T, std::uint16_t>;
+                                             std::is_same_v<T, bool> || std::is_same_v<T, std::int16_t> ||
+                                             std::is_same_v<T, std::uint16_t>;
 
 template <class T>
 using packed_sum_t = std::conditional_t<std::is_signed_v<T>, std::int32_t, std::uint32_t>;
@@ -43,7 +45,8 @@ GPUREDUCE_HD packed_sum_t<T> packed_sum(const T (&v)[N]) {
 }
 
 template <class T>
-inline constexpr bool is_packed_dottable_v = std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint8_t>;
+inline constexpr bool is_packed_dottable_v =
+    std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::uint8_t> || std::is_same_v<T, bool>;
 
 // sum a[k] * b[k] over one 16-byte vector of bytes in 32 bits: four dp4a, where forming each
 // product in a 64-bit accumulator takes two widenings, a 64-bit multiply and a 64-bit add.

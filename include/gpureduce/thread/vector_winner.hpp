@@ -98,6 +98,16 @@ GPUREDUCE_HD constexpr bool later_beats(A later, A best) {
   return Less ? later < best : best < later;
 }
 
+// The unsigned type of V's bits (std::make_unsigned refuses bool, whose byte is 0 or 1).
+template <class V>
+struct unsigned_bits {
+  using type = std::make_unsigned_t<V>;
+};
+template <>
+struct unsigned_bits<bool> {
+  using type = std::uint8_t;
+};
+
 // How the winning vector is kept: half/bfloat16 in pairs (as the packed min/max reads them), 8- and
 // 16-bit integers in 32-bit words (one register per element made the int8 argmax kernel spill).
 template <class V, int N>
@@ -131,7 +141,8 @@ struct VectorStore {
       }
     } else if constexpr (words) {
       for (int k = 0; k < N; ++k)
-        x[k] = static_cast<V>(static_cast<std::make_unsigned_t<V>>(u[k / (4 / sizeof(V))] >> (8 * sizeof(V) * (k % (4 / sizeof(V))))));
+        x[k] = static_cast<V>(static_cast<typename unsigned_bits<V>::type>(
+            u[k / (4 / sizeof(V))] >> (8 * sizeof(V) * (k % (4 / sizeof(V))))));
     } else {
       for (int k = 0; k < N; ++k) x[k] = u[k];
     }
