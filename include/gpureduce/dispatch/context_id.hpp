@@ -17,7 +17,7 @@ namespace gpureduce::detail {
 
 struct ContextEntryPoints {
   CUresult (*get_current)(CUcontext*) = nullptr;
-  CUresult (*get_id)(CUcontext, unsigned long long*) = nullptr;  // CUDA 12.0 drivers and later
+  CUresult (*get_id)(CUcontext, unsigned long long*) = nullptr;  // drivers of CUDA 12.0 and later
 };
 
 inline const ContextEntryPoints& context_entry_points() {
@@ -44,20 +44,19 @@ inline const ContextEntryPoints& context_entry_points() {
   return entries;
 }
 
-// The current context's ID (its handle where the driver has no cuCtxGetId). A thread with none
-// current (its first call, or the first after a reset) gets the runtime's primary context, as any
-// runtime call that needs one would make current.
+// The current context's ID. A thread with none current (its first call, or the first after a
+// reset) gets the runtime's primary context, as any runtime call that needs one would make current.
 inline Status current_context_id(unsigned long long* id) {
   const ContextEntryPoints& e = context_entry_points();
-  if (!e.get_current) return Status::fail(Errc::cuda_error, "the CUDA driver has no cuCtxGetCurrent");
+  if (!e.get_current || !e.get_id)
+    return Status::fail(Errc::cuda_error, "the CUDA driver has no cuCtxGetCurrent or cuCtxGetId (CUDA 12.0 or later)");
   CUcontext ctx = nullptr;
   if (e.get_current(&ctx) != CUDA_SUCCESS || ctx == nullptr) {
     if (const cudaError_t r = cudaFree(nullptr); r != cudaSuccess) return Status::from_cuda(r);
     if (e.get_current(&ctx) != CUDA_SUCCESS || ctx == nullptr)
       return Status::fail(Errc::cuda_error, "no current CUDA context");
   }
-  if (e.get_id && e.get_id(ctx, id) == CUDA_SUCCESS) return Status::ok();
-  *id = reinterpret_cast<unsigned long long>(ctx);
+  if (e.get_id(ctx, id) != CUDA_SUCCESS) return Status::fail(Errc::cuda_error, "cuCtxGetId failed");
   return Status::ok();
 }
 
