@@ -1,8 +1,7 @@
 // The workspace the grid kernel needs: a ticket counter that is zero between launches, then one
 // partial per block. The library keeps one slot per (context, stream), the context being the
-// stream's device's: work on one stream runs in
-// order, so its reductions never overlap on their slot, and different streams (different host
-// threads included) never share one. Slots are allocated in chunks, zero-filled once, and reset to
+// stream's device's: work on one stream runs in order, so its reductions never overlap on their
+// slot, and different streams (different host threads included) never share one. Slots are allocated in chunks, zero-filled once, and reset to
 // zero by each launch's last block, so a slot given back is ready for its next stream.
 //
 // Streams: a stream keeps its slot until release_workspace(stream), which waits for the stream and
