@@ -2,6 +2,7 @@
 // 2^31, error reporting, the _sync calls, user functors, transforms and caller workspaces.
 #include "reduce_checks.cuh"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -251,6 +252,43 @@ TEST(test_reduce_api, released_stream_slots_are_reused) {
   GPUREDUCE_CHECK_CUDA(cudaStreamEndCapture(s, &g));
   cudaGraphDestroy(g);
   cudaStreamDestroy(s);
+}
+
+// Each host thread's per-thread default stream has an ID of its own, hence a slot of its own:
+// threads reducing on cudaStreamPerThread at once never share one. A thread's exit ends its stream,
+// and its slot comes back once the stream's work has finished, without the thread waiting for it:
+// short-lived threads do not pile slots up.
+TEST(test_reduce_api, per_thread_default_streams_hold_their_own_slots_until_the_thread_exits) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
+  auto& pool = current_pool();
+  constexpr int threads = 4, rounds = 20, short_lived = 40;
+  GridSums sums(seed, threads * rounds + short_lived);
+  GPUREDUCE_CHECK_CUDA(cudaDeviceSynchronize());
+  const auto before = pool.counts();
+  std::vector<unsigned long long> ids(threads);
+  std::vector<std::thread> at_once;
+  for (int t = 0; t < threads; ++t)
+    at_once.emplace_back([&, t] {
+      GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
+      GPUREDUCE_CHECK_CUDA(cudaStreamGetId(cudaStreamPerThread, &ids[t]));
+      for (int r = 0; r < rounds; ++r) sums.run(cudaStreamPerThread, t * rounds + r);
+    });
+  for (auto& th : at_once) th.join();
+  for (int i = 0; i < short_lived; ++i)
+    std::thread([&, i] {
+      GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
+      sums.run(cudaStreamPerThread, threads * rounds + i);
+    }).join();
+  GPUREDUCE_CHECK_CUDA(cudaDeviceSynchronize());  // the ended streams' work and host functions
+  for (int i = 0; i < threads * rounds + short_lived; ++i) sums.check(i);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end()) << "two threads' streams share an ID";
+  const auto after = pool.counts();
+  EXPECT_LE(after.slots, before.slots + detail::slots_per_chunk);
+  EXPECT_EQ(after.slots - after.free, before.slots - before.free);
 }
 
 // trim_workspace frees the chunks whose slots are all released, keeps the ones a stream holds, and

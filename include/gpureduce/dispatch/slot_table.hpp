@@ -83,9 +83,10 @@ class SlotTable {
   std::size_t slots_ = 0;
 };
 
-// Keys whose graphs are gone. CUDA runs a user object's destructor on its own thread and asks it
-// not to block, so the destructor pushes here without a lock, and the pool drains the list under
-// its lock at its next call.
+// Keys whose graphs are gone, or whose per-thread default streams have ended. CUDA runs a user
+// object's destructor, and a host function, on its own thread and asks them not to block (nor to
+// call CUDA), so they push here without a lock, and the pool drains the list under its lock at its
+// next call.
 class ReturnedKeys {
  public:
   struct Node {

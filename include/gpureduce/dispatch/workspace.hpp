@@ -6,8 +6,9 @@
 //
 // Streams: a stream keeps its slot until release_workspace(stream), which waits for the stream and
 // frees the slot for another stream; without it a program that creates and destroys streams holds
-// one slot (128 KB) per stream it ever reduced on. trim_workspace() frees the chunks whose slots
-// are all free.
+// one slot (128 KB) per stream it ever reduced on. A thread's per-thread default stream ends with
+// the thread, so its slot goes back by itself once the stream's work has finished.
+// trim_workspace() frees the chunks whose slots are all free.
 // Graph capture: each capture gets its own slot per capturing stream, held by the graph (a CUDA
 // user object) and given back when the graph and every executable graph instantiated from it are
 // destroyed and their launches have finished. Graphs from different captures may therefore be
@@ -29,6 +30,7 @@
 #include <new>
 #include <system_error>
 #include <unordered_map>
+#include <vector>
 
 namespace gpureduce {
 
@@ -86,11 +88,14 @@ class WorkspacePool {
     if (!table_.has_free())
       if (const Status s = grow(); !s) return s;
     *out = table_.assign(key);
-    if (key.captured)
+    if (key.captured) {
       if (const Status s = hand_to_graph(graph, key); !s) {
         table_.release(key);
         return s;
       }
+    } else if (is_per_thread_default_stream(stream)) {
+      ThreadExit::give_back_at_exit(this, key.id);
+    }
     return Status::ok();
   }
 
@@ -145,25 +150,73 @@ class WorkspacePool {
     return Status::ok();
   }
 
-  // The graph being captured owns the slot: CUDA calls graph_destroyed once the graph and its
+  // The graph being captured owns the slot: CUDA calls key_returned once the graph and its
   // executable graphs are destroyed and no launch of them is pending.
   Status hand_to_graph(cudaGraph_t graph, const SlotKey& key) {
     auto* node = new ReturnedKeys::Node{key, this};
     cudaUserObject_t object = nullptr;
-    cudaError_t e = cudaUserObjectCreate(&object, node, &graph_destroyed, 1, cudaUserObjectNoDestructorSync);
+    cudaError_t e = cudaUserObjectCreate(&object, node, &key_returned, 1, cudaUserObjectNoDestructorSync);
     if (e != cudaSuccess) {
       delete node;
       return Status::from_cuda(e);
     }
     e = cudaGraphRetainUserObject(graph, object, 1, cudaGraphUserObjectMove);
     if (e != cudaSuccess) {
-      node->owner = nullptr;  // the caller frees the slot; graph_destroyed only deletes the node
+      node->owner = nullptr;  // the caller frees the slot; key_returned only deletes the node
       cudaUserObjectRelease(object, 1);
     }
     return Status::from_cuda(e);
   }
 
-  static void CUDART_CB graph_destroyed(void* p) {
+  // cudaStreamPerThread, and the null stream in code built with --default-stream per-thread.
+  static bool is_per_thread_default_stream(cudaStream_t stream) {
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+    if (stream == nullptr) return true;
+#endif
+    return stream == cudaStreamPerThread;
+  }
+
+  // A thread's per-thread default stream ends with the thread, and no later stream has its ID. At
+  // the thread's exit its slots are handed back by a host function enqueued on the stream, so that
+  // they return once the stream's reductions have finished, without the thread waiting for them.
+  class ThreadExit {
+   public:
+    static void give_back_at_exit(WorkspacePool* pool, unsigned long long stream_id) {
+      int device = 0;
+      if (cudaGetDevice(&device) != cudaSuccess) return;
+      static thread_local ThreadExit exit;
+      exit.held_.push_back({pool, device, stream_id});
+    }
+
+    ~ThreadExit() {
+      int current = 0;
+      if (cudaGetDevice(&current) != cudaSuccess) return;  // the runtime has shut down
+      for (const Held& h : held_) {
+        unsigned long long id = 0;
+        cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+        // Capture first: a capturing stream refuses the ID query. A stream of another ID is a new
+        // context's (a reset ended the pool's): nothing to return.
+        if (cudaSetDevice(h.device) != cudaSuccess ||
+            cudaStreamIsCapturing(cudaStreamPerThread, &capture) != cudaSuccess ||
+            capture != cudaStreamCaptureStatusNone || cudaStreamGetId(cudaStreamPerThread, &id) != cudaSuccess ||
+            id != h.stream_id)
+          continue;
+        auto* node = new (std::nothrow) ReturnedKeys::Node{SlotKey{false, id, 0}, h.pool};
+        if (node && cudaLaunchHostFunc(cudaStreamPerThread, &key_returned, node) != cudaSuccess) delete node;
+      }
+      cudaSetDevice(current);
+    }
+
+   private:
+    struct Held {
+      WorkspacePool* pool;
+      int device;
+      unsigned long long stream_id;
+    };
+    std::vector<Held> held_;
+  };
+
+  static void CUDART_CB key_returned(void* p) {
     auto* node = static_cast<ReturnedKeys::Node*>(p);
     if (node->owner)
       static_cast<WorkspacePool*>(node->owner)->returned_.push(node);
