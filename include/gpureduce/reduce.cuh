@@ -47,6 +47,18 @@ template <class Op>
 inline constexpr bool is_bitwise_op_v =
     std::is_same_v<Op, BitAnd> || std::is_same_v<Op, BitOr> || std::is_same_v<Op, BitXor>;
 
+// Under nvcc --extended-lambda, host code sees a __device__ lambda as a placeholder whose return
+// type is unknown (nvcc's documentation), unless the lambda declares it: the accumulator of a
+// transform is chosen from that type on the host.
+template <class F>
+inline constexpr bool host_sees_result_type_v =
+#if defined(__CUDACC_EXTENDED_LAMBDA__) && !defined(__CUDA_ARCH__)
+    !__nv_is_extended_device_lambda_closure_type(F) || __nv_is_extended_host_device_lambda_closure_type(F) ||
+    __nv_is_extended_device_lambda_with_preserved_return_type(F);
+#else
+    true;
+#endif
+
 template <class AccT, class T, class Op>
 using chosen_accumulator_t = std::conditional_t<std::is_void_v<AccT>, accumulator_t<T, Op>, AccT>;
 
@@ -115,6 +127,10 @@ void reduce(const T* in, std::uint64_t n, Out* out, F f, Init identity, cudaStre
 template <class AccT = void, class T, class Out, class Transform, class Op>
 Status try_transform_reduce(const T* in, std::uint64_t n, Out* out, Transform transform, Op op,
                             cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
+  static_assert(detail::host_sees_result_type_v<Transform>,
+                "gpureduce: a __device__ lambda transform needs a trailing return type "
+                "([] __device__ (float x) -> double {...}), or make it __host__ __device__, or wrap it in "
+                "cuda::proclaim_return_type<R>");
   using U = std::decay_t<std::invoke_result_t<Transform, T>>;
   using A = detail::chosen_accumulator_t<AccT, U, Op>;
   detail::check_types<U, Op, A, Out>();

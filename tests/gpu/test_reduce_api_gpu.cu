@@ -2,6 +2,8 @@
 // 2^31, error reporting, the _sync calls, user functors, transforms and caller workspaces.
 #include "reduce_checks.cuh"
 
+#include <cuda/functional>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -591,6 +593,76 @@ TEST(test_reduce_api, sync_calls_functors_transforms_and_caller_workspace) {
     EXPECT_EQ(std::uint64_t(s), reference::int_sum(hi.data(), n));
   }
   cudaFree(ws);
+}
+
+// A functor with state and no default constructor: the sum modulo m (of values below 2^32, so the
+// 64-bit sum of two never wraps).
+struct SumModulo {
+  std::uint64_t m;
+  __host__ __device__ explicit SumModulo(std::uint64_t modulus) : m(modulus) {}
+  __host__ __device__ std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const { return (a + b) % m; }
+};
+
+}  // namespace
+
+// Lambdas as operators and transforms, as Thrust and CUB take them (nvcc --extended-lambda). nvcc
+// wants an extended lambda's enclosing function named, public and of external linkage: not a TEST
+// body, which is a private member.
+struct LambdaResults {
+  int max_device = 0, max_host_device = 0;
+  std::int64_t scaled_sum = 0;
+  double squares = 0, squares_proclaimed = 0;
+};
+
+LambdaResults reduce_with_lambdas(const int* di, const float* df, std::uint64_t n, int k) {
+  const auto max_device = [] __device__(int a, int b) { return a > b ? a : b; };
+  const auto max_host_device = [] __host__ __device__(int a, int b) { return a > b ? a : b; };
+  const auto scaled = [k] __device__(int x) -> std::int64_t { return std::int64_t(x) * k; };
+  const auto square = [] __device__(float x) -> double { return double(x) * x; };
+  const auto square_proclaimed = cuda::proclaim_return_type<double>([] __device__(float x) { return double(x) * x; });
+  constexpr int lowest = std::numeric_limits<int>::min();
+  LambdaResults r;
+  r.max_device = run_to_host<int>([&](int* o) { reduce(di, n, o, max_device, lowest); });
+  r.max_host_device = run_to_host<int>([&](int* o) { reduce(di, n, o, max_host_device, lowest); });
+  r.scaled_sum = run_to_host<std::int64_t>([&](std::int64_t* o) { transform_reduce(di, n, o, scaled, Sum{}); });
+  r.squares = run_to_host<double>([&](double* o) { transform_reduce(df, n, o, square, Sum{}); });
+  r.squares_proclaimed = run_to_host<double>([&](double* o) { transform_reduce(df, n, o, square_proclaimed, Sum{}); });
+  return r;
+}
+
+namespace {
+
+// One block (3001) and a grid (300001): each kernel gets the lambda or functor.
+TEST(test_reduce_api, device_lambdas_and_functors_with_state) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  for (const std::uint64_t n : {3001ull, 300001ull}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const auto hi = random_input<std::int32_t>(n, seed + n);
+    const auto hf = random_input<float>(n, seed + n + 1);
+    const auto hu = random_input<std::uint32_t>(n, seed + n + 2);
+    DeviceInput<std::int32_t> di(hi, 0);
+    DeviceInput<float> df(hf, 0);
+    DeviceInput<std::uint32_t> du(hu, 0);
+    const int k = -7;
+    const LambdaResults r = reduce_with_lambdas(di.get(), df.get(), n, k);
+    const int want_max = *std::max_element(hi.begin(), hi.end());
+    EXPECT_EQ(r.max_device, want_max);
+    EXPECT_EQ(r.max_host_device, want_max);
+    EXPECT_EQ(r.scaled_sum, std::int64_t(reference::int_sum(hi.data(), n)) * k);
+    reference::FloatSum sq;
+    for (float x : hf) sq.sum += (long double)x * x, sq.abs_sum += (long double)x * x;
+    expect_float_sum(r.squares, sq, n, "sum of squares, __device__ lambda");
+    expect_float_sum(r.squares_proclaimed, sq, n, "sum of squares, cuda::proclaim_return_type");
+
+    constexpr std::uint64_t m = 1000003;
+    std::uint64_t want_mod = 0;
+    for (std::uint32_t x : hu) want_mod += x;
+    const auto got_mod = run_to_host<std::uint64_t>(
+        [&](std::uint64_t* o) { reduce(du.get(), n, o, SumModulo(m), std::uint64_t(0)); });
+    EXPECT_EQ(got_mod, want_mod % m);
+  }
 }
 
 // Small inputs through every kernel (both loads of the grid kernel; the combiner block with 3

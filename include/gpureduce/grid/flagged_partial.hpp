@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace gpureduce {
 
@@ -50,7 +51,7 @@ inline constexpr bool flaggable = flag_at<A, Op> != FlagAt::none;
 template <class A, class Op>
 using tree_t = typename TreeForm<A, Op>::type;
 template <class A, class Op>
-using tree_op_t = decltype(TreeForm<A, Op>{}.op());
+using tree_op_t = decltype(std::declval<const TreeForm<A, Op>&>().op());
 template <class A, class Op>
 inline constexpr bool tree_flaggable = flaggable<tree_t<A, Op>, tree_op_t<A, Op>>;
 
