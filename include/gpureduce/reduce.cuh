@@ -104,9 +104,11 @@ void reduce(const T* in, std::uint64_t n, Out* out, Op op, cudaStream_t stream =
 }
 
 // A caller's functor f(a, b), associative and commutative, with its identity. The accumulator is
-// the identity's type unless AccT says otherwise.
+// the identity's type unless AccT says otherwise. Not for an operator that has its own identity
+// (the built-in ones): reduce(in, n, out, Max{}, 0) is Max on the null stream, as in CUB, not a
+// max whose identity is 0.
 template <class AccT = void, class T, class Out, class F, class Init>
-  requires(!std::is_convertible_v<Init, cudaStream_t>)
+  requires(!detail::has_identity<F> && !std::is_convertible_v<Init, cudaStream_t>)
 Status try_reduce(const T* in, std::uint64_t n, Out* out, F f, Init identity, cudaStream_t stream = nullptr,
                   const Options& opt = {}) noexcept {
   using A = std::conditional_t<std::is_void_v<AccT>, Init, AccT>;
@@ -117,7 +119,7 @@ Status try_reduce(const T* in, std::uint64_t n, Out* out, F f, Init identity, cu
 }
 
 template <class AccT = void, class T, class Out, class F, class Init>
-  requires(!std::is_convertible_v<Init, cudaStream_t>)
+  requires(!detail::has_identity<F> && !std::is_convertible_v<Init, cudaStream_t>)
 void reduce(const T* in, std::uint64_t n, Out* out, F f, Init identity, cudaStream_t stream = nullptr,
             const Options& opt = {}) {
   throw_if_error(try_reduce<AccT>(in, n, out, f, identity, stream, opt));
@@ -194,29 +196,48 @@ void exact_sum(const T* in, std::uint64_t n, Out* out, cudaStream_t stream = nul
   reduce(in, n, out, Sum{}, stream, opt);
 }
 
-// Reduces, then waits for `stream` and returns the result to the host (through the stream's own
-// small result buffer in the library workspace). Refused on a stream being captured, before
-// anything joins the capture: waiting would fail and invalidate the caller's capture.
-template <class AccT = void, class T, class Op>
-auto reduce_sync(const T* in, std::uint64_t n, Op op, cudaStream_t stream = nullptr, const Options& opt = {}) {
-  using R = std::conditional_t<std::is_void_v<AccT>, result_t<T, Op>, AccT>;
-  static_assert(sizeof(R) <= detail::slot_result_bytes);
+namespace detail {
+// Runs reduce_into(d) with d the stream's small result buffer in the library workspace, waits for
+// `stream` and returns *d. Refused on a stream being captured, before anything joins the capture:
+// waiting would fail and invalidate the caller's capture.
+template <class R, class Reduce>
+R reduce_to_host(cudaStream_t stream, Reduce&& reduce_into) {
+  static_assert(sizeof(R) <= slot_result_bytes);
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   throw_if_error(Status::from_cuda(cudaStreamIsCapturing(stream, &capture)));
   if (capture != cudaStreamCaptureStatusNone)
     throw error(Status::fail(Errc::invalid_argument,
                              "a _sync call waits for its stream, which cannot be done while the stream is captured: "
                              "reduce into a device pointer instead"));
-  detail::StreamDeviceScope on_stream_device;  // the slot is allocated on the stream's device
+  StreamDeviceScope on_stream_device;  // the slot is allocated on the stream's device
   throw_if_error(on_stream_device.enter(stream));
   unsigned char* slot = nullptr;
-  throw_if_error(detail::workspace_slot(stream, &slot));
+  throw_if_error(workspace_slot(stream, &slot));
   R* d_result = reinterpret_cast<R*>(slot);
-  reduce<AccT>(in, n, d_result, op, stream, opt);
+  reduce_into(d_result);
   R result;
   throw_if_error(Status::from_cuda(cudaMemcpyAsync(&result, d_result, sizeof(R), cudaMemcpyDeviceToHost, stream)));
   throw_if_error(Status::from_cuda(cudaStreamSynchronize(stream)));
   return result;
+}
+}  // namespace detail
+
+// Reduces, then waits for `stream` and returns the result to the host (through the stream's own
+// small result buffer in the library workspace). Refused on a stream being captured.
+template <class AccT = void, class T, class Op>
+auto reduce_sync(const T* in, std::uint64_t n, Op op, cudaStream_t stream = nullptr, const Options& opt = {}) {
+  using R = std::conditional_t<std::is_void_v<AccT>, result_t<T, Op>, AccT>;
+  return detail::reduce_to_host<R>(stream, [&](R* d) { reduce<AccT>(in, n, d, op, stream, opt); });
+}
+
+// The same with a caller's functor and its identity (as thrust::reduce(first, last, init, op)):
+// the result has the accumulator's type, the identity's unless AccT says otherwise.
+template <class AccT = void, class T, class F, class Init>
+  requires(!detail::has_identity<F> && !std::is_convertible_v<Init, cudaStream_t>)
+auto reduce_sync(const T* in, std::uint64_t n, F f, Init identity, cudaStream_t stream = nullptr,
+                 const Options& opt = {}) {
+  using A = std::conditional_t<std::is_void_v<AccT>, Init, AccT>;
+  return detail::reduce_to_host<A>(stream, [&](A* d) { reduce<AccT>(in, n, d, f, identity, stream, opt); });
 }
 
 template <class AccT = void, class T>

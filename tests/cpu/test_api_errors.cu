@@ -8,6 +8,20 @@
 namespace gpureduce {
 namespace {
 
+// Which overload a call takes. An operator with an identity of its own takes no second one, so a
+// 0 after it is the null stream (reduce(in, n, out, Max{}, 0), as CUB's calls take a 0 stream)
+// rather than a max whose identity is 0; a caller's functor takes its identity there.
+template <class Op, class Init>
+concept takes_an_identity = requires(const int* in, int* out, Op op, Init init) {
+  try_reduce(in, 1, out, op, init);
+  reduce_sync(in, 1, op, init);
+};
+struct Larger {
+  __host__ __device__ int operator()(int a, int b) const { return a > b ? a : b; }
+};
+static_assert(!takes_an_identity<Max, int> && !takes_an_identity<Sum, long>);
+static_assert(takes_an_identity<Larger, int>);
+
 TEST(test_api_errors, null_result_pointer) {
   const float* in = reinterpret_cast<const float*>(16);
   const Status s = try_reduce(in, 10, static_cast<float*>(nullptr), Sum{});

@@ -633,7 +633,7 @@ LambdaResults reduce_with_lambdas(const int* di, const float* df, std::uint64_t 
 namespace {
 
 // One block (3001) and a grid (300001): each kernel gets the lambda or functor.
-TEST(test_reduce_api, device_lambdas_and_functors_with_state) {
+TEST(test_reduce_api, device_lambdas_functors_with_state_and_the_null_stream) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
@@ -662,6 +662,16 @@ TEST(test_reduce_api, device_lambdas_and_functors_with_state) {
     const auto got_mod = run_to_host<std::uint64_t>(
         [&](std::uint64_t* o) { reduce(du.get(), n, o, SumModulo(m), std::uint64_t(0)); });
     EXPECT_EQ(got_mod, want_mod % m);
+    EXPECT_EQ(reduce_sync(du.get(), n, SumModulo(m), std::uint64_t(0)), want_mod % m);
+
+    // A 0 after a built-in operator is the null stream, not an identity: the max of negative
+    // numbers is negative.
+    std::vector<std::int32_t> negative(hi.size());
+    std::transform(hi.begin(), hi.end(), negative.begin(), [](std::int32_t x) { return -1 - std::abs(x % 1000); });
+    DeviceInput<std::int32_t> dn(negative, 0);
+    const int want_negative = *std::max_element(negative.begin(), negative.end());
+    EXPECT_EQ(run_to_host<int>([&](int* o) { reduce(dn.get(), n, o, Max{}, 0); }), want_negative);
+    EXPECT_EQ(reduce_sync(dn.get(), n, Max{}, 0), want_negative);
   }
 }
 
