@@ -24,6 +24,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <mutex>
 #include <type_traits>
 
 namespace gpureduce {
@@ -198,8 +199,9 @@ void exact_sum(const T* in, std::uint64_t n, Out* out, cudaStream_t stream = nul
 
 namespace detail {
 // Runs reduce_into(d) with d the stream's small result buffer in the library workspace, waits for
-// `stream` and returns *d. Refused on a stream being captured, before anything joins the capture:
-// waiting would fail and invalidate the caller's capture.
+// `stream` and returns *d; calls from several threads on one stream take turns at the buffer.
+// Refused on a stream being captured, before anything joins the capture: waiting would fail and
+// invalidate the caller's capture.
 template <class R, class Reduce>
 R reduce_to_host(cudaStream_t stream, Reduce&& reduce_into) {
   static_assert(sizeof(R) <= slot_result_bytes);
@@ -212,7 +214,9 @@ R reduce_to_host(cudaStream_t stream, Reduce&& reduce_into) {
   StreamDeviceScope on_stream_device;  // the slot is allocated on the stream's device
   throw_if_error(on_stream_device.enter(stream));
   unsigned char* slot = nullptr;
-  throw_if_error(workspace_slot(stream, &slot));
+  std::mutex* result_lock = nullptr;
+  throw_if_error(workspace_result(stream, &slot, &result_lock));
+  const std::lock_guard turn(*result_lock);
   R* d_result = reinterpret_cast<R*>(slot);
   reduce_into(d_result);
   R result;

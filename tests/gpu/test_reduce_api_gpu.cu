@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 namespace gpureduce::test {
@@ -368,6 +369,40 @@ TEST(test_reduce_api, eight_streams_from_four_threads) {
   for (int t = 0; t < threads; ++t) EXPECT_EQ(failures[t], 0) << "host thread " << t;
 }
 
+// Threads that share a stream share its slot, whose result area a _sync call fills and then copies
+// back: 8 threads with inputs of their own (no two sums equal) call sum_sync at once on the null
+// stream and on one stream they share, at a one-block and a grid size, each getting its own sum.
+TEST(test_reduce_api, sync_calls_from_threads_sharing_a_stream) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  constexpr int threads = 8, calls = 50;
+  cudaStream_t shared;
+  GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&shared, cudaStreamNonBlocking));
+  for (const std::uint64_t n : {1000ull, (1ull << 20) + 3}) {
+    std::vector<std::unique_ptr<DeviceInput<std::int32_t>>> d;
+    std::vector<std::int64_t> want;
+    for (int t = 0; t < threads; ++t) {
+      auto h = random_input<std::int32_t>(n, seed + n + t);
+      h[0] = std::int32_t(t);  // the sums differ
+      want.push_back(std::int64_t(reference::int_sum(h.data(), n)));
+      d.push_back(std::make_unique<DeviceInput<std::int32_t>>(h, 0));
+    }
+    for (const cudaStream_t stream : {cudaStream_t(nullptr), shared}) {
+      SCOPED_TRACE(std::string("n=") + std::to_string(n) + (stream ? ", a shared stream" : ", the null stream"));
+      std::vector<int> wrong(threads, 0);
+      std::vector<std::thread> pool;
+      for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+          for (int k = 0; k < calls; ++k) wrong[t] += sum_sync(d[t]->get(), n, stream) != want[t];
+        });
+      for (auto& th : pool) th.join();
+      for (int t = 0; t < threads; ++t) EXPECT_EQ(wrong[t], 0) << "host thread " << t;
+    }
+  }
+  cudaStreamDestroy(shared);
+}
+
 TEST(test_reduce_api, bit_identical_over_ten_runs) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
@@ -716,6 +751,86 @@ void sanitizer_sizes_for() {
           check_all_ops(h, d.get(), opt);
         }
       }
+    }
+  }
+}
+
+struct AbsFloat {
+  __host__ __device__ float operator()(float x) const { return fabsf(x); }
+};
+struct Magnitude {  // int16 to int: |-32768| fits
+  __host__ __device__ int operator()(std::int16_t x) const { return x < 0 ? -int(x) : int(x); }
+};
+struct Positive {
+  __host__ __device__ bool operator()(std::int8_t x) const { return x > 0; }
+};
+struct Thousandths {
+  __host__ __device__ int operator()(float x) const { return int(floorf(x * 1000.f)); }
+};
+
+// transform_reduce under the other operators, the transform changing the type: max and argmax of
+// |x| (BLAS's amax and iamax, a NaN placed in one of two runs), argmin/argmax of |int16| as int,
+// a count, any and all of int8 > 0 (bool, counted in int64), minmax of floats floored to int. One
+// block to a grid of several hundred blocks, from an odd element offset.
+TEST(test_reduce_api, transforms_under_every_kind_of_operator) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  for (const std::uint64_t n : {1ull, 33ull, 3001ull, 300001ull, (1ull << 22) + 5}) {
+    for (const bool with_nan : {false, true}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + (with_nan ? " with a NaN" : ""));
+      auto hf = random_input<float>(n, seed + n);
+      if (with_nan) hf[(seed + n) % n] = -std::numeric_limits<float>::quiet_NaN();
+      std::vector<float> abs_f(n);
+      std::transform(hf.begin(), hf.end(), abs_f.begin(), AbsFloat{});
+      DeviceInput<float> df(hf, 3);
+      const auto want_amax = reference::arg_extreme<false>(abs_f.data(), n, false);
+      const float amax = run_to_host<float>([&](float* o) { transform_reduce(df.get(), n, o, AbsFloat{}, Max{}); });
+      const auto iamax = run_to_host<IndexedValue<float>>(
+          [&](IndexedValue<float>* o) { transform_reduce(df.get(), n, o, AbsFloat{}, ArgMax{}); });
+      EXPECT_EQ(iamax.index, want_amax.index);
+      if (with_nan) {
+        EXPECT_TRUE(std::isnan(amax));
+        EXPECT_TRUE(std::isnan(iamax.value));
+      } else {
+        EXPECT_EQ(amax, float(want_amax.value));
+        EXPECT_EQ(iamax.value, float(want_amax.value));
+      }
+      if (with_nan) continue;
+
+      const auto h16 = random_input<std::int16_t>(n, seed + n + 1);
+      std::vector<int> mag(n);
+      std::transform(h16.begin(), h16.end(), mag.begin(), Magnitude{});
+      DeviceInput<std::int16_t> d16(h16, 3);
+      const auto lo = run_to_host<IndexedValue<int>>(
+          [&](IndexedValue<int>* o) { transform_reduce(d16.get(), n, o, Magnitude{}, ArgMin{}); });
+      const auto hi = run_to_host<IndexedValue<int>>(
+          [&](IndexedValue<int>* o) { transform_reduce(d16.get(), n, o, Magnitude{}, ArgMax{}); });
+      const auto want_lo = reference::arg_extreme<true>(mag.data(), n, false);
+      const auto want_hi = reference::arg_extreme<false>(mag.data(), n, false);
+      EXPECT_EQ(lo.index, want_lo.index);
+      EXPECT_EQ(lo.value, int(want_lo.value));
+      EXPECT_EQ(hi.index, want_hi.index);
+      EXPECT_EQ(hi.value, int(want_hi.value));
+
+      const auto h8 = random_input<std::int8_t>(n, seed + n + 2);
+      DeviceInput<std::int8_t> d8(h8, 3);
+      const auto positives = std::count_if(h8.begin(), h8.end(), [](std::int8_t x) { return x > 0; });
+      EXPECT_EQ(run_to_host<std::int64_t>([&](std::int64_t* o) { transform_reduce(d8.get(), n, o, Positive{}, Sum{}); }),
+                positives);
+      const auto as_byte = [&](auto op) {
+        return run_to_host<unsigned char>(
+            [&](unsigned char* o) { transform_reduce(d8.get(), n, reinterpret_cast<bool*>(o), Positive{}, op); });
+      };
+      EXPECT_EQ(as_byte(Any{}), positives > 0 ? 1 : 0);
+      EXPECT_EQ(as_byte(All{}), positives == std::int64_t(n) ? 1 : 0);
+
+      std::vector<int> floored(n);
+      std::transform(hf.begin(), hf.end(), floored.begin(), Thousandths{});
+      const auto mm =
+          run_to_host<MinMax<int>>([&](MinMax<int>* o) { transform_reduce(df.get(), n, o, Thousandths{}, MinMaxOp{}); });
+      EXPECT_EQ(mm.min, *std::min_element(floored.begin(), floored.end()));
+      EXPECT_EQ(mm.max, *std::max_element(floored.begin(), floored.end()));
     }
   }
 }

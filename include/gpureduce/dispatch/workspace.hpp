@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <system_error>
@@ -97,6 +98,16 @@ class WorkspacePool {
       ThreadExit::give_back_at_exit(this, key.id);
     }
     return Status::ok();
+  }
+
+  // The lock of a slot's result area. Threads that share a stream (the null stream, most often)
+  // share its slot, and a _sync call fills the area and copies it back in two steps, between which
+  // another thread's call on the stream would overwrite it: _sync calls on one stream take turns.
+  std::mutex& result_lock(unsigned char* slot) {
+    std::lock_guard lock(m_);
+    auto& l = result_locks_[slot];
+    if (!l) l = std::make_unique<std::mutex>();
+    return *l;
   }
 
   // Waits for `stream`, then frees its slot for other streams (nothing to do if it holds none).
@@ -230,6 +241,7 @@ class WorkspacePool {
 
   std::mutex m_;
   SlotTable table_;
+  std::unordered_map<unsigned char*, std::unique_ptr<std::mutex>> result_locks_;
   ReturnedKeys returned_;
   cudaStream_t zero_stream_ = nullptr;
 };
@@ -240,6 +252,15 @@ inline Status workspace_slot(cudaStream_t stream, unsigned char** out) {
   WorkspacePool* pool = nullptr;
   if (const Status s = WorkspacePool::current(&pool); !s) return s;
   return pool->slot(stream, out);
+}
+
+// The slot of `stream` and the lock of its result area (the _sync calls).
+inline Status workspace_result(cudaStream_t stream, unsigned char** out, std::mutex** lock) {
+  WorkspacePool* pool = nullptr;
+  if (const Status s = WorkspacePool::current(&pool); !s) return s;
+  if (const Status s = pool->slot(stream, out); !s) return s;
+  *lock = &pool->result_lock(*out);
+  return Status::ok();
 }
 
 }  // namespace detail
