@@ -1,0 +1,22 @@
+# Every .hpp under include/ compiles on its own with the host C++ compiler, without nvcc: the rule
+# that lets host code include them and the CPU tests cover them (.cuh headers need nvcc).
+#   cmake -DSOURCE_DIR=... -DCXX_COMPILER=... -DCUDA_INCLUDES="dir;dir" -DWORK_DIR=... -P host_headers.cmake
+file(GLOB_RECURSE headers RELATIVE ${SOURCE_DIR}/include ${SOURCE_DIR}/include/*.hpp)
+file(MAKE_DIRECTORY ${WORK_DIR})
+set(flags -std=c++20 -fsyntax-only -I${SOURCE_DIR}/include)
+foreach(dir ${CUDA_INCLUDES})
+  list(APPEND flags -I${dir})
+endforeach()
+set(failed "")
+foreach(header ${headers})
+  file(WRITE ${WORK_DIR}/header.cpp "#include <${header}>\n")
+  execute_process(COMMAND ${CXX_COMPILER} ${flags} ${WORK_DIR}/header.cpp RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(APPEND failed "${header}:\n${err}\n")
+  endif()
+endforeach()
+list(LENGTH headers count)
+if(failed)
+  message(FATAL_ERROR "headers that do not compile on their own with ${CXX_COMPILER}:\n${failed}")
+endif()
+message(STATUS "${count} .hpp headers compile on their own with ${CXX_COMPILER}")
