@@ -14,6 +14,9 @@
 //   CUB, query + run         cub::DeviceReduce::Sum twice, as its users call it (temp storage
 //                            allocated once, outside the loop)
 //   CUB, run only            the second call alone
+//   sum_sync                 a whole sum_sync of 2^10 (reduce, copy back, wait), timed call by
+//                            call, median of 2001; its slot lookup alone, and with the result
+//                            lock (the slot's mutex found under the pool's, locked, unlocked)
 #include <gpureduce/gpureduce.cuh>
 
 #include <cub/device/device_reduce.cuh>
@@ -108,6 +111,24 @@ int main() {
   std::printf("| CUB, run only | %.2f |\n", host_us_per_call(s, [&] {
                 std::size_t bytes = temp_bytes;
                 GPUREDUCE_CUDA(cub::DeviceReduce::Sum(temp, bytes, in, out, n, s));
+              }));
+  std::vector<double> sync_us;
+  for (int i = 0; i < 2001 + 200; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (gpureduce::sum_sync(in, n, s) != std::int64_t(n) * 0x01010101) std::exit(1);
+    if (i >= 200) sync_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(sync_us.begin(), sync_us.end());
+  std::printf("| gpureduce::sum_sync, whole call (median of 2001) | %.2f |\n", sync_us[sync_us.size() / 2]);
+  std::printf("| sum_sync's slot lookup alone | %.3f |\n", host_us_per_call(s, [&] {
+                unsigned char* slot = nullptr;
+                ok(gpureduce::detail::workspace_slot(s, &slot));
+              }));
+  std::printf("| sum_sync's slot lookup and result lock | %.3f |\n", host_us_per_call(s, [&] {
+                unsigned char* slot = nullptr;
+                std::mutex* lock = nullptr;
+                ok(gpureduce::detail::workspace_result(s, &slot, &lock));
+                const std::lock_guard turn(*lock);
               }));
   int result = 0;
   GPUREDUCE_CUDA(cudaMemcpy(&result, out, sizeof(int), cudaMemcpyDeviceToHost));

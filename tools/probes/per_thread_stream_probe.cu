@@ -5,13 +5,16 @@
 // short-lived threads that each reduce once. Before slots were given back at thread exit, every
 // exited thread kept one (128 KB). Built with --default-stream per-thread
 // (per_thread_stream_probe_null), it reduces on the null stream, which is then the same stream.
-//   per_thread_stream_probe
+// With `exit`, the main thread makes one grid-sized reduction on the stream and returns at once:
+// its slot's hand-back is enqueued while the process exits (it must neither hang nor crash).
+//   per_thread_stream_probe [exit]
 #include <gpureduce/gpureduce.cuh>
 
 #include "../../src/bench/cuda_check.hpp"
 
 #include <atomic>
 #include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -21,8 +24,19 @@ static const cudaStream_t stream = nullptr;
 static const cudaStream_t stream = cudaStreamPerThread;
 #endif
 
-int main() {
+int main(int argc, char** argv) {
   std::printf("reducing on %s\n", stream ? "cudaStreamPerThread" : "the null stream (--default-stream per-thread)");
+  if (argc > 1 && std::string(argv[1]) == "exit") {
+    constexpr std::uint64_t n = 1 << 22;
+    int* d = nullptr;
+    long long* out = nullptr;
+    GPUREDUCE_CUDA(cudaMalloc(&d, n * sizeof(int)));
+    GPUREDUCE_CUDA(cudaMalloc(&out, sizeof(long long)));
+    GPUREDUCE_CUDA(cudaMemsetAsync(d, 1, n * sizeof(int), stream));
+    gpureduce::sum(d, n, out, stream);
+    std::printf("returning from main with the reduction enqueued\n");
+    return 0;
+  }
   constexpr std::uint64_t n = (1 << 22) + 3;
   std::vector<int> h(n);
   long long want = 0;
