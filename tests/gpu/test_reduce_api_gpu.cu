@@ -2,6 +2,7 @@
 // 2^31, error reporting, the _sync calls, user functors, transforms and caller workspaces.
 #include "reduce_checks.cuh"
 
+#include <cuda.h>  // driver types only (VmmCalls)
 #include <cuda/functional>
 
 #include <algorithm>
@@ -505,6 +506,141 @@ TEST(test_reduce_api, errors_name_the_argument) {
     EXPECT_NE(std::string(e.what()).find("result pointer"), std::string::npos) << e.what();
   }
   cudaFree(dev_out);
+}
+
+// The driver's virtual memory calls (the memory of PyTorch's expandable segments), reached through
+// the runtime as the library reaches the driver: the test binary does not link libcuda.
+struct VmmCalls {
+  CUresult (*granularity)(size_t*, const CUmemAllocationProp*, CUmemAllocationGranularity_flags) = nullptr;
+  CUresult (*create)(CUmemGenericAllocationHandle*, size_t, const CUmemAllocationProp*, unsigned long long) = nullptr;
+  CUresult (*reserve)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long) = nullptr;
+  CUresult (*map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long) = nullptr;
+  CUresult (*set_access)(CUdeviceptr, size_t, const CUmemAccessDesc*, size_t) = nullptr;
+  CUresult (*unmap)(CUdeviceptr, size_t) = nullptr;
+  CUresult (*release)(CUmemGenericAllocationHandle) = nullptr;
+  CUresult (*free_address)(CUdeviceptr, size_t) = nullptr;
+
+  VmmCalls() {
+    const auto find = [](const char* name, auto* fn) {
+      void* p = nullptr;
+      cudaDriverEntryPointQueryResult found{};
+      if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &found) != cudaSuccess) p = nullptr;
+      *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(p);
+    };
+    find("cuMemGetAllocationGranularity", &granularity);
+    find("cuMemCreate", &create);
+    find("cuMemAddressReserve", &reserve);
+    find("cuMemMap", &map);
+    find("cuMemSetAccess", &set_access);
+    find("cuMemUnmap", &unmap);
+    find("cuMemRelease", &release);
+    find("cuMemAddressFree", &free_address);
+  }
+};
+
+// Device memory however it was allocated: cudaMalloc, the stream-ordered allocator's default pool
+// and a pool of the caller's, virtual memory mapped by hand (cuMemCreate + cuMemMap), managed
+// memory, and host memory registered with cudaHostRegister. Each as a one-block and a grid input,
+// and the device kinds as the result and the workspace too.
+TEST(test_reduce_api, memory_of_every_kind_the_device_reads) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  int device = 0;
+  GPUREDUCE_CHECK_CUDA(cudaGetDevice(&device));
+  constexpr std::uint64_t big = (1u << 20) + 3;
+  const auto h = random_input<std::int32_t>(big, seed);
+  const std::size_t bytes = big * sizeof(std::int32_t) + workspace_bytes + 256;
+  cudaStream_t s;
+  GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+
+  struct Kind {
+    const char* name;
+    unsigned char* base;
+    bool device_side;  // may hold the result and the workspace
+  };
+  std::vector<Kind> kinds;
+  unsigned char* p = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMalloc(&p, bytes));
+  kinds.push_back({"cudaMalloc", p, true});
+  GPUREDUCE_CHECK_CUDA(cudaMallocAsync(&p, bytes, s));
+  kinds.push_back({"cudaMallocAsync, default pool", p, true});
+  cudaMemPool_t pool;
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location = {cudaMemLocationTypeDevice, device};
+  GPUREDUCE_CHECK_CUDA(cudaMemPoolCreate(&pool, &props));
+  GPUREDUCE_CHECK_CUDA(cudaMallocFromPoolAsync(&p, bytes, pool, s));
+  kinds.push_back({"cudaMallocFromPoolAsync, own pool", p, true});
+  GPUREDUCE_CHECK_CUDA(cudaMallocManaged(&p, bytes));
+  kinds.push_back({"cudaMallocManaged", p, true});
+
+  const VmmCalls vmm;
+  ASSERT_TRUE(vmm.granularity && vmm.create && vmm.reserve && vmm.map && vmm.set_access && vmm.unmap &&
+              vmm.release && vmm.free_address);
+  CUmemAllocationProp vprops{};
+  vprops.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  vprops.location = {CU_MEM_LOCATION_TYPE_DEVICE, device};
+  std::size_t granule = 0;
+  ASSERT_EQ(vmm.granularity(&granule, &vprops, CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+  const std::size_t vbytes = (bytes + granule - 1) / granule * granule;
+  CUmemGenericAllocationHandle handle{};
+  CUdeviceptr va{};
+  ASSERT_EQ(vmm.create(&handle, vbytes, &vprops, 0), CUDA_SUCCESS);
+  ASSERT_EQ(vmm.reserve(&va, vbytes, 0, 0, 0), CUDA_SUCCESS);
+  ASSERT_EQ(vmm.map(va, vbytes, 0, handle, 0), CUDA_SUCCESS);
+  const CUmemAccessDesc access{{CU_MEM_LOCATION_TYPE_DEVICE, device}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+  ASSERT_EQ(vmm.set_access(va, vbytes, &access, 1), CUDA_SUCCESS);
+  kinds.push_back({"cuMemCreate + cuMemMap", reinterpret_cast<unsigned char*>(va), true});
+
+  std::vector<unsigned char> registered(bytes);
+  GPUREDUCE_CHECK_CUDA(cudaHostRegister(registered.data(), bytes, cudaHostRegisterDefault));
+  int same_address = 0;
+  GPUREDUCE_CHECK_CUDA(cudaDeviceGetAttribute(&same_address, cudaDevAttrCanUseHostPointerForRegisteredMem, device));
+  if (same_address) kinds.push_back({"cudaHostRegister", registered.data(), false});
+
+  GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));
+  for (const Kind& k : kinds) {
+    SCOPED_TRACE(k.name);
+    // The input from the start, then the workspace (zeroed), then 8 bytes of result.
+    auto* in = reinterpret_cast<std::int32_t*>(k.base);
+    unsigned char* ws = k.base + (big * sizeof(std::int32_t) + 255) / 256 * 256;
+    auto* out = reinterpret_cast<std::int64_t*>(ws + workspace_bytes);
+    GPUREDUCE_CHECK_CUDA(cudaMemcpy(in, h.data(), big * sizeof(std::int32_t), cudaMemcpyDefault));
+    GPUREDUCE_CHECK_CUDA(cudaMemset(ws, 0, workspace_bytes));
+    GPUREDUCE_CHECK_CUDA(cudaDeviceSynchronize());  // s does not wait for the null stream
+    Options own;
+    own.workspace = ws;
+    own.workspace_size = workspace_bytes;
+    for (const std::uint64_t n : {std::uint64_t(1000), big}) {
+      const std::uint64_t want = reference::int_sum(h.data(), n);
+      EXPECT_EQ(std::uint64_t(run_to_host<std::int64_t>([&](std::int64_t* o) { sum(in, n, o); })), want)
+          << "input, n = " << n;
+      if (!k.device_side) continue;
+      for (const bool own_workspace : {false, true}) {
+        GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(out, 0xA5, sizeof(std::int64_t), s));
+        const Status st = try_reduce(in, n, out, Sum{}, s, own_workspace ? own : Options{});
+        ASSERT_TRUE(st) << st.message;
+        std::int64_t got = 0;
+        GPUREDUCE_CHECK_CUDA(cudaMemcpyAsync(&got, out, sizeof got, cudaMemcpyDefault, s));
+        GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));
+        EXPECT_EQ(std::uint64_t(got), want) << "input and result" << (own_workspace ? " and workspace" : "")
+                                            << ", n = " << n;
+      }
+    }
+  }
+  GPUREDUCE_CHECK_CUDA(cudaHostUnregister(registered.data()));
+  vmm.unmap(va, vbytes);
+  vmm.release(handle);
+  vmm.free_address(va, vbytes);
+  cudaFree(kinds[0].base);
+  cudaFreeAsync(kinds[1].base, s);
+  cudaFreeAsync(kinds[2].base, s);
+  cudaFree(kinds[3].base);
+  GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));
+  cudaMemPoolDestroy(pool);
+  release_workspace(s);
+  cudaStreamDestroy(s);
 }
 
 // Host memory: pinned and mapped, it is read and written by the kernel (a one-block and a grid
