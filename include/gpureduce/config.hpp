@@ -12,6 +12,17 @@
 #define GPUREDUCE_EXEC_CHECK_DISABLE
 #endif
 
+// `#pragma unroll` for the device compilation only, in code the host compiler also sees (the
+// GPUREDUCE_HD headers): host compilers do not know it and warn under -Wall (-Wunknown-pragmas),
+// which fails the builds of users who add -Werror.
+#if defined(__CUDA_ARCH__)
+#define GPUREDUCE_UNROLL _Pragma("unroll")
+#define GPUREDUCE_NO_UNROLL _Pragma("unroll 1")
+#else
+#define GPUREDUCE_UNROLL
+#define GPUREDUCE_NO_UNROLL
+#endif
+
 namespace gpureduce {
 inline constexpr int warp_threads = 32;
 }  // namespace gpureduce

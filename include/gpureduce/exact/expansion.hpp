@@ -6,6 +6,7 @@
 // error is not 0 (or some term is special) is redone term by term through lo and the deposits.
 #pragma once
 
+#include <gpureduce/config.hpp>
 #include <gpureduce/exact/format.hpp>
 #include <gpureduce/exact/superaccumulator.hpp>
 
@@ -39,7 +40,7 @@ struct Expansion {
   GPUREDUCE_HD void add_batch(const double (&x)[K], Deposit&& deposit) {
     double h = hi;
     bool exact = true;
-#pragma unroll
+GPUREDUCE_UNROLL
     for (int k = 0; k < K; ++k) {
       const TwoSum a = two_sum(h, x[k]);
       h = a.s;
@@ -49,7 +50,7 @@ struct Expansion {
       hi = h;
       return;
     }
-#pragma unroll
+GPUREDUCE_UNROLL
     for (int k = 0; k < K; ++k) add(x[k], deposit);
   }
 

@@ -3,6 +3,7 @@
 // addresses, so every load instruction of a warp is coalesced.
 #pragma once
 
+#include <gpureduce/config.hpp>
 #include <gpureduce/grid/arithmetic.hpp>
 
 #include <cstdint>
@@ -23,7 +24,7 @@ struct BlockTile {
   template <class F>
   GPUREDUCE_HD void for_each(std::uint64_t b, unsigned t, F&& f) const {
     const std::uint64_t base = b * tile() + t;
-#pragma unroll
+GPUREDUCE_UNROLL
     for (int k = 0; k < ItemsPerThread; ++k) {
       const std::uint64_t i = base + std::uint64_t(k) * block;
       if (i < n) f(i);

@@ -4,6 +4,7 @@
 // shrinks to log2(block) steps for the whole tile stream.
 #pragma once
 
+#include <gpureduce/config.hpp>
 #include <gpureduce/grid/arithmetic.hpp>
 
 #include <cstdint>
@@ -27,7 +28,7 @@ struct GridStride {
   GPUREDUCE_HD void for_each(std::uint64_t b, unsigned t, F&& f) const {
     const std::uint64_t stride = grid() * tile();
     for (std::uint64_t base = b * tile() + t; base < n; base += stride) {
-#pragma unroll
+GPUREDUCE_UNROLL
       for (int k = 0; k < ItemsPerThread; ++k) {
         const std::uint64_t i = base + std::uint64_t(k) * block;
         if (i < n) f(i);

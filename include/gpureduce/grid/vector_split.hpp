@@ -4,6 +4,7 @@
 // batches stride over a capped grid as in GridStride.
 #pragma once
 
+#include <gpureduce/config.hpp>
 #include <gpureduce/grid/arithmetic.hpp>
 
 #include <cstdint>
@@ -58,7 +59,7 @@ struct VectorGrid {
     const std::uint64_t end = vectors / batch() * batch();
     const auto more = [&] { return v + std::uint64_t(Unroll - 1) * block < end; };
     if constexpr (Rolled) {
-#pragma unroll 1
+GPUREDUCE_NO_UNROLL
       for (; more(); v += stride) full(v);
     } else {
       for (; more(); v += stride) full(v);
@@ -82,7 +83,7 @@ struct VectorGrid {
     for_each_batch<Rolled>(b, t, full, [&](std::uint64_t v) {
       if constexpr (Rolled)
         if (v >= vectors) return;
-#pragma unroll
+GPUREDUCE_UNROLL
       for (int k = 0; k < Unroll; ++k) {
         const std::uint64_t w = v + std::uint64_t(k) * block;
         if (w < vectors) one(w);

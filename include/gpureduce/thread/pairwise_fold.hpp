@@ -16,7 +16,7 @@ GPUREDUCE_HD constexpr T fold_pairwise(T (&x)[N], Op op) {
   if constexpr (Half == 0) {
     return x[0];
   } else {
-#pragma unroll
+GPUREDUCE_UNROLL
     for (unsigned k = 0; k < Half; ++k) x[k] = op(x[k], x[k + Half]);
     return fold_pairwise<N, Half / 2>(x, op);
   }

@@ -11,6 +11,7 @@
 // instructions, not bytes.
 #pragma once
 
+#include <gpureduce/config.hpp>
 #include <gpureduce/thread/operators.hpp>
 
 #include <cstdint>
@@ -77,7 +78,7 @@ GPUREDUCE_HD V extreme_of_words(const std::uint32_t (&u)[Units]) {
   };
   std::uint32_t m = lanes(u[0], false);
   if constexpr (sizeof(V) == 1) m = pick2(m, lanes(u[0], true));
-#pragma unroll
+GPUREDUCE_UNROLL
   for (int k = 1; k < Units; ++k) {
     m = pick2(m, lanes(u[k], false));
     if constexpr (sizeof(V) == 1) m = pick2(m, lanes(u[k], true));
@@ -169,7 +170,7 @@ struct VectorWinner {
     if constexpr (Store::pairs) {
       s = Store::pack(x);
       auto p = s.u[0];
-#pragma unroll
+GPUREDUCE_UNROLL
       for (int k = 1; k < Store::units; ++k) p = extreme2<Less, Nan>(p, s.u[k]);
       m = extreme2<Less, Nan>(convert<A>(p.x), convert<A>(p.y));
     } else if constexpr (Store::words) {
@@ -177,7 +178,7 @@ struct VectorWinner {
       m = A(extreme_of_words<Less, V>(s.u));
     } else {
       m = convert<A>(x[0]);
-#pragma unroll
+GPUREDUCE_UNROLL
       for (int k = 1; k < N; ++k) m = extreme2<Less, Nan>(m, convert<A>(x[k]));
     }
     if (empty | later_beats<Less, Nan>(m, best)) {
@@ -201,7 +202,7 @@ struct VectorWinner {
     V x[N];
     values.unpack(x);
     int at = N - 1;
-#pragma unroll
+GPUREDUCE_UNROLL
     for (int k = N - 2; k >= 0; --k) {
       const A v = convert<A>(x[k]);
       if ((v == best) | is_nan(Nan == NanPolicy::propagate ? v : best)) at = k;

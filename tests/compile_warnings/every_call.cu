@@ -1,0 +1,69 @@
+// Every public call, for every element type, compiled with the warnings users turn on
+// (-Wall -Wextra -Wshadow -Wconversion through the host compiler, and every nvcc warning) as
+// errors: the library's headers must not break a -Werror build. Compiled only.
+#include <gpureduce/gpureduce.cuh>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace {
+
+struct Larger {
+  __host__ __device__ int operator()(int a, int b) const { return a > b ? a : b; }
+};
+struct Twice {
+  template <class T>
+  __host__ __device__ double operator()(T x) const {
+    return 2.0 * double(x);
+  }
+};
+
+template <class T>
+void every_call(const T* d, std::uint64_t n, void* o, cudaStream_t s) {
+  using namespace gpureduce;
+  sum(d, n, static_cast<result_t<T, Sum>*>(o), s);
+  product(d, n, static_cast<result_t<T, Product>*>(o), s);
+  min(d, n, static_cast<T*>(o), s, {.nan = NanPolicy::ignore});
+  max(d, n, static_cast<T*>(o), s);
+  minmax(d, n, static_cast<MinMax<T>*>(o), s);
+  argmin(d, n, static_cast<IndexedValue<T>*>(o), s);
+  argmax(d, n, static_cast<IndexedValue<T>*>(o), s);
+  dot(d, d, n, static_cast<result_t<T, Sum>*>(o), s);
+  if constexpr (std::is_integral_v<T>) {
+    bit_and(d, n, static_cast<T*>(o), s);
+    bit_or(d, n, static_cast<T*>(o), s);
+    bit_xor(d, n, static_cast<T*>(o), s);
+  }
+  all(d, n, static_cast<bool*>(o), s);
+  any(d, n, static_cast<bool*>(o), s);
+  if constexpr (!std::is_same_v<T, bool>) transform_reduce(d, n, static_cast<double*>(o), Twice{}, Sum{}, s);
+  static_cast<void>(sum_sync(d, n, s));
+  static_cast<void>(reduce_sync(d, n, ArgMax{}, s));
+}
+
+}  // namespace
+
+void every_type(void* d, std::uint64_t n, void* o, cudaStream_t s) {
+  every_call(static_cast<const bool*>(d), n, o, s);
+  every_call(static_cast<const std::int8_t*>(d), n, o, s);
+  every_call(static_cast<const std::uint8_t*>(d), n, o, s);
+  every_call(static_cast<const std::int16_t*>(d), n, o, s);
+  every_call(static_cast<const std::uint16_t*>(d), n, o, s);
+  every_call(static_cast<const std::int32_t*>(d), n, o, s);
+  every_call(static_cast<const std::uint32_t*>(d), n, o, s);
+  every_call(static_cast<const std::int64_t*>(d), n, o, s);
+  every_call(static_cast<const std::uint64_t*>(d), n, o, s);
+  every_call(static_cast<const float*>(d), n, o, s);
+  every_call(static_cast<const double*>(d), n, o, s);
+  every_call(static_cast<const __half*>(d), n, o, s);
+  every_call(static_cast<const __nv_bfloat16*>(d), n, o, s);
+  const auto* i = static_cast<const int*>(d);
+  gpureduce::reduce(i, n, static_cast<int*>(o), Larger{}, 0, s);
+  static_cast<void>(gpureduce::reduce_sync(i, n, Larger{}, 0, s));
+  gpureduce::exact_sum(static_cast<const float*>(d), n, static_cast<float*>(o), s);
+  gpureduce::release_workspace(s);
+  gpureduce::trim_workspace();
+}
