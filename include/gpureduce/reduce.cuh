@@ -33,6 +33,12 @@ namespace detail {
 template <class Op>
 concept has_identity = requires(const Op& op) { op.template identity<int>(); };
 
+// The overloads that take a caller's functor and its identity: not an operator with an identity
+// of its own, and not a stream where the identity would go (reduce(in, n, out, Max{}, 0) is Max on
+// the null stream).
+template <class F, class Init>
+concept functor_and_identity = !has_identity<F> && !std::is_convertible_v<Init, cudaStream_t>;
+
 // Options::exact: the exact sum where it applies (floating terms, floating result), an error where
 // the result type cannot hold it; integer sums are exact anyway.
 template <class Terms, class T, class Out, class Source>
@@ -105,11 +111,10 @@ void reduce(const T* in, std::uint64_t n, Out* out, Op op, cudaStream_t stream =
 }
 
 // A caller's functor f(a, b), associative and commutative, with its identity. The accumulator is
-// the identity's type unless AccT says otherwise. Not for an operator that has its own identity
-// (the built-in ones): reduce(in, n, out, Max{}, 0) is Max on the null stream, as in CUB, not a
-// max whose identity is 0.
+// the identity's type unless AccT says otherwise (functor_and_identity: a 0 after a built-in
+// operator is the null stream, as in CUB, not an identity).
 template <class AccT = void, class T, class Out, class F, class Init>
-  requires(!detail::has_identity<F> && !std::is_convertible_v<Init, cudaStream_t>)
+  requires detail::functor_and_identity<F, Init>
 Status try_reduce(const T* in, std::uint64_t n, Out* out, F f, Init identity, cudaStream_t stream = nullptr,
                   const Options& opt = {}) noexcept {
   using A = std::conditional_t<std::is_void_v<AccT>, Init, AccT>;
@@ -120,7 +125,7 @@ Status try_reduce(const T* in, std::uint64_t n, Out* out, F f, Init identity, cu
 }
 
 template <class AccT = void, class T, class Out, class F, class Init>
-  requires(!detail::has_identity<F> && !std::is_convertible_v<Init, cudaStream_t>)
+  requires detail::functor_and_identity<F, Init>
 void reduce(const T* in, std::uint64_t n, Out* out, F f, Init identity, cudaStream_t stream = nullptr,
             const Options& opt = {}) {
   throw_if_error(try_reduce<AccT>(in, n, out, f, identity, stream, opt));
@@ -237,7 +242,7 @@ auto reduce_sync(const T* in, std::uint64_t n, Op op, cudaStream_t stream = null
 // The same with a caller's functor and its identity (as thrust::reduce(first, last, init, op)):
 // the result has the accumulator's type, the identity's unless AccT says otherwise.
 template <class AccT = void, class T, class F, class Init>
-  requires(!detail::has_identity<F> && !std::is_convertible_v<Init, cudaStream_t>)
+  requires detail::functor_and_identity<F, Init>
 auto reduce_sync(const T* in, std::uint64_t n, F f, Init identity, cudaStream_t stream = nullptr,
                  const Options& opt = {}) {
   using A = std::conditional_t<std::is_void_v<AccT>, Init, AccT>;
