@@ -6,6 +6,7 @@
 //   gpureduce::argmax(d_in, n, d_best, stream);                // IndexedValue<T>{value, index}
 //   gpureduce::max(d_in, n, d_out, stream, {.nan = gpureduce::NanPolicy::ignore});
 //   gpureduce::reduce(d_in, n, d_out, MyOp{}, identity, stream);   // any associative, commutative functor
+//   gpureduce::transform_reduce(d_in, n, d_out, ToPair{}, AddPairs{}, Pair{}, stream);  // into a struct
 //   float s = gpureduce::sum_sync(d_half, n, stream);          // waits for the stream
 //
 //   gpureduce::exact_sum(d_float, n, d_out, stream);             // the exact sum, rounded once
@@ -66,6 +67,16 @@ inline constexpr bool host_sees_result_type_v =
     true;
 #endif
 
+template <class Transform>
+constexpr void check_transform() {
+  static_assert(host_sees_result_type_v<Transform>,
+                "gpureduce: a __device__ lambda transform needs a trailing return type "
+                "([] __device__ (float x) -> double {...}), or make it __host__ __device__, or wrap it in "
+                "cuda::proclaim_return_type<R>");
+}
+template <class Transform, class T>
+using transformed_t = std::decay_t<std::invoke_result_t<Transform, T>>;
+
 template <class AccT, class T, class Op>
 using chosen_accumulator_t = std::conditional_t<std::is_void_v<AccT>, accumulator_t<T, Op>, AccT>;
 
@@ -81,8 +92,8 @@ constexpr void check_types() {
   static_assert(is_element_v<T>,
                 "gpureduce: elements must be an integer, floating-point, __half or __nv_bfloat16 type");
   static_assert(has_identity<Op>,
-                "gpureduce: this operator has no identity; for your own functor call "
-                "reduce(in, n, out, op, identity, stream)");
+                "gpureduce: this operator has no identity; pass your functor's with it: "
+                "reduce(in, n, out, op, identity, stream), transform_reduce(in, n, out, transform, op, identity, stream)");
   static_assert(!is_bitwise_op_v<Op> || std::is_integral_v<T>, "gpureduce: bitwise and/or/xor need integer elements");
   static_assert(std::is_trivially_copyable_v<A> && sizeof(A) <= 16 && alignof(A) <= 16,
                 "gpureduce: the accumulator must be trivially copyable and at most 16 bytes");
@@ -135,11 +146,8 @@ void reduce(const T* in, std::uint64_t n, Out* out, F f, Init identity, cudaStre
 template <class AccT = void, class T, class Out, class Transform, class Op>
 Status try_transform_reduce(const T* in, std::uint64_t n, Out* out, Transform transform, Op op,
                             cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
-  static_assert(detail::host_sees_result_type_v<Transform>,
-                "gpureduce: a __device__ lambda transform needs a trailing return type "
-                "([] __device__ (float x) -> double {...}), or make it __host__ __device__, or wrap it in "
-                "cuda::proclaim_return_type<R>");
-  using U = std::decay_t<std::invoke_result_t<Transform, T>>;
+  detail::check_transform<Transform>();
+  using U = detail::transformed_t<Transform, T>;
   using A = detail::chosen_accumulator_t<AccT, U, Op>;
   detail::check_types<U, Op, A, Out>();
   if constexpr (detail::is_arg_op_v<Op>)
@@ -152,6 +160,32 @@ template <class AccT = void, class T, class Out, class Transform, class Op>
 void transform_reduce(const T* in, std::uint64_t n, Out* out, Transform transform, Op op,
                       cudaStream_t stream = nullptr, const Options& opt = {}) {
   throw_if_error(try_transform_reduce<AccT>(in, n, out, transform, op, stream, opt));
+}
+
+// transform(x) applied on load, then a caller's functor f(a, b) with its identity, as
+// thrust::transform_reduce(first, last, transform, init, f). The accumulator is the identity's type
+// unless AccT says otherwise; the transform's values convert to it, so they may be structs (a sum
+// and a sum of squares, say) that the functor combines.
+template <class AccT = void, class T, class Out, class Transform, class F, class Init>
+  requires detail::functor_and_identity<F, Init>
+Status try_transform_reduce(const T* in, std::uint64_t n, Out* out, Transform transform, F f, Init identity,
+                            cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
+  detail::check_transform<Transform>();
+  using A = std::conditional_t<std::is_void_v<AccT>, Init, AccT>;
+  static_assert(std::is_invocable_r_v<A, F, A, A>, "gpureduce: the functor must take two accumulators and return one");
+  static_assert(std::is_convertible_v<detail::transformed_t<Transform, T>, A>,
+                "gpureduce: the transform's result does not convert to the accumulator (the identity's type)");
+  using Op = UserOp<F, A>;
+  detail::check_types<T, Op, A, Out>();
+  return detail::dispatch_reduce<A>(ArraySource<T, Transform>{in, transform}, n, out,
+                                    Op{f, static_cast<A>(identity)}, stream, opt);
+}
+
+template <class AccT = void, class T, class Out, class Transform, class F, class Init>
+  requires detail::functor_and_identity<F, Init>
+void transform_reduce(const T* in, std::uint64_t n, Out* out, Transform transform, F f, Init identity,
+                      cudaStream_t stream = nullptr, const Options& opt = {}) {
+  throw_if_error(try_transform_reduce<AccT>(in, n, out, transform, f, identity, stream, opt));
 }
 
 // sum a[i] * b[i], products formed in the accumulator type (the sum's: int64 for int32, float for
@@ -247,6 +281,31 @@ auto reduce_sync(const T* in, std::uint64_t n, F f, Init identity, cudaStream_t 
                  const Options& opt = {}) {
   using A = std::conditional_t<std::is_void_v<AccT>, Init, AccT>;
   return detail::reduce_to_host<A>(stream, [&](A* d) { reduce<AccT>(in, n, d, f, identity, stream, opt); });
+}
+
+// transform_reduce, then the value to the host, as reduce_sync.
+template <class AccT = void, class T, class Transform, class Op>
+auto transform_reduce_sync(const T* in, std::uint64_t n, Transform transform, Op op, cudaStream_t stream = nullptr,
+                           const Options& opt = {}) {
+  detail::check_transform<Transform>();
+  using R = std::conditional_t<std::is_void_v<AccT>, result_t<detail::transformed_t<Transform, T>, Op>, AccT>;
+  return detail::reduce_to_host<R>(stream,
+                                   [&](R* d) { transform_reduce<AccT>(in, n, d, transform, op, stream, opt); });
+}
+
+template <class AccT = void, class T, class Transform, class F, class Init>
+  requires detail::functor_and_identity<F, Init>
+auto transform_reduce_sync(const T* in, std::uint64_t n, Transform transform, F f, Init identity,
+                           cudaStream_t stream = nullptr, const Options& opt = {}) {
+  using A = std::conditional_t<std::is_void_v<AccT>, Init, AccT>;
+  return detail::reduce_to_host<A>(
+      stream, [&](A* d) { transform_reduce<AccT>(in, n, d, transform, f, identity, stream, opt); });
+}
+
+template <class AccT = void, class T>
+auto dot_sync(const T* a, const T* b, std::uint64_t n, cudaStream_t stream = nullptr, const Options& opt = {}) {
+  using R = std::conditional_t<std::is_void_v<AccT>, result_t<T, Sum>, AccT>;
+  return detail::reduce_to_host<R>(stream, [&](R* d) { dot<AccT>(a, b, n, d, stream, opt); });
 }
 
 template <class AccT = void, class T>

@@ -21,6 +21,19 @@ struct Twice {
   }
 };
 
+struct Pair {
+  double first, second;
+};
+struct Both {
+  template <class T>
+  __host__ __device__ Pair operator()(T x) const {
+    return {double(x), -double(x)};
+  }
+};
+struct AddPairs {
+  __host__ __device__ Pair operator()(Pair a, Pair b) const { return {a.first + b.first, a.second + b.second}; }
+};
+
 template <class T>
 void every_call(const T* d, std::uint64_t n, void* o, cudaStream_t s) {
   using namespace gpureduce;
@@ -42,6 +55,12 @@ void every_call(const T* d, std::uint64_t n, void* o, cudaStream_t s) {
   if constexpr (!std::is_same_v<T, bool>) transform_reduce(d, n, static_cast<double*>(o), Twice{}, Sum{}, s);
   static_cast<void>(sum_sync(d, n, s));
   static_cast<void>(reduce_sync(d, n, ArgMax{}, s));
+  static_cast<void>(dot_sync(d, d, n, s));
+  if constexpr (!std::is_same_v<T, bool>) {
+    static_cast<void>(transform_reduce_sync(d, n, Twice{}, Max{}, s));
+    transform_reduce(d, n, static_cast<Pair*>(o), Both{}, AddPairs{}, Pair{0, 0}, s);
+    static_cast<void>(transform_reduce_sync(d, n, Both{}, AddPairs{}, Pair{0, 0}, s));
+  }
 }
 
 }  // namespace

@@ -221,20 +221,24 @@ TEST(test_dispatch_pointer_reach, every_kind_of_memory) {
   using detail::Reach;
   using detail::reach_of;
   using detail::workspace_reach_of;
+  using A = detail::DeviceAddress;
   for (const bool pageable : {false, true}) {
     SCOPED_TRACE(pageable ? "device reads pageable memory" : "no pageable memory access");
-    EXPECT_EQ(reach_of(cudaMemoryTypeDevice, true, pageable), Reach::yes);            // own, or peer access on
-    EXPECT_EQ(reach_of(cudaMemoryTypeDevice, false, pageable), Reach::other_device);  // another device's, no access
-    EXPECT_EQ(reach_of(cudaMemoryTypeManaged, true, pageable), Reach::yes);
-    EXPECT_EQ(reach_of(cudaMemoryTypeHost, true, pageable), Reach::yes);  // cudaMallocHost, cudaHostRegister
+    EXPECT_EQ(reach_of(cudaMemoryTypeDevice, A::same, pageable), Reach::yes);            // own, or peer access on
+    EXPECT_EQ(reach_of(cudaMemoryTypeDevice, A::none, pageable), Reach::other_device);  // another device's, no access
+    EXPECT_EQ(reach_of(cudaMemoryTypeManaged, A::same, pageable), Reach::yes);
+    EXPECT_EQ(reach_of(cudaMemoryTypeHost, A::same, pageable), Reach::yes);  // cudaMallocHost, cudaHostRegister
+    // cudaHostRegister'd where the device cannot use the host's address: only its own address works
+    EXPECT_EQ(reach_of(cudaMemoryTypeHost, A::other, pageable), pageable ? Reach::yes : Reach::elsewhere);
     // malloc, the stack: readable only by a device with pageable memory access (HMM, ATS)
-    EXPECT_EQ(reach_of(cudaMemoryTypeUnregistered, false, pageable), pageable ? Reach::yes : Reach::host);
+    EXPECT_EQ(reach_of(cudaMemoryTypeUnregistered, A::none, pageable), pageable ? Reach::yes : Reach::host);
   }
-  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeDevice, true), Reach::yes);
-  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeManaged, true), Reach::yes);
-  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeDevice, false), Reach::other_device);
-  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeHost, true), Reach::host);  // pinned: mapped, but never a workspace
-  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeUnregistered, false), Reach::host);
+  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeDevice, A::same), Reach::yes);
+  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeManaged, A::same), Reach::yes);
+  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeDevice, A::none), Reach::other_device);
+  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeHost, A::same), Reach::host);  // pinned: mapped, but never a workspace
+  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeHost, A::other), Reach::host);
+  EXPECT_EQ(workspace_reach_of(cudaMemoryTypeUnregistered, A::none), Reach::host);
 }
 
 }  // namespace

@@ -62,6 +62,44 @@ TEST(test_readme_examples, basic_calls) {
   cudaStreamDestroy(stream);
 }
 
+// [example: nanmean]
+// NumPy's nanmean in one pass: a transform to a struct, then your functor and its identity
+struct SumCount {
+  double sum;
+  std::int64_t count;
+};
+struct IfNumber {
+  __host__ __device__ SumCount operator()(float x) const { return isnan(x) ? SumCount{0, 0} : SumCount{x, 1}; }
+};
+struct AddSumCount {
+  __host__ __device__ SumCount operator()(SumCount a, SumCount b) const { return {a.sum + b.sum, a.count + b.count}; }
+};
+// [/example]
+
+TEST(test_readme_examples, transform_into_a_struct) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t n = 1000003;
+  auto hx = random_input<float>(n, test_seed());
+  for (std::uint64_t i = 0; i < n; i += 1 + i % 97) hx[i] = std::numeric_limits<float>::quiet_NaN();
+  DeviceInput<float> in(hx, 0);
+  const float* d_x = in.get();
+  cudaStream_t stream;
+  cudaStreamCreate(&stream);
+
+  // [example: nanmean_call]
+  const SumCount s = gpureduce::transform_reduce_sync(d_x, n, IfNumber{}, AddSumCount{}, SumCount{0, 0}, stream);
+  const double mean = s.count ? s.sum / double(s.count) : NAN;
+  // [/example]
+
+  const auto want = reference::float_sum(hx.data(), n, true);
+  const auto numbers = std::count_if(hx.begin(), hx.end(), [](float x) { return !std::isnan(x); });
+  EXPECT_EQ(s.count, numbers);
+  EXPECT_GT(numbers, 0);
+  expect_float_sum(s.sum, want, n, "sum of the numbers");
+  EXPECT_NEAR(mean, double(want.sum / numbers), 1e-12 * double(want.abs_sum / numbers));
+  cudaStreamDestroy(stream);
+}
+
 TEST(test_readme_examples, exact_sum) {
   GPUREDUCE_REQUIRE_GPU();
   // [example: exact]

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <memory>
 #include <thread>
+#include <tuple>
 
 namespace gpureduce::test {
 namespace {
@@ -597,7 +598,18 @@ TEST(test_reduce_api, memory_of_every_kind_the_device_reads) {
   GPUREDUCE_CHECK_CUDA(cudaHostRegister(registered.data(), bytes, cudaHostRegisterDefault));
   int same_address = 0;
   GPUREDUCE_CHECK_CUDA(cudaDeviceGetAttribute(&same_address, cudaDevAttrCanUseHostPointerForRegisteredMem, device));
-  if (same_address) kinds.push_back({"cudaHostRegister", registered.data(), false});
+  if (same_address) {
+    kinds.push_back({"cudaHostRegister", registered.data(), false});
+  } else {  // the device's address works, the host's is refused
+    void* mapped = nullptr;
+    GPUREDUCE_CHECK_CUDA(cudaHostGetDevicePointer(&mapped, registered.data(), 0));
+    kinds.push_back({"cudaHostRegister, the device's address", static_cast<unsigned char*>(mapped), false});
+    Status st;
+    run_to_host<std::int64_t>([&](std::int64_t* o) {
+      st = try_reduce(reinterpret_cast<const std::int32_t*>(registered.data()), 1000, o, Sum{});
+    });
+    EXPECT_EQ(st.code, Errc::not_device_memory);
+  }
 
   GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));
   for (const Kind& k : kinds) {
@@ -616,6 +628,10 @@ TEST(test_reduce_api, memory_of_every_kind_the_device_reads) {
       const std::uint64_t want = reference::int_sum(h.data(), n);
       EXPECT_EQ(std::uint64_t(run_to_host<std::int64_t>([&](std::int64_t* o) { sum(in, n, o); })), want)
           << "input, n = " << n;
+      // From within the allocation (the runtime gives the device's address of an interior pointer)
+      EXPECT_EQ(std::uint64_t(run_to_host<std::int64_t>([&](std::int64_t* o) { sum(in + 7, n - 7, o); })),
+                reference::int_sum(h.data() + 7, n - 7))
+          << "input from element 7, n = " << n;
       if (!k.device_side) continue;
       for (const bool own_workspace : {false, true}) {
         GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(out, 0xA5, sizeof(std::int64_t), s));
@@ -968,6 +984,88 @@ TEST(test_reduce_api, transforms_under_every_kind_of_operator) {
       EXPECT_EQ(mm.min, *std::min_element(floored.begin(), floored.end()));
       EXPECT_EQ(mm.max, *std::max_element(floored.begin(), floored.end()));
     }
+  }
+}
+
+// A sum and a sum of squares in one pass (mean and variance, Thrust's summary statistics), and the
+// range of int16 as an 8-byte pair: struct accumulators of 16 bytes (handed between blocks with a
+// ticket) and of 8 (with a flag in the slot's second word), from transform_reduce with a functor
+// and its identity.
+struct Moments {
+  double sum, squares;
+};
+struct ToMoments {
+  __host__ __device__ Moments operator()(float x) const { return {x, double(x) * x}; }
+};
+struct AddMoments {
+  __host__ __device__ Moments operator()(Moments a, Moments b) const { return {a.sum + b.sum, a.squares + b.squares}; }
+};
+struct Span {
+  int lo, hi;
+};
+struct ToSpan {
+  __host__ __device__ Span operator()(std::int16_t x) const { return {x, x}; }
+};
+struct Widen {
+  __host__ __device__ Span operator()(Span a, Span b) const {
+    return {a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
+  }
+};
+
+TEST(test_reduce_api, transform_reduce_with_a_functor_into_a_struct) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  constexpr Moments no_moments{0, 0};
+  constexpr Span no_span{std::numeric_limits<int>::max(), std::numeric_limits<int>::min()};
+  for (const std::uint64_t n : {0ull, 1ull, 33ull, 3001ull, 300001ull, (1ull << 22) + 5}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const auto hf = random_input<float>(n, seed + n);
+    const auto h16 = random_input<std::int16_t>(n, seed + n + 1);
+    DeviceInput<float> df(hf, 3);
+    DeviceInput<std::int16_t> d16(h16, 5);
+    reference::FloatSum s, sq;
+    for (float x : hf) {
+      s.sum += x, s.abs_sum += std::fabs((long double)x);
+      sq.sum += (long double)x * x, sq.abs_sum += (long double)x * x;
+    }
+    Span want_span = no_span;
+    for (std::int16_t x : h16) want_span = Widen{}(want_span, ToSpan{}(x));
+    const auto check = [&](const Moments& m, const Span& r, const std::string& how) {
+      SCOPED_TRACE(how);
+      expect_float_sum(m.sum, s, n, "sum");
+      expect_float_sum(m.squares, sq, n, "sum of squares");
+      EXPECT_EQ(r.lo, want_span.lo);
+      EXPECT_EQ(r.hi, want_span.hi);
+    };
+    check(run_to_host<Moments>([&](Moments* o) { transform_reduce(df.get(), n, o, ToMoments{}, AddMoments{}, no_moments); }),
+          run_to_host<Span>([&](Span* o) { transform_reduce(d16.get(), n, o, ToSpan{}, Widen{}, no_span); }), "automatic");
+    check(transform_reduce_sync(df.get(), n, ToMoments{}, AddMoments{}, no_moments),
+          transform_reduce_sync(d16.get(), n, ToSpan{}, Widen{}, no_span), "_sync");
+    // Every kernel: one block, grids of 3 (the combiner block under evict-first) and 300 blocks.
+    for (const auto [kernel, l2, blocks] : {std::tuple{Kernel::one_block, L2Policy::automatic, 0ull},
+                                            std::tuple{Kernel::grid, L2Policy::normal, 3ull},
+                                            std::tuple{Kernel::grid, L2Policy::evict_first, 3ull},
+                                            std::tuple{Kernel::grid, L2Policy::evict_first, 300ull}}) {
+      Options opt;
+      opt.force_kernel = kernel;
+      opt.l2 = l2;
+      opt.force_blocks = blocks;
+      check(run_to_host<Moments>(
+                [&](Moments* o) { transform_reduce(df.get(), n, o, ToMoments{}, AddMoments{}, no_moments, nullptr, opt); }),
+            run_to_host<Span>(
+                [&](Span* o) { transform_reduce(d16.get(), n, o, ToSpan{}, Widen{}, no_span, nullptr, opt); }),
+            "kernel " + std::to_string(int(kernel)) + " l2 " + std::to_string(int(l2)) + " blocks " +
+                std::to_string(blocks));
+    }
+
+    // The other _sync calls: a transform under a built-in operator, and a dot product.
+    if (n == 0) continue;
+    EXPECT_EQ(transform_reduce_sync(df.get(), n, AbsFloat{}, Max{}),
+              std::fabs(*std::max_element(hf.begin(), hf.end(), [](float a, float b) { return std::fabs(a) < std::fabs(b); })));
+    std::int64_t want_dot = 0;
+    for (std::int16_t x : h16) want_dot += std::int64_t(x) * x;
+    EXPECT_EQ(dot_sync(d16.get(), d16.get(), n), want_dot);
   }
 }
 

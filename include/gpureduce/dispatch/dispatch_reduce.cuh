@@ -26,6 +26,7 @@ namespace gpureduce::detail {
 struct PointerMessages {
   const char* host;          // p is host memory the device cannot read
   const char* other_device;  // p is another device's memory, out of the device's reach
+  const char* elsewhere;     // p is registered host memory the device reads at another address
 };
 inline Status check_reach(const void* p, PointerMessages m, int device, bool is_workspace = false) {
   cudaPointerAttributes a{};
@@ -35,16 +36,19 @@ inline Status check_reach(const void* p, PointerMessages m, int device, bool is_
     cudaGetLastError();  // a non-sticky failure also sets the last error: the Status carries it
     return Status::from_cuda(e);
   }
+  const DeviceAddress address = a.devicePointer == nullptr ? DeviceAddress::none
+                                : a.devicePointer == p      ? DeviceAddress::same
+                                                            : DeviceAddress::other;
   int pageable = 0;
-  if (!is_workspace && a.devicePointer == nullptr && a.type != cudaMemoryTypeDevice &&
+  if (!is_workspace && address != DeviceAddress::same && a.type != cudaMemoryTypeDevice &&
       cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) != cudaSuccess) {
     cudaGetLastError();
     pageable = 0;
   }
-  const bool mapped = a.devicePointer != nullptr;
-  switch (is_workspace ? workspace_reach_of(a.type, mapped) : reach_of(a.type, mapped, pageable != 0)) {
+  switch (is_workspace ? workspace_reach_of(a.type, address) : reach_of(a.type, address, pageable != 0)) {
     case Reach::yes: return Status::ok();
     case Reach::other_device: return Status::fail(Errc::not_device_memory, m.other_device);
+    case Reach::elsewhere: return Status::fail(Errc::not_device_memory, m.elsewhere);
     case Reach::host: break;
   }
   return Status::fail(Errc::not_device_memory, m.host);
@@ -53,7 +57,9 @@ inline constexpr PointerMessages input_messages{
     "input is host memory, which the stream's device cannot read: copy it to device memory, or pin and map it "
     "(cudaMallocHost, cudaHostRegister)",
     "input is on another device, which the stream's device cannot access: reduce on a stream of that device "
-    "or enable peer access"};
+    "or enable peer access",
+    "input is registered host memory, which the stream's device reads at another address: pass the pointer "
+    "cudaHostGetDevicePointer gives"};
 
 // Launches `kernel` and returns the launch's own error. cudaGetLastError after <<<>>> would also
 // report an earlier, unrelated failure of the caller's as this call's, and clear it from the
@@ -166,14 +172,16 @@ Status check_pointers(const Source& src, std::uint64_t n, const Out* out, const 
                                    {"result pointer is host memory, which the stream's device cannot write: pass "
                                     "device memory, or pin and map it (cudaMallocHost, cudaHostRegister)",
                                     "result pointer is on another device, which the stream's device cannot "
-                                    "access: reduce on a stream of that device or enable peer access"},
+                                    "access: reduce on a stream of that device or enable peer access",
+                                    "result pointer is registered host memory, which the stream's device writes at "
+                                    "another address: pass the pointer cudaHostGetDevicePointer gives"},
                                    device);
       !s)
     return s;
   if (opt.workspace)
     return check_reach(opt.workspace,
                        {"workspace is host memory: allocate it with cudaMalloc on the stream's device",
-                        "workspace is on another device, which the stream's device cannot access"},
+                        "workspace is on another device, which the stream's device cannot access", ""},
                        device, true);
   return Status::ok();
 }

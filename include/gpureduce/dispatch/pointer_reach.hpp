@@ -11,26 +11,36 @@ enum class Reach {
   yes,           // the device can dereference it
   host,          // host memory the device cannot read
   other_device,  // another device's memory out of this one's reach (no peer or pool access)
+  elsewhere,     // registered host memory the device reads at another address only
 };
 
-// The runtime gives a device pointer for the device's own memory, managed memory, mapped pinned
-// host memory and another device's memory with peer (or memory-pool) access granted; a null one
-// for pageable host memory and for another device's memory out of reach (device_access_probe on
-// two H200s). A device with pageable memory access (cudaDevAttrPageableMemoryAccess: HMM on Linux,
-// ATS on Grace Hopper) reads host memory at its own address all the same, as a kernel launched
-// there by hand or CUB would; on the H100 machines we measure on it is 0, and a kernel reading
-// malloc'd memory faults with an illegal address.
-constexpr Reach reach_of(cudaMemoryType type, bool has_device_pointer, bool pageable_memory_access) {
-  if (has_device_pointer) return Reach::yes;
+// What cudaPointerGetAttributes gives as the device's address for a pointer p: none, p itself, or
+// another address.
+enum class DeviceAddress { none, same, other };
+
+// The runtime gives a device address for the device's own memory, managed memory, mapped pinned
+// host memory and another device's memory with peer (or memory-pool) access granted; none for
+// pageable host memory and for another device's memory out of reach. With unified addressing the
+// address is p itself (device_access_probe on two H200s, for every kind reached:
+// bench/results/20261124_2x_NVIDIA_H200_device_access_714ba6c.txt), except for host memory registered on a
+// device that cannot use the host's address for it (cudaDevAttrCanUseHostPointerForRegisteredMem
+// 0; 1 on the H100 and H200), where a kernel must be given cudaHostGetDevicePointer's. A device
+// with pageable memory access (cudaDevAttrPageableMemoryAccess: HMM on Linux, ATS on Grace Hopper)
+// reads host memory at its own address all the same, as a kernel launched there by hand or CUB
+// would; on the H100 machines we measure on it is 0, and a kernel reading malloc'd memory faults
+// with an illegal address.
+constexpr Reach reach_of(cudaMemoryType type, DeviceAddress address, bool pageable_memory_access) {
+  if (address == DeviceAddress::same) return Reach::yes;
   if (type == cudaMemoryTypeDevice) return Reach::other_device;
-  return pageable_memory_access ? Reach::yes : Reach::host;
+  if (pageable_memory_access) return Reach::yes;
+  return address == DeviceAddress::other ? Reach::elsewhere : Reach::host;
 }
 
 // A caller's workspace holds the flags that one block polls while others store them: device or
 // managed memory only, never host memory, pinned or pageable, which no test or measurement covers.
-constexpr Reach workspace_reach_of(cudaMemoryType type, bool has_device_pointer) {
+constexpr Reach workspace_reach_of(cudaMemoryType type, DeviceAddress address) {
   if (type != cudaMemoryTypeDevice && type != cudaMemoryTypeManaged) return Reach::host;
-  return has_device_pointer ? Reach::yes : Reach::other_device;
+  return address == DeviceAddress::same ? Reach::yes : Reach::other_device;
 }
 
 }  // namespace gpureduce::detail
