@@ -1,6 +1,7 @@
 // The production path's launch arithmetic, on the host.
 #include <gpureduce/dispatch/exact_plan.hpp>
 #include <gpureduce/dispatch/launch_plan.hpp>
+#include <gpureduce/dispatch/allocation_range.hpp>
 #include <gpureduce/dispatch/pointer_reach.hpp>
 #include <gpureduce/dispatch/tuning_sm90.hpp>
 #include <gpureduce/dispatch/workspace.hpp>
@@ -213,6 +214,29 @@ TEST(test_dispatch_launch_plan, flagged_partials) {
     expect_round_trip<ArgMin>(IndexedValue<std::int64_t>{INT64_MIN, i});
     expect_round_trip<ArgMin>(IndexedValue<std::uint64_t>{0, i});
   }
+}
+
+// n elements from p inside the allocation the driver reports (range_probe, H100): the count is
+// checked against what is left from p, in whole elements, without overflow at counts up to 2^63.
+TEST(test_dispatch_allocation_range, counts_that_fit_and_counts_that_run_past_the_end) {
+  using detail::AllocationRange;
+  using detail::fits_in;
+  const AllocationRange r{0x10000, 4000};  // cudaMalloc(4000)
+  EXPECT_TRUE(fits_in(r, 0x10000, 1000, 4));
+  EXPECT_FALSE(fits_in(r, 0x10000, 1001, 4));
+  EXPECT_FALSE(fits_in(r, 0x10000, 4000, 4));  // bytes passed for elements
+  EXPECT_TRUE(fits_in(r, 0x10000 + 4, 999, 4));  // an interior pointer
+  EXPECT_FALSE(fits_in(r, 0x10000 + 4, 1000, 4));
+  EXPECT_TRUE(fits_in(r, 0x10000 + 3999, 1, 1));
+  EXPECT_FALSE(fits_in(r, 0x10000 + 3999, 2, 1));
+  EXPECT_TRUE(fits_in(r, 0x10000 + 3997, 0, 4));  // nothing read
+  EXPECT_FALSE(fits_in(r, 0x10000 + 3997, 1, 4));  // a partial element at the end
+  EXPECT_FALSE(fits_in(r, 0x10000, std::uint64_t(INT64_MAX), 8));
+  EXPECT_FALSE(fits_in(r, 0x10000, ~std::uint64_t(0) / 4 + 2, 4));  // n * 4 would wrap to a small number
+  // Nothing known of p: not refused.
+  EXPECT_TRUE(fits_in(AllocationRange{}, 0x10000, std::uint64_t(INT64_MAX), 8));  // pageable memory
+  EXPECT_TRUE(fits_in(r, 0x8000, 1u << 30, 4));
+  EXPECT_TRUE(fits_in(r, 0x10000 + 4000, 1u << 30, 4));
 }
 
 // What cudaPointerGetAttributes gives for each kind of memory (device_access_probe, two H200s;

@@ -509,6 +509,101 @@ TEST(test_reduce_api, errors_name_the_argument) {
   cudaFree(dev_out);
 }
 
+// A count that runs past the end of the input's allocation (bytes passed for elements, one too
+// many, from an interior pointer, the shorter array of a dot product), a result or a workspace
+// smaller than what is written there, are refused before anything is enqueued, for memory of
+// cudaMalloc, cudaMallocAsync and cudaMallocManaged; counts that fit exactly pass.
+TEST(test_reduce_api, counts_past_the_end_of_the_allocation_are_refused) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  constexpr std::uint64_t n = 40000;  // a grid; 4000 below, one block
+  const auto h = random_input<std::int32_t>(n, seed);
+  cudaStream_t s;
+  GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const auto past_the_end = [](const Status& st) {
+    return st.code == Errc::invalid_argument && std::string(st.message).find("past the end") != std::string::npos;
+  };
+  for (const int kind : {0, 1, 2}) {
+    SCOPED_TRACE(kind == 0 ? "cudaMalloc" : kind == 1 ? "cudaMallocAsync" : "cudaMallocManaged");
+    std::int32_t* a = nullptr;
+    std::int32_t* b = nullptr;  // one element shorter
+    const auto allocate = [&](std::int32_t** p, std::uint64_t count) {
+      const std::size_t bytes = count * sizeof(std::int32_t);
+      GPUREDUCE_CHECK_CUDA(kind == 0   ? cudaMalloc(p, bytes)
+                           : kind == 1 ? cudaMallocAsync(p, bytes, s)
+                                       : cudaMallocManaged(p, bytes));
+    };
+    allocate(&a, n);
+    allocate(&b, n - 1);
+    GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));
+    GPUREDUCE_CHECK_CUDA(cudaMemcpy(a, h.data(), n * sizeof(std::int32_t), cudaMemcpyDefault));
+    GPUREDUCE_CHECK_CUDA(cudaMemcpy(b, h.data(), (n - 1) * sizeof(std::int32_t), cudaMemcpyDefault));
+    for (const std::uint64_t m : {n, std::uint64_t(4000)}) {
+      SCOPED_TRACE("count " + std::to_string(m));
+      const std::int32_t* end = a + n;
+      EXPECT_EQ(std::uint64_t(run_to_host<std::int64_t>([&](std::int64_t* o) { sum(end - m, m, o); })),
+                reference::int_sum(h.data() + n - m, m));
+      const auto refused = [&](const std::int32_t* p, std::uint64_t count) {
+        Status st;
+        run_to_host<std::int64_t>([&](std::int64_t* o) { st = try_reduce(p, count, o, Sum{}, s); });
+        return past_the_end(st);
+      };
+      EXPECT_TRUE(refused(end - m, m + 1));
+      EXPECT_TRUE(refused(end - m, m * sizeof(std::int32_t)));
+      EXPECT_TRUE(refused(end - m + 1, m));
+    }
+    Status st;
+    run_to_host<std::int64_t>([&](std::int64_t* o) { st = try_dot(a, b, n, o, s); });
+    EXPECT_TRUE(past_the_end(st)) << st.message;
+    run_to_host<std::int64_t>([&](std::int64_t* o) { st = try_dot(b, a, n, o, s); });
+    EXPECT_TRUE(past_the_end(st)) << st.message;
+    std::int64_t want_dot = 0;
+    for (std::uint64_t i = 0; i + 1 < n; ++i) want_dot += std::int64_t(h[i]) * h[i];
+    EXPECT_EQ(dot_sync(a, b, n - 1, s), want_dot);
+    try {
+      static_cast<void>(sum_sync(a, n * sizeof(std::int32_t), s));
+      ADD_FAILURE() << "no exception";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), Errc::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find("past the end"), std::string::npos) << e.what();
+    }
+    // Exact sums take the same checks.
+    const auto* f = reinterpret_cast<const float*>(a);
+    float* fo = nullptr;
+    GPUREDUCE_CHECK_CUDA(cudaMalloc(&fo, sizeof(float)));
+    Options exact;
+    exact.exact = true;
+    EXPECT_TRUE(past_the_end(try_reduce(f, n + 1, fo, Sum{}, s, exact)));
+    cudaFree(fo);
+    // A result or a workspace of fewer bytes than are written there.
+    void* four_bytes = nullptr;
+    GPUREDUCE_CHECK_CUDA(cudaMalloc(&four_bytes, 4));
+    EXPECT_TRUE(past_the_end(try_reduce(a, n, static_cast<std::int64_t*>(four_bytes), Sum{}, s)));
+    void* ws = nullptr;
+    GPUREDUCE_CHECK_CUDA(cudaMalloc(&ws, workspace_bytes - 16));
+    GPUREDUCE_CHECK_CUDA(cudaMemset(ws, 0, workspace_bytes - 16));
+    Options short_ws;
+    short_ws.workspace = ws;
+    short_ws.workspace_size = workspace_bytes;  // more than was allocated
+    run_to_host<std::int64_t>([&](std::int64_t* o) { st = try_reduce(a, n, o, Sum{}, s, short_ws); });
+    EXPECT_TRUE(past_the_end(st)) << st.message;
+    cudaFree(four_bytes);
+    cudaFree(ws);
+    EXPECT_EQ(std::uint64_t(sum_sync(a, n, s)), reference::int_sum(h.data(), n));  // the context lives on
+    if (kind == 1) {
+      GPUREDUCE_CHECK_CUDA(cudaFreeAsync(a, s));
+      GPUREDUCE_CHECK_CUDA(cudaFreeAsync(b, s));
+    } else {
+      cudaFree(a);
+      cudaFree(b);
+    }
+  }
+  GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));
+  release_workspace(s);
+  cudaStreamDestroy(s);
+}
+
 // The driver's virtual memory calls (the memory of PyTorch's expandable segments), reached through
 // the runtime as the library reaches the driver: the test binary does not link libcuda.
 struct VmmCalls {
@@ -585,14 +680,19 @@ TEST(test_reduce_api, memory_of_every_kind_the_device_reads) {
   std::size_t granule = 0;
   ASSERT_EQ(vmm.granularity(&granule, &vprops, CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
   const std::size_t vbytes = (bytes + granule - 1) / granule * granule;
-  CUmemGenericAllocationHandle handle{};
+  // Two handles side by side in one reservation, as PyTorch's expandable segments grow: the input
+  // runs across both (and the allocation the library checks counts against is the reservation).
+  ASSERT_GT(vbytes, granule);
+  CUmemGenericAllocationHandle handles[2]{};
   CUdeviceptr va{};
-  ASSERT_EQ(vmm.create(&handle, vbytes, &vprops, 0), CUDA_SUCCESS);
+  ASSERT_EQ(vmm.create(&handles[0], granule, &vprops, 0), CUDA_SUCCESS);
+  ASSERT_EQ(vmm.create(&handles[1], vbytes - granule, &vprops, 0), CUDA_SUCCESS);
   ASSERT_EQ(vmm.reserve(&va, vbytes, 0, 0, 0), CUDA_SUCCESS);
-  ASSERT_EQ(vmm.map(va, vbytes, 0, handle, 0), CUDA_SUCCESS);
+  ASSERT_EQ(vmm.map(va, granule, 0, handles[0], 0), CUDA_SUCCESS);
+  ASSERT_EQ(vmm.map(va + granule, vbytes - granule, 0, handles[1], 0), CUDA_SUCCESS);
   const CUmemAccessDesc access{{CU_MEM_LOCATION_TYPE_DEVICE, device}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
   ASSERT_EQ(vmm.set_access(va, vbytes, &access, 1), CUDA_SUCCESS);
-  kinds.push_back({"cuMemCreate + cuMemMap", reinterpret_cast<unsigned char*>(va), true});
+  kinds.push_back({"cuMemCreate + cuMemMap, two handles", reinterpret_cast<unsigned char*>(va), true});
 
   std::vector<unsigned char> registered(bytes);
   GPUREDUCE_CHECK_CUDA(cudaHostRegister(registered.data(), bytes, cudaHostRegisterDefault));
@@ -646,8 +746,10 @@ TEST(test_reduce_api, memory_of_every_kind_the_device_reads) {
     }
   }
   GPUREDUCE_CHECK_CUDA(cudaHostUnregister(registered.data()));
-  vmm.unmap(va, vbytes);
-  vmm.release(handle);
+  vmm.unmap(va, granule);
+  vmm.unmap(va + granule, vbytes - granule);
+  vmm.release(handles[0]);
+  vmm.release(handles[1]);
   vmm.free_address(va, vbytes);
   cudaFree(kinds[0].base);
   cudaFreeAsync(kinds[1].base, s);

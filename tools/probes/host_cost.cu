@@ -6,7 +6,8 @@
 // the host time per call is the median over 101 such runs, after warm-up, each run starting on an
 // idle stream.
 //   empty kernel             a launch of an empty one-block kernel: the driver's floor
-//   gpureduce::try_reduce    argument checks (two cudaPointerGetAttributes), plan, launch; with
+//   gpureduce::try_reduce    argument checks (two cudaPointerGetAttributes, the input's
+//                            allocation range), plan, launch; with
 //                            two devices or more also the stream's device (the row below)
 //   gpureduce, workspace     the same with a caller's workspace
 //   the two again at 2^16    the grid kernel, which needs a workspace: the difference is the pool
@@ -102,6 +103,9 @@ int main() {
   std::printf("| cudaPointerGetAttributes alone (two per call) | %.3f |\n", host_us_per_call(s, [&] {
                 cudaPointerAttributes a{};
                 GPUREDUCE_CUDA(cudaPointerGetAttributes(&a, in));
+              }));
+  std::printf("| the input's allocation range alone (one per input array) | %.3f |\n", host_us_per_call(s, [&] {
+                if (gpureduce::detail::allocation_range(in).size == 0) std::exit(1);
               }));
   std::printf("| CUB, query + run | %.2f |\n", host_us_per_call(s, [&] {
                 std::size_t bytes = 0;

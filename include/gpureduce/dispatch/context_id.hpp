@@ -6,12 +6,11 @@
 // would have been the caller's data). Keyed by this ID, a new context gets a new pool.
 #pragma once
 
+#include <gpureduce/dispatch/driver_entry.hpp>
 #include <gpureduce/error.hpp>
 
-#include <cuda.h>  // types only: the driver is reached through the runtime's entry points
+#include <cuda.h>  // types only
 #include <cuda_runtime_api.h>
-
-#include <type_traits>
 
 namespace gpureduce::detail {
 
@@ -23,22 +22,8 @@ struct ContextEntryPoints {
 inline const ContextEntryPoints& context_entry_points() {
   static const ContextEntryPoints entries = [] {
     ContextEntryPoints e;
-    const auto find = [](const char* name, auto* fn) {
-      void* p = nullptr;
-      cudaDriverEntryPointQueryResult found{};
-#if CUDART_VERSION >= 12050
-      const cudaError_t r = cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &found);
-#else
-      const cudaError_t r = cudaGetDriverEntryPoint(name, &p, cudaEnableDefault, &found);
-#endif
-      if (r != cudaSuccess || found != cudaDriverEntryPointSuccess) {
-        cudaGetLastError();
-        p = nullptr;
-      }
-      *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(p);
-    };
-    find("cuCtxGetCurrent", &e.get_current);
-    find("cuCtxGetId", &e.get_id);
+    find_driver_entry_point("cuCtxGetCurrent", &e.get_current);
+    find_driver_entry_point("cuCtxGetId", &e.get_id);
     return e;
   }();
   return entries;

@@ -3,6 +3,7 @@
 // Nothing here synchronises.
 #pragma once
 
+#include <gpureduce/dispatch/allocation_range.hpp>
 #include <gpureduce/dispatch/launch_plan.hpp>
 #include <gpureduce/dispatch/pointer_reach.hpp>
 #include <gpureduce/dispatch/stream_device.hpp>
@@ -20,15 +21,19 @@
 namespace gpureduce::detail {
 
 // Whether `device`, the stream's and current (StreamDeviceScope), can dereference p (reach_of in
-// pointer_reach.hpp): where it cannot, a kernel would fault with an illegal address, which ends the
-// context, so the call fails instead. Whether the device reads pageable memory is asked only for
-// memory without a device address, which a call that succeeds rarely passes.
+// pointer_reach.hpp), and whether `count` objects of `bytes` each from p fit in p's allocation
+// (allocation_range.hpp): where either fails, a kernel would fault with an illegal address, which
+// ends the context, or read or write another allocation's memory, so the call fails instead.
+// Whether the device reads pageable memory is asked only for memory without a device address,
+// which a call that succeeds rarely passes.
 struct PointerMessages {
   const char* host;          // p is host memory the device cannot read
   const char* other_device;  // p is another device's memory, out of the device's reach
   const char* elsewhere;     // p is registered host memory the device reads at another address
+  const char* past_end;      // the objects from p run past the end of its allocation
 };
-inline Status check_reach(const void* p, PointerMessages m, int device, bool is_workspace = false) {
+inline Status check_memory(const void* p, std::uint64_t count, std::uint64_t bytes, PointerMessages m, int device,
+                           bool is_workspace = false) {
   cudaPointerAttributes a{};
   // Since CUDA 11 the query succeeds for any pointer (unregistered memory included): a failure is
   // the context's (a device reset, an earlier fault), which the caller must hear about as such.
@@ -46,12 +51,14 @@ inline Status check_reach(const void* p, PointerMessages m, int device, bool is_
     pageable = 0;
   }
   switch (is_workspace ? workspace_reach_of(a.type, address) : reach_of(a.type, address, pageable != 0)) {
-    case Reach::yes: return Status::ok();
+    case Reach::yes: break;
+    case Reach::host: return Status::fail(Errc::not_device_memory, m.host);
     case Reach::other_device: return Status::fail(Errc::not_device_memory, m.other_device);
     case Reach::elsewhere: return Status::fail(Errc::not_device_memory, m.elsewhere);
-    case Reach::host: break;
   }
-  return Status::fail(Errc::not_device_memory, m.host);
+  if (!fits_in(allocation_range(p), reinterpret_cast<std::uintptr_t>(p), count, bytes))
+    return Status::fail(Errc::invalid_argument, m.past_end);
+  return Status::ok();
 }
 inline constexpr PointerMessages input_messages{
     "input is host memory, which the stream's device cannot read: copy it to device memory, or pin and map it "
@@ -59,7 +66,21 @@ inline constexpr PointerMessages input_messages{
     "input is on another device, which the stream's device cannot access: reduce on a stream of that device "
     "or enable peer access",
     "input is registered host memory, which the stream's device reads at another address: pass the pointer "
-    "cudaHostGetDevicePointer gives"};
+    "cudaHostGetDevicePointer gives",
+    "count runs past the end of the input's allocation: n elements from the input pointer do not fit in it "
+    "(a count of bytes?)"};
+inline constexpr PointerMessages result_messages{
+    "result pointer is host memory, which the stream's device cannot write: pass device memory, or pin and map it "
+    "(cudaMallocHost, cudaHostRegister)",
+    "result pointer is on another device, which the stream's device cannot access: reduce on a stream of that "
+    "device or enable peer access",
+    "result pointer is registered host memory, which the stream's device writes at another address: pass the "
+    "pointer cudaHostGetDevicePointer gives",
+    "result pointer runs past the end of its allocation: the result type does not fit in it"};
+inline constexpr PointerMessages workspace_messages{
+    "workspace is host memory: allocate it with cudaMalloc on the stream's device",
+    "workspace is on another device, which the stream's device cannot access", "",
+    "workspace runs past the end of its allocation: gpureduce::workspace_bytes from the pointer do not fit in it"};
 
 // Launches `kernel` and returns the launch's own error. cudaGetLastError after <<<>>> would also
 // report an earlier, unrelated failure of the caller's as this call's, and clear it from the
@@ -157,32 +178,20 @@ Status check_arguments(const Source& src, std::uint64_t n, const Out* out, const
   return Status::ok();
 }
 
-// Then, with the stream's device current (StreamDeviceScope): can it reach every pointer?
+// Then, with the stream's device current (StreamDeviceScope): can it reach every pointer, and do
+// the counts fit?
 template <class Source, class Out>
 Status check_pointers(const Source& src, std::uint64_t n, const Out* out, const Options& opt, int device) {
   if (n > 0) {
     if constexpr (requires { src.data; }) {
-      if (const Status s = check_reach(src.data, input_messages, device); !s) return s;
+      if (const Status s = check_memory(src.data, n, sizeof(*src.data), input_messages, device); !s) return s;
     } else {
-      if (const Status s = check_reach(src.a, input_messages, device); !s) return s;
-      if (const Status s = check_reach(src.b, input_messages, device); !s) return s;
+      if (const Status s = check_memory(src.a, n, sizeof(*src.a), input_messages, device); !s) return s;
+      if (const Status s = check_memory(src.b, n, sizeof(*src.b), input_messages, device); !s) return s;
     }
   }
-  if (const Status s = check_reach(out,
-                                   {"result pointer is host memory, which the stream's device cannot write: pass "
-                                    "device memory, or pin and map it (cudaMallocHost, cudaHostRegister)",
-                                    "result pointer is on another device, which the stream's device cannot "
-                                    "access: reduce on a stream of that device or enable peer access",
-                                    "result pointer is registered host memory, which the stream's device writes at "
-                                    "another address: pass the pointer cudaHostGetDevicePointer gives"},
-                                   device);
-      !s)
-    return s;
-  if (opt.workspace)
-    return check_reach(opt.workspace,
-                       {"workspace is host memory: allocate it with cudaMalloc on the stream's device",
-                        "workspace is on another device, which the stream's device cannot access", ""},
-                       device, true);
+  if (const Status s = check_memory(out, 1, sizeof(Out), result_messages, device); !s) return s;
+  if (opt.workspace) return check_memory(opt.workspace, 1, workspace_bytes, workspace_messages, device, true);
   return Status::ok();
 }
 
