@@ -104,7 +104,7 @@ int main() {
                 cudaPointerAttributes a{};
                 GPUREDUCE_CUDA(cudaPointerGetAttributes(&a, in));
               }));
-  std::printf("| the input's allocation range alone (one per input array) | %.3f |\n", host_us_per_call(s, [&] {
+  std::printf("| the allocation range alone (one per pointer: inputs, result, workspace) | %.3f |\n", host_us_per_call(s, [&] {
                 if (gpureduce::detail::allocation_range(in).size == 0) std::exit(1);
               }));
   std::printf("| CUB, query + run | %.2f |\n", host_us_per_call(s, [&] {
