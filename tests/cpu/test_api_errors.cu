@@ -22,6 +22,18 @@ struct Larger {
 static_assert(!takes_an_identity<Max, int> && !takes_an_identity<Sum, long>);
 static_assert(takes_an_identity<Larger, int>);
 
+// The same for transform_reduce.
+struct Negate {
+  __host__ __device__ int operator()(int x) const { return -x; }
+};
+template <class Op, class Init>
+concept transform_takes_an_identity = requires(const int* in, int* out, Op op, Init init) {
+  try_transform_reduce(in, 1, out, Negate{}, op, init);
+  transform_reduce_sync(in, 1, Negate{}, op, init);
+};
+static_assert(!transform_takes_an_identity<Max, int> && !transform_takes_an_identity<Sum, long>);
+static_assert(transform_takes_an_identity<Larger, int>);
+
 TEST(test_api_errors, null_result_pointer) {
   const float* in = reinterpret_cast<const float*>(16);
   const Status s = try_reduce(in, 10, static_cast<float*>(nullptr), Sum{});
@@ -54,6 +66,10 @@ TEST(test_api_errors, count_beyond_int64) {
   const int* in = reinterpret_cast<const int*>(16);
   long long* out = reinterpret_cast<long long*>(16);
   EXPECT_EQ(try_reduce(in, ~0ull, out, Sum{}).code, Errc::invalid_argument);
+  const int negative = -1;  // converted to 2^64 - 1
+  const Status s = try_reduce(in, std::uint64_t(negative), out, Sum{});
+  EXPECT_EQ(s.code, Errc::invalid_argument);
+  EXPECT_EQ(std::string(s.message), "count exceeds 2^63 - 1 (a negative count?)");
 }
 
 // A pointer misaligned for its type would fault with a misaligned address, which ends the context.
