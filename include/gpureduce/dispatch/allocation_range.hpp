@@ -1,7 +1,8 @@
 // Whether n elements from a pointer stay inside the allocation it lies in: a count of bytes passed
 // where elements were meant, or a count from another buffer, would have the kernel read past the
 // end: from a neighbouring allocation with no fault where one lies close behind (cudaMalloc's and
-// cudaMallocAsync's of 4000 bytes lie 4096 apart), or with an illegal address that ends the context.
+// cudaMallocAsync's of 4000 bytes lie 4096 apart; past_end_probe on an H100 summed the next array
+// into the result, with no error), or with an illegal address that ends the context.
 //
 // The driver reports the allocation (CU_POINTER_ATTRIBUTE_RANGE_START_ADDR and RANGE_SIZE) as
 // exactly what cudaMalloc, cudaMallocAsync, cudaMallocManaged, cudaMallocHost and cudaHostRegister
