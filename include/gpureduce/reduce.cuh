@@ -93,7 +93,8 @@ constexpr void check_types() {
                 "gpureduce: elements must be an integer, floating-point, __half or __nv_bfloat16 type");
   static_assert(has_identity<Op>,
                 "gpureduce: this operator has no identity; pass your functor's with it: "
-                "reduce(in, n, out, op, identity, stream), transform_reduce(in, n, out, transform, op, identity, stream)");
+                "reduce(in, n, out, op, identity, stream), "
+                "transform_reduce(in, n, out, transform, op, identity, stream)");
   static_assert(!is_bitwise_op_v<Op> || std::is_integral_v<T>, "gpureduce: bitwise and/or/xor need integer elements");
   static_assert(std::is_trivially_copyable_v<A> && sizeof(A) <= 16 && alignof(A) <= 16,
                 "gpureduce: the accumulator must be trivially copyable and at most 16 bytes");

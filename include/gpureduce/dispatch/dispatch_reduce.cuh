@@ -156,7 +156,8 @@ inline bool misaligned(const void* p, std::size_t alignment) {
 template <class Source, class Out>
 Status check_arguments(const Source& src, std::uint64_t n, const Out* out, const Options& opt) {
   if (out == nullptr) return Status::fail(Errc::null_pointer, "result pointer is null");
-  if (n > std::uint64_t(INT64_MAX)) return Status::fail(Errc::invalid_argument, "count exceeds 2^63 - 1 (a negative count?)");
+  if (n > std::uint64_t(INT64_MAX))
+    return Status::fail(Errc::invalid_argument, "count exceeds 2^63 - 1 (a negative count?)");
   bool null_input = false, misaligned_input = false;
   if constexpr (requires { src.data; }) {
     null_input = src.data == nullptr;
