@@ -87,10 +87,23 @@ Op with_options(Op op, const Options& opt) {
   return op;
 }
 
+// The input of a caller's functor or transform: numbers, or records (structs) the functor or the
+// transform takes.
+template <class T>
+constexpr void check_readable() {
+  static_assert(is_element_v<T> || is_record_v<T>,
+                "gpureduce: elements must be numbers (integer, floating-point, __half, __nv_bfloat16) or trivially "
+                "copyable, default-constructible structs");
+}
+
+// Element (or transformed value) T under operator Op into accumulator A, written to Out.
 template <class T, class Op, class A, class Out>
 constexpr void check_types() {
-  static_assert(is_element_v<T>,
-                "gpureduce: elements must be an integer, floating-point, __half or __nv_bfloat16 type");
+  if constexpr (is_user_op_v<Op>) check_readable<T>();
+  else
+    static_assert(is_element_v<T>,
+                  "gpureduce: elements must be an integer, floating-point, __half or __nv_bfloat16 type "
+                  "(reduce structs with your functor and its identity, or transform them to numbers)");
   static_assert(has_identity<Op>,
                 "gpureduce: this operator has no identity; pass your functor's with it: "
                 "reduce(in, n, out, op, identity, stream), "
@@ -133,7 +146,10 @@ Status try_reduce(const T* in, std::uint64_t n, Out* out, F f, Init identity, cu
   static_assert(std::is_invocable_r_v<A, F, A, A>, "gpureduce: the functor must take two accumulators and return one");
   using Op = UserOp<F, A>;
   detail::check_types<T, Op, A, Out>();
-  return detail::dispatch_reduce<A>(ArraySource<T>{in, {}}, n, out, Op{f, static_cast<A>(identity)}, stream, opt);
+  static_assert(std::is_convertible_v<T, A> || (is_element_v<T> && is_element_v<A>),
+                "gpureduce: the elements do not convert to the accumulator (the identity's type): "
+                "transform them (transform_reduce)");
+  return detail::dispatch_reduce<A>(array_source_t<T>{in, {}}, n, out, Op{f, static_cast<A>(identity)}, stream, opt);
 }
 
 template <class AccT = void, class T, class Out, class F, class Init>
@@ -148,13 +164,14 @@ template <class AccT = void, class T, class Out, class Transform, class Op>
 Status try_transform_reduce(const T* in, std::uint64_t n, Out* out, Transform transform, Op op,
                             cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
   detail::check_transform<Transform>();
+  detail::check_readable<T>();
   using U = detail::transformed_t<Transform, T>;
   using A = detail::chosen_accumulator_t<AccT, U, Op>;
   detail::check_types<U, Op, A, Out>();
   if constexpr (detail::is_arg_op_v<Op>)
     if (n == 0) return Status::fail(Errc::empty_input, "argmin/argmax of an empty input has no index");
-  return detail::dispatch_reduce<A>(ArraySource<T, Transform>{in, transform}, n, out, detail::with_options(op, opt),
-                                    stream, opt);
+  return detail::dispatch_reduce<A>(array_source_t<T, Transform>{in, transform}, n, out,
+                                    detail::with_options(op, opt), stream, opt);
 }
 
 template <class AccT = void, class T, class Out, class Transform, class Op>
@@ -178,7 +195,7 @@ Status try_transform_reduce(const T* in, std::uint64_t n, Out* out, Transform tr
                 "gpureduce: the transform's result does not convert to the accumulator (the identity's type)");
   using Op = UserOp<F, A>;
   detail::check_types<T, Op, A, Out>();
-  return detail::dispatch_reduce<A>(ArraySource<T, Transform>{in, transform}, n, out,
+  return detail::dispatch_reduce<A>(array_source_t<T, Transform>{in, transform}, n, out,
                                     Op{f, static_cast<A>(identity)}, stream, opt);
 }
 

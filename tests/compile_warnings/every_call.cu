@@ -33,6 +33,13 @@ struct Both {
 struct AddPairs {
   __host__ __device__ Pair operator()(Pair a, Pair b) const { return {a.first + b.first, a.second + b.second}; }
 };
+// Records: one that tiles 16-byte vectors (Pair) and one read record by record.
+struct Add3 {
+  __host__ __device__ float3 operator()(float3 a, float3 b) const { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+};
+struct Length2 {
+  __host__ __device__ float operator()(float3 p) const { return p.x * p.x + p.y * p.y + p.z * p.z; }
+};
 
 template <class T>
 void every_call(const T* d, std::uint64_t n, void* o, cudaStream_t s) {
@@ -83,6 +90,13 @@ void every_type(void* d, std::uint64_t n, void* o, cudaStream_t s) {
   gpureduce::reduce(i, n, static_cast<int*>(o), Larger{}, 0, s);
   static_cast<void>(gpureduce::reduce_sync(i, n, Larger{}, 0, s));
   gpureduce::exact_sum(static_cast<const float*>(d), n, static_cast<float*>(o), s);
+  const auto* pairs = static_cast<const Pair*>(d);
+  const auto* points = static_cast<const float3*>(d);
+  gpureduce::reduce(pairs, n, static_cast<Pair*>(o), AddPairs{}, Pair{0, 0}, s);
+  gpureduce::reduce(points, n, static_cast<float3*>(o), Add3{}, float3{0, 0, 0}, s);
+  static_cast<void>(gpureduce::reduce_sync(points, n, Add3{}, float3{0, 0, 0}, s));
+  gpureduce::transform_reduce(points, n, static_cast<gpureduce::IndexedValue<float>*>(o), Length2{}, gpureduce::ArgMax{}, s);
+  static_cast<void>(gpureduce::transform_reduce_sync(points, n, Length2{}, gpureduce::Sum{}, s));
   gpureduce::release_workspace(s);
   gpureduce::trim_workspace();
 }

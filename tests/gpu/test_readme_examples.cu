@@ -2,6 +2,9 @@
 // snippets into README.md (and the docs check keeps them identical).
 #include "reduce_checks.cuh"
 
+#include <cuda/std/complex>
+#include <cuda/std/functional>
+
 namespace gpureduce::test {
 namespace {
 
@@ -97,6 +100,55 @@ TEST(test_readme_examples, transform_into_a_struct) {
   EXPECT_GT(numbers, 0);
   expect_float_sum(s.sum, want, n, "sum of the numbers");
   EXPECT_NEAR(mean, double(want.sum / numbers), 1e-12 * double(want.abs_sum / numbers));
+  cudaStreamDestroy(stream);
+}
+
+struct Length2 {
+  __host__ __device__ float operator()(float3 p) const { return p.x * p.x + p.y * p.y + p.z * p.z; }
+};
+
+TEST(test_readme_examples, records) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t n = 1000003;
+  const auto re = random_input<float>(n, test_seed()), im = random_input<float>(n, test_seed() + 1);
+  std::vector<cuda::std::complex<float>> hz(n);
+  std::vector<float3> hp(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    hz[i] = {re[i], im[i]};
+    hp[i] = {float(int(i % 1001) - 500), float(int(i % 997) - 498), float(int(i % 13))};  // exact lengths
+  }
+  DeviceInput<cuda::std::complex<float>> z(hz, 1);
+  DeviceInput<float3> points(hp, 1);
+  const cuda::std::complex<float>* d_z = z.get();
+  const float3* d_points = points.get();
+  cuda::std::complex<float>* d_zsum;
+  gpureduce::IndexedValue<float>* d_far;
+  cudaMalloc(&d_zsum, sizeof *d_zsum);
+  cudaMalloc(&d_far, sizeof *d_far);
+  cudaStream_t stream;
+  cudaStreamCreate(&stream);
+
+  // [example: records]
+  // Arrays of structs, as CUB's Reduce takes them, with your functor and its identity or a transform:
+  // a complex sum, and the first point farthest from the origin (float3 in, Length2 a functor)
+  gpureduce::reduce(d_z, n, d_zsum, cuda::std::plus<>{}, cuda::std::complex<float>{}, stream);
+  gpureduce::transform_reduce(d_points, n, d_far, Length2{}, gpureduce::ArgMax{}, stream);
+  // [/example]
+
+  cuda::std::complex<float> zsum;
+  gpureduce::IndexedValue<float> far;
+  cudaMemcpyAsync(&zsum, d_zsum, sizeof zsum, cudaMemcpyDeviceToHost, stream);
+  cudaMemcpyAsync(&far, d_far, sizeof far, cudaMemcpyDeviceToHost, stream);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  expect_float_sum(zsum.real(), reference::float_sum(re.data(), n, false), n, "real");
+  expect_float_sum(zsum.imag(), reference::float_sum(im.data(), n, false), n, "imag");
+  std::int64_t want = 0;
+  for (std::uint64_t i = 1; i < n; ++i)
+    if (Length2{}(hp[i]) > Length2{}(hp[want])) want = std::int64_t(i);
+  EXPECT_EQ(far.index, want);
+  EXPECT_EQ(far.value, Length2{}(hp[want]));
+  cudaFree(d_zsum);
+  cudaFree(d_far);
   cudaStreamDestroy(stream);
 }
 

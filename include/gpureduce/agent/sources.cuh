@@ -2,7 +2,8 @@
 // transform_reduce) or the element-wise product of two arrays (dot). A source loads one element by
 // index, or one 16-byte vector of the aligned body through a vector load (thread/vector_load.cuh),
 // and later hands each value with its index to a sink (load and use apart, so that several loads
-// are in flight before any value is used).
+// are in flight before any value is used). An array of records (structs) that do not tile 16-byte
+// vectors is read one record per "vector" instead (RecordSource).
 #pragma once
 
 #include <gpureduce/grid/vector_split.hpp>
@@ -33,6 +34,8 @@ template <class T, class Transform = Identity>
 struct ArraySource {
   using element_type = T;
   static constexpr unsigned arrays = 1;  // arrays read, each of n elements
+  static constexpr unsigned per_vector = Vector<T>::size;  // elements handed to the vector sink at once
+  static constexpr unsigned split_bytes = sizeof(T);       // the element size the split counts in
   const T* data;
   Transform transform;
 
@@ -60,6 +63,54 @@ struct ArraySource {
   }
 };
 
+// Whether records of type T tile 16-byte vectors from any address a T may have: a size that divides
+// 16 and an alignment as large (cuda::std::complex<float>, float2, double2, int4). Then they are read
+// as the numbers are, 16-byte vectors with a scalar head and tail; otherwise (float3, a struct of
+// two floats, which may start 4 bytes into an 8-byte word) by RecordSource.
+template <class T>
+inline constexpr bool tiles_vectors_v = vector_bytes % sizeof(T) == 0 && alignof(T) == sizeof(T);
+
+// An array of records that do not tile vectors, with an optional transform: each record is loaded
+// whole (as the compiler splits a load of its size and alignment) as one "vector" of one element,
+// so the split has no scalar head or tail and the launch plan counts one vector per record
+// (split_bytes). Loads have the default L2 priority, whatever the grid kernel's variant.
+template <class T, class Transform = Identity>
+struct RecordSource {
+  using element_type = T;
+  static constexpr unsigned arrays = 1;
+  static constexpr unsigned per_vector = 1;
+  static constexpr unsigned split_bytes = vector_bytes;
+  const T* data;
+  Transform transform;
+
+  struct One {
+    T v[1];
+  };
+
+  GPUREDUCE_HD std::uintptr_t address() const { return reinterpret_cast<std::uintptr_t>(data); }
+  GPUREDUCE_HD VectorSplit split(std::uint64_t n) const { return {0, n, 0}; }
+  __device__ __forceinline__ T load(std::uint64_t i) const { return data[i]; }
+  template <class Sink>
+  __device__ __forceinline__ void consume(T x, std::uint64_t i, Sink&& sink) const {
+    sink(transform(x), std::int64_t(i));
+  }
+  template <class Load>
+  __device__ __forceinline__ One load_vector(std::uint64_t first, const Load&) const {
+    return {{data[first]}};
+  }
+  template <class Sink>
+  __device__ __forceinline__ void consume_vector(const One& x, std::uint64_t first, Sink&& sink) const {
+    using U = decltype(transform(x.v[0]));
+    const U y[1] = {transform(x.v[0])};
+    sink(y, std::int64_t(first));
+  }
+};
+
+// The source of one array: RecordSource for records that do not tile vectors, ArraySource otherwise.
+template <class T, class Transform = Identity>
+using array_source_t =
+    std::conditional_t<is_element_v<T> || tiles_vectors_v<T>, ArraySource<T, Transform>, RecordSource<T, Transform>>;
+
 // An array of 8- or 16-bit integers whose vectors reach the sink as the loaded 32-bit words, for
 // packed_sum (thread/packed_sum.hpp). Loaded as elements, a vector is split into its elements,
 // which packed_sum would have to reassemble (int8 sum: 1230 lines of PTX against 375).
@@ -84,6 +135,8 @@ template <class T, class A>
 struct ProductSource {
   using element_type = T;
   static constexpr unsigned arrays = 2;
+  static constexpr unsigned per_vector = Vector<T>::size;
+  static constexpr unsigned split_bytes = sizeof(T);
   const T* a;
   const T* b;
 
@@ -157,6 +210,8 @@ template <class T, class Transform>
 struct source_value<ArraySource<T, Transform>> {
   using type = std::remove_cvref_t<decltype(std::declval<const Transform&>()(std::declval<T>()))>;
 };
+template <class T, class Transform>
+struct source_value<RecordSource<T, Transform>> : source_value<ArraySource<T, Transform>> {};
 template <class T, class A>
 struct source_value<ProductSource<T, A>> {
   using type = A;

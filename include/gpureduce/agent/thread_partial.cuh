@@ -52,8 +52,7 @@ template <unsigned BlockThreads, int Unroll, bool OneBlock, LastBatch Last = Las
 __device__ __forceinline__ void for_each_thread_value(const Source& src, const VectorSplit& split, std::uint64_t block,
                                                       std::uint64_t grid, const Load& load, Sink&& sink,
                                                       VectorSink&& vector_sink) {
-  using T = typename Source::element_type;
-  constexpr unsigned per_vec = Vector<T>::size;
+  constexpr unsigned per_vec = Source::per_vector;
   const ScalarEdges edges = ScalarEdges::of(split, per_vec, block * BlockThreads + threadIdx.x);
   decltype(src.load(0)) head_value{}, tail_value{};
   if (edges.has_head) head_value = src.load(edges.head_index);
@@ -187,7 +186,7 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
                                             std::uint64_t grid, const Load& load, detail::ArgExtreme<Less> op, A acc) {
   using T = typename Source::element_type;
   using V = typename source_value<Source>::type;
-  constexpr int N = Vector<T>::size;
+  constexpr int N = Source::per_vector;
   using Value = decltype(acc.value);
   const auto source = [&] {
     if constexpr (std::is_same_v<Source, ArraySource<T>> && is_packed_summable_v<T>) return PackedWordSource<T>{src};

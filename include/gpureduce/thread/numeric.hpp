@@ -24,6 +24,12 @@ template <class T>
 inline constexpr bool is_element_v =
     (std::is_arithmetic_v<T> && !std::is_same_v<T, char> && !std::is_same_v<T, long double>) || is_half_v<T>;
 
+// Records: structs a caller's functor or transform reads (cuda::std::complex<float>, float3, a
+// point), copied as bytes and default-constructed in registers; not the built-in operators'.
+template <class T>
+inline constexpr bool is_record_v =
+    std::is_class_v<T> && !is_half_v<T> && std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>;
+
 // Half and bfloat16 are compared and accumulated in float (exact: float holds every value of both).
 template <class T>
 using compute_t = std::conditional_t<is_half_v<T>, float, T>;

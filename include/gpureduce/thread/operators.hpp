@@ -319,6 +319,11 @@ struct UserOp {
   }
 };
 
+template <class Op>
+inline constexpr bool is_user_op_v = false;
+template <class F, class A>
+inline constexpr bool is_user_op_v<UserOp<F, A>> = true;
+
 // Calls f(op) with op's NaN policy (where it has one) a constant: one call per policy, each with a
 // copy of op whose policy is assigned the value just tested. Once inlined, every test of the policy
 // in f folds away, in the per-element work and in the reduction tree alike, so each branch holds

@@ -1,0 +1,227 @@
+// Arrays of records (structs) under a caller's functor or transform, as CUB's Reduce and Thrust's
+// reduce take any type: complex numbers and vector types that tile 16-byte vectors (read as the
+// numbers are), and records that do not (float3, 3-byte pixels, 24-byte points, a pair of floats
+// that starts 4 bytes into an 8-byte word), read one record per load. Every kernel: one block, grids
+// of 3 blocks (with and without the combiner block) and of 300.
+#include "reduce_checks.cuh"
+
+#include <cuda/std/complex>
+#include <cuda/std/functional>
+
+#include <algorithm>
+#include <random>
+#include <tuple>
+
+namespace gpureduce::test {
+namespace {
+
+using complex64 = cuda::std::complex<float>;
+using complex128 = cuda::std::complex<double>;
+
+struct Pair {  // 8 bytes, 4-byte aligned: may start in the middle of an 8-byte word
+  float a, b;
+};
+struct PairRange {  // the largest a and the smallest b: exact in any order
+  __host__ __device__ Pair operator()(Pair x, Pair y) const { return {x.a > y.a ? x.a : y.a, x.b < y.b ? x.b : y.b}; }
+};
+struct Pixel {  // 3 bytes
+  std::uint8_t r, g, b;
+};
+struct Brightest {
+  __host__ __device__ Pixel operator()(Pixel x, Pixel y) const {
+    return {x.r > y.r ? x.r : y.r, x.g > y.g ? x.g : y.g, x.b > y.b ? x.b : y.b};
+  }
+};
+struct Luma {  // to a number: summed in int64
+  __host__ __device__ int operator()(Pixel p) const { return p.r + 2 * p.g + p.b; }
+};
+struct Norm2 {  // integer coordinates below 2^10: exact in float, contracted or not
+  __host__ __device__ float operator()(float3 p) const { return p.x * p.x + p.y * p.y + p.z * p.z; }
+};
+struct X {
+  __host__ __device__ double operator()(float3 p) const { return p.x; }
+};
+struct Point {  // 24 bytes
+  double x, y, z;
+};
+struct Coordinates {
+  __host__ __device__ double operator()(const Point& p) const { return p.x + p.y + p.z; }
+};
+struct LowHigh {  // int2 component-wise: the smallest x, the largest y
+  __host__ __device__ int2 operator()(int2 p, int2 q) const { return {p.x < q.x ? p.x : q.x, p.y > q.y ? p.y : q.y}; }
+};
+
+// Device copy of `h` starting `offset_bytes` past a 256-byte aligned allocation.
+template <class T>
+class DeviceRecords {
+ public:
+  DeviceRecords(const std::vector<T>& h, unsigned offset_bytes) {
+    EXPECT_EQ(cudaMalloc(&base_, (h.size() + 1) * sizeof(T) + offset_bytes), cudaSuccess);
+    ptr_ = reinterpret_cast<T*>(static_cast<unsigned char*>(base_) + offset_bytes);
+    if (!h.empty()) EXPECT_EQ(cudaMemcpy(ptr_, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  ~DeviceRecords() { cudaFree(base_); }
+  DeviceRecords(const DeviceRecords&) = delete;
+  DeviceRecords& operator=(const DeviceRecords&) = delete;
+  const T* get() const { return ptr_; }
+
+ private:
+  void* base_ = nullptr;
+  T* ptr_ = nullptr;
+};
+
+// f(opt, how) under the automatic choice and each kernel forced.
+template <class F>
+void each_kernel(F&& f) {
+  f(Options{}, std::string("automatic"));
+  for (const auto [kernel, l2, blocks] : {std::tuple{Kernel::one_block, L2Policy::automatic, 0ull},
+                                          std::tuple{Kernel::grid, L2Policy::normal, 3ull},
+                                          std::tuple{Kernel::grid, L2Policy::evict_first, 3ull},
+                                          std::tuple{Kernel::grid, L2Policy::evict_first, 300ull}}) {
+    Options opt;
+    opt.force_kernel = kernel;
+    opt.l2 = l2;
+    opt.force_blocks = blocks;
+    f(opt, "kernel " + std::to_string(int(kernel)) + " l2 " + std::to_string(int(l2)) + " blocks " +
+               std::to_string(blocks));
+  }
+}
+
+template <class C>
+void check_complex_sum(std::uint64_t n, std::uint64_t seed) {
+  using R = typename C::value_type;
+  const auto re = random_input<R>(n, seed), im = random_input<R>(n, seed + 1);
+  std::vector<C> h(n);
+  reference::FloatSum sre, sim;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    h[i] = C(re[i], im[i]);
+    sre.sum += re[i], sre.abs_sum += std::fabs((long double)re[i]);
+    sim.sum += im[i], sim.abs_sum += std::fabs((long double)im[i]);
+  }
+  // From a 16-byte boundary, and one element past one (a scalar head for 8-byte complex).
+  for (const unsigned offset : {0u, unsigned(sizeof(C))}) {
+    const DeviceRecords<C> d(h, offset);
+    each_kernel([&](const Options& opt, const std::string& how) {
+      SCOPED_TRACE(how + " offset " + std::to_string(offset));
+      const C got = run_to_host<C>([&](C* o) { reduce(d.get(), n, o, cuda::std::plus<>{}, C{}, nullptr, opt); });
+      expect_float_sum(got.real(), sre, n, "real");
+      expect_float_sum(got.imag(), sim, n, "imag");
+    });
+    const C got = reduce_sync(d.get(), n, cuda::std::plus<>{}, C{});
+    expect_float_sum(got.real(), sre, n, "real, _sync");
+  }
+}
+
+void check_records(std::uint64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> coordinate(-1000, 1000), byte(0, 255);
+  std::uniform_real_distribution<double> unit(-1, 1);
+
+  check_complex_sum<complex64>(n, seed);
+  check_complex_sum<complex128>(n, seed + 2);
+
+  // Pairs of floats from 4 bytes past an 8-byte boundary, and 8.
+  std::vector<Pair> pairs(n);
+  for (auto& p : pairs) p = {float(coordinate(rng)), float(coordinate(rng))};
+  const Pair no_pair{-1e30f, 1e30f};
+  Pair want_pair = no_pair;
+  for (const Pair& p : pairs) want_pair = PairRange{}(want_pair, p);
+  for (const unsigned offset : {4u, 8u}) {
+    const DeviceRecords<Pair> d(pairs, offset);
+    each_kernel([&](const Options& opt, const std::string& how) {
+      SCOPED_TRACE(how + " pairs from " + std::to_string(offset));
+      const Pair got = run_to_host<Pair>([&](Pair* o) { reduce(d.get(), n, o, PairRange{}, no_pair, nullptr, opt); });
+      EXPECT_EQ(got.a, want_pair.a);
+      EXPECT_EQ(got.b, want_pair.b);
+    });
+  }
+
+  // int2 (8-byte aligned): vectors of two, from one record past a 16-byte boundary.
+  std::vector<int2> ints(n);
+  for (auto& p : ints) p = {int(rng()), int(rng())};
+  const int2 no_ints{INT_MAX, INT_MIN};
+  int2 want_ints = no_ints;
+  for (const int2& p : ints) want_ints = LowHigh{}(want_ints, p);
+  const DeviceRecords<int2> d_ints(ints, 8);
+
+  // 3-byte pixels from an odd address: the brightest channels, and a sum through a transform.
+  std::vector<Pixel> pixels(n);
+  for (auto& p : pixels) p = {std::uint8_t(byte(rng)), std::uint8_t(byte(rng)), std::uint8_t(byte(rng))};
+  Pixel want_pixel{0, 0, 0};
+  std::int64_t want_luma = 0;
+  for (const Pixel& p : pixels) want_pixel = Brightest{}(want_pixel, p), want_luma += Luma{}(p);
+  const DeviceRecords<Pixel> d_pixels(pixels, 1);
+
+  // float3 (12 bytes): the first point farthest from the origin, and the sum of x.
+  std::vector<float3> points(n);
+  for (auto& p : points) p = {coordinate(rng) / 2.0f, coordinate(rng) / 2.0f, coordinate(rng) / 2.0f};
+  std::int64_t farthest = 0;
+  double sum_x = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (Norm2{}(points[i]) > Norm2{}(points[farthest])) farthest = std::int64_t(i);
+    sum_x += points[i].x;
+  }
+  const DeviceRecords<float3> d_points(points, 4);
+
+  // 24-byte points: the sum of x + y + z over random doubles, within the sum's bound.
+  std::vector<Point> big(n);
+  reference::FloatSum big_sum;
+  for (auto& p : big) {
+    p = {unit(rng), unit(rng), unit(rng)};
+    const double c = Coordinates{}(p);
+    big_sum.sum += c, big_sum.abs_sum += std::fabs((long double)c);
+  }
+  const DeviceRecords<Point> d_big(big, 8);
+
+  each_kernel([&](const Options& opt, const std::string& how) {
+    SCOPED_TRACE(how);
+    const int2 got_ints = run_to_host<int2>([&](int2* o) { reduce(d_ints.get(), n, o, LowHigh{}, no_ints, nullptr, opt); });
+    EXPECT_EQ(got_ints.x, want_ints.x);
+    EXPECT_EQ(got_ints.y, want_ints.y);
+    const Pixel got_pixel =
+        run_to_host<Pixel>([&](Pixel* o) { reduce(d_pixels.get(), n, o, Brightest{}, Pixel{0, 0, 0}, nullptr, opt); });
+    EXPECT_EQ(got_pixel.r, want_pixel.r);
+    EXPECT_EQ(got_pixel.g, want_pixel.g);
+    EXPECT_EQ(got_pixel.b, want_pixel.b);
+    EXPECT_EQ(run_to_host<std::int64_t>([&](std::int64_t* o) {
+                transform_reduce(d_pixels.get(), n, o, Luma{}, Sum{}, nullptr, opt);
+              }),
+              want_luma);
+    EXPECT_EQ(run_to_host<double>([&](double* o) {
+                transform_reduce(d_points.get(), n, o, X{}, cuda::std::plus<>{}, 0.0, nullptr, opt);
+              }),
+              sum_x);  // halves of integers below 2^10: exact in double in any order
+    if (n > 0) {
+      const auto got = run_to_host<IndexedValue<float>>(
+          [&](IndexedValue<float>* o) { transform_reduce(d_points.get(), n, o, Norm2{}, ArgMax{}, nullptr, opt); });
+      EXPECT_EQ(got.index, farthest);
+      EXPECT_EQ(got.value, Norm2{}(points[farthest]));
+    }
+    expect_float_sum(
+        run_to_host<double>([&](double* o) { transform_reduce(d_big.get(), n, o, Coordinates{}, Sum{}, nullptr, opt); }),
+        big_sum, n, "24-byte points");
+  });
+}
+
+TEST(test_records, records_with_functors_and_transforms) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  for (const std::uint64_t n : {0ull, 1ull, 2ull, 33ull, 1023ull, 3001ull, 65537ull, 300001ull, (1ull << 21) + 3}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    check_records(n, seed + n);
+  }
+}
+
+// Argmax of an empty input is still an error when the elements are records.
+TEST(test_records, argmax_of_no_records_is_an_error) {
+  GPUREDUCE_REQUIRE_GPU();
+  const DeviceRecords<float3> d({}, 0);
+  IndexedValue<float>* out = nullptr;
+  ASSERT_EQ(cudaMalloc(&out, sizeof *out), cudaSuccess);
+  EXPECT_EQ(try_transform_reduce(d.get(), 0, out, Norm2{}, ArgMax{}).code, Errc::empty_input);
+  cudaFree(out);
+}
+
+}  // namespace
+}  // namespace gpureduce::test

@@ -1,0 +1,120 @@
+// Arrays of records under a caller's functor or transform, gpureduce against CUB's Reduce and
+// TransformReduce with the same functor and identity, samples alternating in one run (events, a
+// memset of 2x L2 before each sample, median of 20). complex<float> tiles 16-byte vectors and is
+// read as numbers are; float3, 3-byte pixels and 24-byte points are read one record per load
+// (agent/sources.cuh, RecordSource). Each result is compared with CUB's. Run by
+// `tools/device-run COMMIT records`.
+#include <gpureduce/gpureduce.cuh>
+
+#include <cub/device/device_reduce.cuh>
+#include <cuda/std/complex>
+#include <cuda/std/functional>
+
+#include "../../src/bench/timer.hpp"
+#include "probe_setup.cuh"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+using u64 = unsigned long long;
+using complex64 = cuda::std::complex<float>;
+
+struct Add3 {
+  __host__ __device__ float3 operator()(float3 a, float3 b) const { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+};
+struct Pixel {
+  std::uint8_t r, g, b;
+};
+struct Luma {
+  __host__ __device__ std::int64_t operator()(Pixel p) const { return p.r + 2 * p.g + p.b; }
+};
+struct Point {
+  double x, y, z;
+};
+struct Coordinates {
+  __host__ __device__ double operator()(const Point& p) const { return p.x + p.y + p.z; }
+};
+
+// Zeros and ones, one in 64 a one: the sums (below 2^24 in every float component) are exact in any
+// order, so gpureduce and CUB agree bit for bit.
+template <class T>
+__global__ void fill(T* p, u64 n) {
+  for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += u64(gridDim.x) * blockDim.x)
+    p[i] = T(((i * 0x9E3779B97F4A7C15ull) >> 58) == 0);
+}
+
+}  // namespace
+
+int main() {
+  const ProbeSetup setup = probe_setup();
+  const cudaStream_t s = setup.stream;
+  gpureduce::GpuTimer timer(s, setup.l2_bytes);
+  constexpr int reps = 20;
+  const u64 max_n = u64(1) << 28;
+  gpureduce::DeviceBuffer<unsigned char> in(max_n * sizeof(Point));  // the largest input's bytes
+  gpureduce::DeviceBuffer<unsigned char> out_a(64), out_b(64), temp(64 << 20);
+  GPUREDUCE_CUDA(cudaStreamSynchronize(s));
+  std::printf("records, median us of %d samples each (gpureduce and CUB alternating), L2 flushed before each\n\n", reps);
+  std::printf("| record | n | gpureduce us | CUB us | CUB / gpureduce | gpureduce GB/s | same result |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---|\n");
+  // One row: ours(out) and cub(temp, bytes, out) on the same input of n records of `record` bytes.
+  const auto row = [&](const char* name, u64 n, std::size_t record, std::size_t result, auto fill_input, auto ours,
+                       auto cub) {
+    fill_input(n * record);
+    std::size_t bytes = 0;
+    GPUREDUCE_CUDA(cub(nullptr, bytes, out_b.get(), s));
+    if (bytes > temp.size()) {
+      std::printf("| %s | %llu | CUB wants %zu temporary bytes |\n", name, n, bytes);
+      return;
+    }
+    const auto [a, b] = timer.measure_pair([&](cudaStream_t) { ours(out_a.get()); },
+                                           [&](cudaStream_t) {
+                                             std::size_t t = bytes;
+                                             GPUREDUCE_CUDA(cub(temp.get(), t, out_b.get(), s));
+                                           },
+                                           reps);
+    unsigned char ra[64], rb[64];
+    GPUREDUCE_CUDA(cudaMemcpy(ra, out_a.get(), result, cudaMemcpyDeviceToHost));
+    GPUREDUCE_CUDA(cudaMemcpy(rb, out_b.get(), result, cudaMemcpyDeviceToHost));
+    std::printf("| %s | 2^%d | %.2f | %.2f | %.3f | %.0f | %s |\n", name, __builtin_ctzll(n), a.median_ms * 1e3,
+                b.median_ms * 1e3, b.median_ms / a.median_ms, double(n * record) / (a.median_ms * 1e6),
+                std::memcmp(ra, rb, result) == 0 ? "yes" : "NO");
+  };
+  const auto* c = reinterpret_cast<const complex64*>(in.get());
+  const auto* f3 = reinterpret_cast<const float3*>(in.get());
+  const auto* px = reinterpret_cast<const Pixel*>(in.get());
+  const auto* pt = reinterpret_cast<const Point*>(in.get());
+  const auto floats = [&](u64 bytes) { fill<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), bytes / 4); };
+  const auto bytes = [&](u64 b) { fill<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
+  const auto doubles = [&](u64 b) { fill<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
+  for (u64 n = u64(1) << 10; n <= max_n; n <<= 2) {
+    row("complex<float> sum (8 B, vectors)", n, 8, 8, floats,
+        [&](void* o) { gpureduce::reduce(c, n, static_cast<complex64*>(o), cuda::std::plus<>{}, complex64{}, s); },
+        [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
+          return cub::DeviceReduce::Reduce(t, b, c, static_cast<complex64*>(o), std::int64_t(n), cuda::std::plus<>{},
+                                           complex64{}, st);
+        });
+    row("float3 sum (12 B, records)", n, 12, 12, floats,
+        [&](void* o) { gpureduce::reduce(f3, n, static_cast<float3*>(o), Add3{}, float3{0, 0, 0}, s); },
+        [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
+          return cub::DeviceReduce::Reduce(t, b, f3, static_cast<float3*>(o), std::int64_t(n), Add3{}, float3{0, 0, 0},
+                                           st);
+        });
+    row("pixel luma sum (3 B, records)", n, 3, 8, bytes,
+        [&](void* o) { gpureduce::transform_reduce(px, n, static_cast<std::int64_t*>(o), Luma{}, gpureduce::Sum{}, s); },
+        [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
+          return cub::DeviceReduce::TransformReduce(t, b, px, static_cast<std::int64_t*>(o), std::int64_t(n),
+                                                    cuda::std::plus<>{}, Luma{}, std::int64_t(0), st);
+        });
+    row("point x+y+z sum (24 B, records)", n, 24, 8, doubles,
+        [&](void* o) { gpureduce::transform_reduce(pt, n, static_cast<double*>(o), Coordinates{}, gpureduce::Sum{}, s); },
+        [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
+          return cub::DeviceReduce::TransformReduce(t, b, pt, static_cast<double*>(o), std::int64_t(n),
+                                                    cuda::std::plus<>{}, Coordinates{}, 0.0, st);
+        });
+  }
+  return 0;
+}
