@@ -1,5 +1,6 @@
 // Records (structs) as elements of a caller's functor or transform: which source reads them
-// (agent/sources.cuh), how the launch plan counts them, and the argument checks, all on the host.
+// (agent/sources.cuh), how the vector split and the launch plan count them, and the argument
+// checks, all on the host.
 #include <gpureduce/gpureduce.cuh>
 
 #include <cuda/std/complex>
@@ -7,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 
 namespace gpureduce {
 namespace {
@@ -21,6 +24,12 @@ struct Pixel {
 struct Point {
   double x, y, z;
 };
+struct Doubles {  // 16 bytes, 8-byte aligned
+  double a, b;
+};
+struct Five {
+  std::uint8_t b[5];
+};
 struct NotCopyable {
   NotCopyable(const NotCopyable&) {}
   float x;
@@ -29,16 +38,24 @@ struct NotCopyable {
 static_assert(is_record_v<Pair> && is_record_v<float3> && is_record_v<cuda::std::complex<double>>);
 static_assert(!is_record_v<float> && !is_record_v<__half> && !is_record_v<NotCopyable>);
 
-// Records whose size divides 16 and whose alignment equals it are read as 16-byte vectors, as the
-// numbers are; the rest one record per load.
-static_assert(std::is_same_v<array_source_t<cuda::std::complex<float>>, ArraySource<cuda::std::complex<float>>>);
-static_assert(std::is_same_v<array_source_t<cuda::std::complex<double>>, ArraySource<cuda::std::complex<double>>>);
-static_assert(std::is_same_v<array_source_t<int2>, ArraySource<int2>> && std::is_same_v<array_source_t<float4>, ArraySource<float4>>);
-static_assert(std::is_same_v<array_source_t<Pair>, RecordSource<Pair>>);
-static_assert(std::is_same_v<array_source_t<float3>, RecordSource<float3>>);
-static_assert(std::is_same_v<array_source_t<Pixel>, RecordSource<Pixel>>);
-static_assert(std::is_same_v<array_source_t<Point>, RecordSource<Point>>);
-static_assert(std::is_same_v<array_source_t<float>, ArraySource<float>>);
+// Records are read in vectors, as the numbers are, where a vector spans at most 64 bytes and every
+// address a record may have reaches a 16-byte boundary within one vector; the rest one record per
+// load.
+template <class T>
+inline constexpr bool in_vectors = std::is_same_v<array_source_t<T>, ArraySource<T>>;
+template <class T>
+inline constexpr bool one_per_load = std::is_same_v<array_source_t<T>, RecordSource<T>>;
+static_assert(in_vectors<cuda::std::complex<float>> && in_vectors<cuda::std::complex<double>> && in_vectors<int2> &&
+              in_vectors<float4> && in_vectors<float>);
+static_assert(in_vectors<float3> && in_vectors<Pixel> && in_vectors<Point>);
+static_assert(one_per_load<Pair> && one_per_load<Doubles> && one_per_load<Five>);
+static_assert(Vector<Pixel>::size == 16 && sizeof(Vector<Pixel>) == 48);
+static_assert(Vector<float3>::size == 4 && sizeof(Vector<float3>) == 48);
+static_assert(Vector<Point>::size == 2 && sizeof(Vector<Point>) == 48);
+static_assert(Vector<cuda::std::complex<float>>::size == 2 && sizeof(Vector<float>) == 16);
+static_assert(vector_span_bytes(1) == 16 && vector_span_bytes(8) == 16 && vector_span_bytes(16) == 16 &&
+              vector_span_bytes(3) == 48 && vector_span_bytes(12) == 48 && vector_span_bytes(24) == 48 &&
+              vector_span_bytes(32) == 32 && vector_span_bytes(20) == 80);
 
 // Which calls compile: records under a caller's functor or a transform (a built-in operator on
 // records is a static_assert: tests/compile_fail/element_type.cu).
@@ -54,21 +71,42 @@ static_assert(reduces_with<Pair, PairMax, Pair>);
 static_assert(reduces_with<cuda::std::complex<float>, cuda::std::plus<>, cuda::std::complex<float>>);
 static_assert(requires(const float3* in, IndexedValue<float>* out) { try_transform_reduce(in, 1, out, Norm2{}, ArgMax{}); });
 
+// Vectors of records that span 48 bytes, from every address a record may have: the head is the
+// fewest records that reach a 16-byte boundary, then whole vectors, then a tail shorter than one.
+TEST(test_record_sources, wide_vectors_start_at_the_first_aligned_record) {
+  for (const unsigned elem : {3u, 12u, 24u}) {
+    const unsigned align = elem == 3 ? 1 : elem == 12 ? 4 : 8;
+    const std::uint64_t per_vec = 48 / elem;
+    for (std::uint64_t addr = 0x1000; addr < 0x1000 + 64; addr += align)
+      for (const std::uint64_t n : {0ull, 1ull, 5ull, 15ull, 16ull, 47ull, 1000ull, 1001ull}) {
+        SCOPED_TRACE("elem " + std::to_string(elem) + " addr " + std::to_string(addr) + " n " + std::to_string(n));
+        const VectorSplit s = VectorSplit::make(addr, n, elem);
+        EXPECT_EQ(s.head + s.vectors * per_vec + s.tail, n);
+        EXPECT_LT(s.tail, per_vec);
+        std::uint64_t first = 0;  // the first record that starts 16-byte aligned
+        while ((addr + first * elem) % 16 != 0) ++first;
+        EXPECT_LT(first, per_vec);
+        EXPECT_EQ(s.head, std::min<std::uint64_t>(first, n));
+        if (s.vectors > 0) EXPECT_EQ((addr + s.head * elem) % 16, 0u);
+      }
+  }
+}
+
 TEST(test_record_sources, a_record_source_has_no_scalar_edges) {
-  alignas(16) static const float3 points[8]{};
+  alignas(16) static const Pair pairs[8]{};
   for (const std::uint64_t n : {0ull, 1ull, 7ull}) {
-    const VectorSplit s = RecordSource<float3>{points + 1, {}}.split(n);
+    const VectorSplit s = RecordSource<Pair>{pairs + 1, {}}.split(n);
     EXPECT_EQ(s.head, 0u);
     EXPECT_EQ(s.vectors, n);
     EXPECT_EQ(s.tail, 0u);
   }
 }
 
-// The launch plan counts a record as one 16-byte vector, from any address: no head, and one block
-// up to the one-block limit in vectors.
+// The launch plan counts a record read one per load as one 16-byte vector, from any address: no
+// head, and one block up to the one-block limit in vectors (dispatch tunes it as 16-byte elements).
 TEST(test_record_sources, the_plan_counts_one_vector_per_record) {
-  using Source = RecordSource<float3>;
-  const ReduceTuning& t = TuningSm90<sizeof(float3)>::value;
+  using Source = RecordSource<Pair>;
+  const ReduceTuning& t = TuningSm90<Source::split_bytes>::value;
   const std::uint64_t one_block_records = t.single_block_max_bytes / Source::split_bytes;
   for (const std::uint64_t addr : {256ull, 260ull, 268ull}) {
     EXPECT_EQ(VectorSplit::make(addr, 1000, Source::split_bytes).head, 0u);

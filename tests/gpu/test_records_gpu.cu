@@ -1,8 +1,8 @@
 // Arrays of records (structs) under a caller's functor or transform, as CUB's Reduce and Thrust's
-// reduce take any type: complex numbers and vector types that tile 16-byte vectors (read as the
-// numbers are), and records that do not (float3, 3-byte pixels, 24-byte points, a pair of floats
-// that starts 4 bytes into an 8-byte word), read one record per load. Every kernel: one block, grids
-// of 3 blocks (with and without the combiner block) and of 300.
+// reduce take any type: complex numbers and int2 (16-byte vectors, as the numbers), 3-byte pixels,
+// float3 and 24-byte points (48-byte vectors, from addresses that need a scalar head), and a pair
+// of floats that may start 4 bytes into an 8-byte word (one record per load). Every kernel: one
+// block, grids of 3 blocks (with and without the combiner block) and of 300.
 #include "reduce_checks.cuh"
 
 #include <cuda/std/complex>

@@ -1,9 +1,9 @@
 // Arrays of records under a caller's functor or transform, gpureduce against CUB's Reduce and
 // TransformReduce with the same functor and identity, samples alternating in one run (events, a
-// memset of 2x L2 before each sample, median of 20). complex<float> tiles 16-byte vectors and is
-// read as numbers are; float3, 3-byte pixels and 24-byte points are read one record per load
-// (agent/sources.cuh, RecordSource). Each result is compared with CUB's. Run by
-// `tools/device-run COMMIT records`.
+// memset of 2x L2 before each sample, median of 20). complex<float> is read in 16-byte vectors as
+// numbers are; float3, 3-byte pixels and 24-byte points in vectors of 48 bytes (grid/
+// vector_split.hpp); a pair of doubles of 8-byte alignment one record per load (agent/sources.cuh,
+// RecordSource). Each result is compared with CUB's. Run by `tools/device-run COMMIT records`.
 #include <gpureduce/gpureduce.cuh>
 
 #include <cub/device/device_reduce.cuh>
@@ -36,6 +36,12 @@ struct Point {
 };
 struct Coordinates {
   __host__ __device__ double operator()(const Point& p) const { return p.x + p.y + p.z; }
+};
+struct Doubles {  // 16 bytes, 8-byte aligned
+  double a, b;
+};
+struct Both {
+  __host__ __device__ double operator()(const Doubles& d) const { return d.a + d.b; }
 };
 
 // Zeros and ones, one in 64 a one: the sums (below 2^24 in every float component) are exact in any
@@ -87,6 +93,7 @@ int main() {
   const auto* f3 = reinterpret_cast<const float3*>(in.get());
   const auto* px = reinterpret_cast<const Pixel*>(in.get());
   const auto* pt = reinterpret_cast<const Point*>(in.get());
+  const auto* dd = reinterpret_cast<const Doubles*>(in.get() + 8);
   const auto floats = [&](u64 bytes) { fill<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), bytes / 4); };
   const auto bytes = [&](u64 b) { fill<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
   const auto doubles = [&](u64 b) { fill<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
@@ -114,6 +121,12 @@ int main() {
         [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
           return cub::DeviceReduce::TransformReduce(t, b, pt, static_cast<double*>(o), std::int64_t(n),
                                                     cuda::std::plus<>{}, Coordinates{}, 0.0, st);
+        });
+    row("pair of doubles a+b sum (16 B, 8-aligned, records)", n, 16, 8, doubles,
+        [&](void* o) { gpureduce::transform_reduce(dd, n, static_cast<double*>(o), Both{}, gpureduce::Sum{}, s); },
+        [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
+          return cub::DeviceReduce::TransformReduce(t, b, dd, static_cast<double*>(o), std::int64_t(n),
+                                                    cuda::std::plus<>{}, Both{}, 0.0, st);
         });
   }
   return 0;

@@ -17,9 +17,11 @@
 
 namespace gpureduce {
 
+// One vector: 16 bytes of elements, or for records of other sizes whole records spanning whole
+// 16-byte words (grid/vector_split.hpp).
 template <class T>
 struct alignas(vector_bytes) Vector {
-  static constexpr unsigned size = vector_bytes / sizeof(T);
+  static constexpr unsigned size = vector_span_bytes(sizeof(T)) / sizeof(T);
   T v[size];
 };
 
@@ -63,14 +65,17 @@ struct ArraySource {
   }
 };
 
-// Whether records of type T tile 16-byte vectors from any address a T may have: a size that divides
-// 16 and an alignment as large (cuda::std::complex<float>, float2, double2, int4). Then they are read
-// as the numbers are, 16-byte vectors with a scalar head and tail; otherwise (float3, a struct of
-// two floats, which may start 4 bytes into an 8-byte word) by RecordSource.
+// Whether records of type T are read as numbers are, in vectors with a scalar head and tail: when
+// a vector spans at most 64 bytes (sizes 1-4, 6, 8, 12, 16, 24, 32, 48, 64) and every address a T
+// may have reaches a 16-byte boundary within the first vector's records (its alignment at least
+// gcd(size, 16)). So cuda::std::complex<float>, float2, int4 (16-byte vectors), float3, 3-byte
+// pixels and structs of three doubles (48). Not a struct of two floats, 8 bytes that may start 4
+// bytes into an 8-byte word, nor sizes whose vector would span 80 bytes or more: RecordSource.
 template <class T>
-inline constexpr bool tiles_vectors_v = vector_bytes % sizeof(T) == 0 && alignof(T) == sizeof(T);
+inline constexpr bool reads_as_vectors_v =
+    vector_span_bytes(sizeof(T)) <= 64 && vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
 
-// An array of records that do not tile vectors, with an optional transform: each record is loaded
+// An array of records not read as vectors, with an optional transform: each record is loaded
 // whole (as the compiler splits a load of its size and alignment) as one "vector" of one element,
 // so the split has no scalar head or tail and the launch plan counts one vector per record
 // (split_bytes). Loads have the default L2 priority, whatever the grid kernel's variant.
@@ -106,10 +111,11 @@ struct RecordSource {
   }
 };
 
-// The source of one array: RecordSource for records that do not tile vectors, ArraySource otherwise.
+// The source of one array: ArraySource for numbers and records read as vectors, RecordSource for
+// the other records.
 template <class T, class Transform = Identity>
 using array_source_t =
-    std::conditional_t<is_element_v<T> || tiles_vectors_v<T>, ArraySource<T, Transform>, RecordSource<T, Transform>>;
+    std::conditional_t<is_element_v<T> || reads_as_vectors_v<T>, ArraySource<T, Transform>, RecordSource<T, Transform>>;
 
 // An array of 8- or 16-bit integers whose vectors reach the sink as the loaded 32-bit words, for
 // packed_sum (thread/packed_sum.hpp). Loaded as elements, a vector is split into its elements,

@@ -210,11 +210,13 @@ template <class A, class Out, class Source, class Op>
 Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cudaStream_t stream,
                        const Options& opt) noexcept {
   using T = typename Source::element_type;
-  // Dot products (two arrays) take their own one-block limit, per array (tuning_sm90.hpp).
-  constexpr ReduceTuning tuning = is_arg_extreme_v<Op>         ? TuningSm90<sizeof(T)>::arg_extreme
-                                  : Source::arrays == 2        ? TuningSm90<sizeof(T)>::dot
-                                  : packs_sum_v<A, Source, Op> ? TuningSm90<sizeof(T)>::packed_sum
-                                                               : TuningSm90<sizeof(T)>::value;
+  // Dot products (two arrays) take their own one-block limit, per array (tuning_sm90.hpp). Records
+  // read one per load count as 16-byte elements (RecordSource::split_bytes).
+  using Tuning = TuningSm90<Source::split_bytes>;
+  constexpr ReduceTuning tuning = is_arg_extreme_v<Op>         ? Tuning::arg_extreme
+                                  : Source::arrays == 2        ? Tuning::dot
+                                  : packs_sum_v<A, Source, Op> ? Tuning::packed_sum
+                                                               : Tuning::value;
   constexpr auto grid =
       grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, false, false, A, Out, Source, Op>;
   constexpr auto grid_evict_first =
@@ -232,8 +234,9 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     const bool evict_first = evict_first_loads(opt.l2, n, sizeof(T) * Source::arrays, limits.l2_bytes, tuning);
     // The combiner kernel loads evict-first, as every grid of up to max_combiner_blocks does unless
     // the caller asks for plain loads.
-    const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, tuning, limits.resident_blocks[evict_first],
-                                        opt.force_kernel, opt.force_blocks, tree_flaggable<A, Op> && evict_first);
+    const LaunchPlan plan =
+        plan_launch(n, src.address(), Source::split_bytes, tuning, limits.resident_blocks[evict_first], opt.force_kernel,
+                    opt.force_blocks, tree_flaggable<A, Op> && evict_first);
     if (plan.kernel == Kernel::one_block) {
       const VectorSplit split = src.split(n);
       const auto one_block = [&]<unsigned Threads>() {

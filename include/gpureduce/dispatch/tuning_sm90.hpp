@@ -48,10 +48,13 @@ struct TuningSm90 {
   // 257 blocks slowed float16 sums at 2^16-2^19 by 5-7% (*_ab_combiner_one_slot_per_thread_
   // fb571a3_vs_0f005a7.txt).
   static constexpr std::uint64_t few_blocks_max_batches = 2048;
+  // Records whose vectors span more than 16 bytes (grid/vector_split.hpp: 32, 48 or 64) keep about
+  // as many bytes in flight per thread in fewer vectors.
+  static constexpr int unroll = vector_span_bytes(ElemBytes) == 16 ? 4 : vector_span_bytes(ElemBytes) == 64 ? 1 : 2;
   static constexpr ReduceTuning value{.grid_threads = 256,
-                                      .grid_unroll = 4,
+                                      .grid_unroll = unroll,
                                       .single_threads = 512,
-                                      .single_unroll = 4,
+                                      .single_unroll = unroll,
                                       .single_block_max_bytes = ElemBytes >= 2 ? 64 * 1024 : 32 * 1024,
                                       .evict_first_max_l2 = evict_first_max_l2,
                                       .few_blocks_max_batches = few_blocks_max_batches};

@@ -2,6 +2,11 @@
 // aligned address, a body of whole vectors, a scalar tail. The body is read in batches of Unroll
 // vectors per thread, the vectors of a batch one block apart so each warp load is coalesced, and
 // batches stride over a capped grid as in GridStride.
+//
+// A vector is 16 bytes for elements whose size divides 16 (every number type). For records of
+// other sizes (structs: 3, 12 or 24 bytes) it is the shortest run of whole records that spans
+// whole 16-byte words, vector_span_bytes (48 bytes: 16 pixels of 3 bytes, 4 float3, 2 records of
+// 24 bytes), loaded as that many 16-byte words.
 #pragma once
 
 #include <gpureduce/config.hpp>
@@ -13,16 +18,30 @@ namespace gpureduce {
 
 inline constexpr unsigned vector_bytes = 16;
 
+// The least common multiple of elem_bytes and 16: the bytes of one vector.
+GPUREDUCE_HD constexpr unsigned vector_span_bytes(unsigned elem_bytes) {
+  const unsigned low_bit = elem_bytes & (~elem_bytes + 1u);  // gcd(elem_bytes, 16), 16 is a power of 2
+  return elem_bytes * vector_bytes / (low_bit < vector_bytes ? low_bit : vector_bytes);
+}
+
 struct VectorSplit {
   std::uint64_t head;     // scalar elements before the first aligned vector
-  std::uint64_t vectors;  // whole 16-byte vectors
+  std::uint64_t vectors;  // whole vectors
   std::uint64_t tail;     // scalar elements after the last vector
 
-  // addr must be a multiple of elem_bytes (any valid T* is).
+  // addr must be a multiple of elem_bytes (any valid T* of a number type is), or for a size that
+  // does not divide 16, of gcd(elem_bytes, 16) (sources.cuh picks which records come here), so
+  // that some element of the first vector_span_bytes starts 16-byte aligned.
   GPUREDUCE_HD static constexpr VectorSplit make(std::uint64_t addr, std::uint64_t n, unsigned elem_bytes) {
-    const std::uint64_t per_vec = vector_bytes / elem_bytes;
+    const std::uint64_t per_vec = vector_span_bytes(elem_bytes) / elem_bytes;
     const std::uint64_t misalign = addr % vector_bytes;
-    const std::uint64_t head = min_u64(n, misalign == 0 ? 0 : (vector_bytes - misalign) / elem_bytes);
+    std::uint64_t head = 0;
+    if (vector_bytes % elem_bytes == 0) {
+      head = misalign == 0 ? 0 : (vector_bytes - misalign) / elem_bytes;
+    } else {
+      while (head + 1 < per_vec && (misalign + head * elem_bytes) % vector_bytes != 0) ++head;
+    }
+    head = min_u64(n, head);
     const std::uint64_t vectors = (n - head) / per_vec;
     return {head, vectors, n - head - vectors * per_vec};
   }

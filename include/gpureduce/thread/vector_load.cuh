@@ -25,8 +25,19 @@ template <bool EvictFirst>
 struct VectorLoad {
   template <class V>
   __device__ __forceinline__ V operator()(const V* p) const {
-    if constexpr (EvictFirst) {
-      static_assert(sizeof(V) == 16 && alignof(V) >= 16, "16-byte vectors only");
+    static_assert(sizeof(V) % 16 == 0 && alignof(V) >= 16, "whole 16-byte words only");
+    if constexpr (sizeof(V) > 16) {
+      // A vector of records spanning several 16-byte words (grid/vector_split.hpp): one load per
+      // word, where the compiler might copy a struct of 1-byte-aligned records byte by byte.
+      constexpr unsigned words = sizeof(V) / 16;
+      const auto* q = reinterpret_cast<const uint4*>(p);
+      uint4 w[words];
+#pragma unroll
+      for (unsigned k = 0; k < words; ++k) w[k] = (*this)(q + k);
+      V r;
+      __builtin_memcpy(&r, w, sizeof r);
+      return r;
+    } else if constexpr (EvictFirst) {
       uint4 w;
       asm("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w) : "l"(p));
       V r;
