@@ -38,17 +38,37 @@ struct NotCopyable {
 static_assert(is_record_v<Pair> && is_record_v<float3> && is_record_v<cuda::std::complex<double>>);
 static_assert(!is_record_v<float> && !is_record_v<__half> && !is_record_v<NotCopyable>);
 
-// Records are read in vectors, as the numbers are, where a vector spans at most 64 bytes and every
-// address a record may have reaches a 16-byte boundary within one vector; the rest one record per
-// load.
+// Records are read in vectors, as the numbers are, where a vector spans at most 64 bytes and the
+// address reaches a 16-byte boundary within one vector; the rest one record per load.
 template <class T>
-inline constexpr bool in_vectors = std::is_same_v<array_source_t<T>, ArraySource<T>>;
+bool in_vectors(std::uintptr_t addr) {
+  return with_array_source(reinterpret_cast<const T*>(addr), Identity{},
+                           [](const auto& src) { return std::is_same_v<std::remove_cvref_t<decltype(src)>, ArraySource<T>>; });
+}
+// Whether every address a T may have, from 0x1000 to 0x1040, is read in vectors (true), none
+// (false), or only those that are multiples of `vectors_from`.
 template <class T>
-inline constexpr bool one_per_load = std::is_same_v<array_source_t<T>, RecordSource<T>>;
-static_assert(in_vectors<cuda::std::complex<float>> && in_vectors<cuda::std::complex<double>> && in_vectors<int2> &&
-              in_vectors<float4> && in_vectors<float>);
-static_assert(in_vectors<float3> && in_vectors<Pixel> && in_vectors<Point>);
-static_assert(one_per_load<Pair> && one_per_load<Doubles> && one_per_load<Five>);
+void expect_vectors_from(std::uintptr_t vectors_from) {
+  for (std::uintptr_t addr = 0x1000; addr < 0x1040; addr += alignof(T))
+    EXPECT_EQ(in_vectors<T>(addr), vectors_from != 0 && addr % vectors_from == 0) << "address " << addr;
+}
+static_assert(reads_as_vectors_v<cuda::std::complex<float>> && reads_as_vectors_v<float3> && reads_as_vectors_v<Pixel> &&
+              reads_as_vectors_v<Point> && !reads_as_vectors_v<Pair> && !reads_as_vectors_v<Doubles>);
+
+TEST(test_record_sources, which_records_are_read_in_vectors) {
+  expect_vectors_from<float>(4);
+  expect_vectors_from<cuda::std::complex<float>>(8);
+  expect_vectors_from<cuda::std::complex<double>>(16);
+  expect_vectors_from<int2>(8);
+  expect_vectors_from<float4>(16);
+  expect_vectors_from<float3>(4);
+  expect_vectors_from<Pixel>(1);
+  expect_vectors_from<Point>(8);
+  expect_vectors_from<Pair>(8);      // from 4 bytes into an 8-byte word, one per load
+  expect_vectors_from<Doubles>(16);  // from 8 bytes into a 16-byte word, one per load
+  expect_vectors_from<Five>(0);      // a vector would span 80 bytes
+}
+
 static_assert(Vector<Pixel>::size == 16 && sizeof(Vector<Pixel>) == 48);
 static_assert(Vector<float3>::size == 4 && sizeof(Vector<float3>) == 48);
 static_assert(Vector<Point>::size == 2 && sizeof(Vector<Point>) == 48);

@@ -65,15 +65,24 @@ struct ArraySource {
   }
 };
 
-// Whether records of type T are read as numbers are, in vectors with a scalar head and tail: when
-// a vector spans at most 64 bytes (sizes 1-4, 6, 8, 12, 16, 24, 32, 48, 64) and every address a T
-// may have reaches a 16-byte boundary within the first vector's records (its alignment at least
-// gcd(size, 16)). So cuda::std::complex<float>, float2, int4 (16-byte vectors), float3, 3-byte
-// pixels and structs of three doubles (48). Not a struct of two floats, 8 bytes that may start 4
-// bytes into an 8-byte word, nor sizes whose vector would span 80 bytes or more: RecordSource.
+// Records are read as numbers are, in vectors with a scalar head and tail, where a vector spans at
+// most 64 bytes (sizes 1-4, 6, 8, 12, 16, 24, 32, 48, 64) and the array's address reaches a 16-byte
+// boundary within the first vector's records: an address that is a multiple of gcd(size, 16).
+// Every address a T may have is, where its alignment is at least that (reads_as_vectors_v:
+// cuda::std::complex<float>, float2, int4 in 16-byte vectors; float3, 3-byte pixels, three doubles
+// in 48). A struct of two floats (8 bytes, 4-byte aligned) or of two doubles (16, 8) is read in
+// vectors from an address that is (a cudaMalloc'd array of them), one record per load otherwise
+// (RecordSource, as are sizes whose vector would span 80 bytes or more).
+template <class T>
+inline constexpr bool vector_fits_v = vector_span_bytes(sizeof(T)) <= 64;
 template <class T>
 inline constexpr bool reads_as_vectors_v =
-    vector_span_bytes(sizeof(T)) <= 64 && vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
+    vector_fits_v<T> && vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
+template <class T>
+GPUREDUCE_HD bool reaches_vectors(const T* p) {
+  constexpr std::uintptr_t gcd = vector_bytes * sizeof(T) / vector_span_bytes(sizeof(T));  // gcd(size, 16)
+  return vector_fits_v<T> && reinterpret_cast<std::uintptr_t>(p) % gcd == 0;
+}
 
 // An array of records not read as vectors, with an optional transform: each record is loaded
 // whole (as the compiler splits a load of its size and alignment) as one "vector" of one element,
@@ -111,11 +120,19 @@ struct RecordSource {
   }
 };
 
-// The source of one array: ArraySource for numbers and records read as vectors, RecordSource for
-// the other records.
-template <class T, class Transform = Identity>
-using array_source_t =
-    std::conditional_t<is_element_v<T> || reads_as_vectors_v<T>, ArraySource<T, Transform>, RecordSource<T, Transform>>;
+// Calls f with the source of one array: ArraySource for numbers and records read as vectors from
+// `in`, RecordSource for the other records (two kernels for types whose alignment alone decides).
+template <class T, class Transform, class F>
+decltype(auto) with_array_source(const T* in, Transform transform, F&& f) {
+  if constexpr (is_element_v<T> || reads_as_vectors_v<T>) {
+    return f(ArraySource<T, Transform>{in, transform});
+  } else if constexpr (vector_fits_v<T>) {
+    if (reaches_vectors(in)) return f(ArraySource<T, Transform>{in, transform});
+    return f(RecordSource<T, Transform>{in, transform});
+  } else {
+    return f(RecordSource<T, Transform>{in, transform});
+  }
+}
 
 // An array of 8- or 16-bit integers whose vectors reach the sink as the loaded 32-bit words, for
 // packed_sum (thread/packed_sum.hpp). Loaded as elements, a vector is split into its elements,

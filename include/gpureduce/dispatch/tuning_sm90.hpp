@@ -49,8 +49,13 @@ struct TuningSm90 {
   // fb571a3_vs_0f005a7.txt).
   static constexpr std::uint64_t few_blocks_max_batches = 2048;
   // Records whose vectors span more than 16 bytes (grid/vector_split.hpp: 32, 48 or 64) keep about
-  // as many bytes in flight per thread in fewer vectors.
-  static constexpr int unroll = vector_span_bytes(ElemBytes) == 16 ? 4 : vector_span_bytes(ElemBytes) == 64 ? 1 : 2;
+  // as many bytes in flight per thread in fewer vectors: 2 of 32 bytes, 1 of 48 or 64. H100,
+  // tools/probes/record_probe.cu, one 48-byte vector per thread against two, each in one run
+  // against CUB (bench/results/*_records_unroll1_4f0a584.txt, *_records_4f0a584.txt), us: float3
+  // sum 2^14 5.79 / 6.34, 2^16 6.11 / 6.67; three doubles 2^12 4.70 / 5.31, 2^16 5.82 / 6.18
+  // (the grid has twice the blocks); 2^28 float3 1061.7 / 1055.7, three doubles 2101.8 / 2095.7,
+  // 3-byte pixels 275.2 / 285.5.
+  static constexpr int unroll = vector_span_bytes(ElemBytes) == 16 ? 4 : vector_span_bytes(ElemBytes) == 32 ? 2 : 1;
   static constexpr ReduceTuning value{.grid_threads = 256,
                                       .grid_unroll = unroll,
                                       .single_threads = 512,
