@@ -2,8 +2,9 @@
 // TransformReduce with the same functor and identity, samples alternating in one run (events, a
 // memset of 2x L2 before each sample, median of 20). complex<float> is read in 16-byte vectors as
 // numbers are; float3, 3-byte pixels and 24-byte points in vectors of 48 bytes (grid/
-// vector_split.hpp); a pair of doubles of 8-byte alignment one record per load (agent/sources.cuh,
-// RecordSource). Each result is compared with CUB's. Run by `tools/device-run COMMIT records`.
+// vector_split.hpp); a pair of doubles of 8-byte alignment in 16-byte vectors from a 16-byte
+// boundary, and from 8 bytes past one a record per load (agent/sources.cuh, RecordSource). Each
+// result is compared with CUB's. Run by `tools/device-run COMMIT records`.
 #include <gpureduce/gpureduce.cuh>
 
 #include <cub/device/device_reduce.cuh>
@@ -93,7 +94,8 @@ int main() {
   const auto* f3 = reinterpret_cast<const float3*>(in.get());
   const auto* px = reinterpret_cast<const Pixel*>(in.get());
   const auto* pt = reinterpret_cast<const Point*>(in.get());
-  const auto* dd = reinterpret_cast<const Doubles*>(in.get() + 8);
+  const auto* dd = reinterpret_cast<const Doubles*>(in.get() + 8);  // 8 bytes into a 16-byte word
+  const auto* da = reinterpret_cast<const Doubles*>(in.get());      // 16-byte aligned
   const auto floats = [&](u64 bytes) { fill<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), bytes / 4); };
   const auto bytes = [&](u64 b) { fill<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
   const auto doubles = [&](u64 b) { fill<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
@@ -122,7 +124,13 @@ int main() {
           return cub::DeviceReduce::TransformReduce(t, b, pt, static_cast<double*>(o), std::int64_t(n),
                                                     cuda::std::plus<>{}, Coordinates{}, 0.0, st);
         });
-    row("pair of doubles a+b sum (16 B, 8-aligned, records)", n, 16, 8, doubles,
+    row("pair of doubles a+b sum (16 B, from a 16-byte boundary, vectors)", n, 16, 8, doubles,
+        [&](void* o) { gpureduce::transform_reduce(da, n, static_cast<double*>(o), Both{}, gpureduce::Sum{}, s); },
+        [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
+          return cub::DeviceReduce::TransformReduce(t, b, da, static_cast<double*>(o), std::int64_t(n),
+                                                    cuda::std::plus<>{}, Both{}, 0.0, st);
+        });
+    row("pair of doubles a+b sum (16 B, from 8 bytes past one, records)", n, 16, 8, doubles,
         [&](void* o) { gpureduce::transform_reduce(dd, n, static_cast<double*>(o), Both{}, gpureduce::Sum{}, s); },
         [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
           return cub::DeviceReduce::TransformReduce(t, b, dd, static_cast<double*>(o), std::int64_t(n),
