@@ -7,6 +7,7 @@
 //   gpureduce::max(d_in, n, d_out, stream, {.nan = gpureduce::NanPolicy::ignore});
 //   gpureduce::reduce(d_in, n, d_out, MyOp{}, identity, stream);   // any associative, commutative functor
 //   gpureduce::transform_reduce(d_in, n, d_out, ToPair{}, AddPairs{}, Pair{}, stream);  // into a struct
+//   gpureduce::reduce(d_z, n, d_sum, cuda::std::plus<>{}, cuda::std::complex<float>{}, stream);  // structs in
 //   float s = gpureduce::sum_sync(d_half, n, stream);          // waits for the stream
 //
 //   gpureduce::exact_sum(d_float, n, d_out, stream);             // the exact sum, rounded once
@@ -99,11 +100,17 @@ constexpr void check_readable() {
 // Element (or transformed value) T under operator Op into accumulator A, written to Out.
 template <class T, class Op, class A, class Out>
 constexpr void check_types() {
-  if constexpr (is_user_op_v<Op>) check_readable<T>();
-  else
+  if constexpr (is_user_op_v<Op>) {
+    check_readable<T>();
+  } else if constexpr (is_complex_v<T>) {
+    static_assert(std::is_same_v<Op, Sum> || std::is_same_v<Op, Product>,
+                  "gpureduce: complex numbers take sum and product (they have no order, and no bits to and/or); "
+                  "transform them for the others (their magnitudes, say)");
+  } else {
     static_assert(is_element_v<T>,
                   "gpureduce: elements must be an integer, floating-point, __half or __nv_bfloat16 type "
                   "(reduce structs with your functor and its identity, or transform them to numbers)");
+  }
   static_assert(has_identity<Op>,
                 "gpureduce: this operator has no identity; pass your functor's with it: "
                 "reduce(in, n, out, op, identity, stream), "
@@ -127,6 +134,9 @@ Status try_reduce(const T* in, std::uint64_t n, Out* out, Op op, cudaStream_t st
     if (n == 0) return Status::fail(Errc::empty_input, "argmin/argmax of an empty input has no index");
   if constexpr (std::is_same_v<Op, Sum> && exact::is_exact_type_v<T>)
     if (opt.exact) return detail::dispatch_exact_sum<exact::SumOf<T>, T>(ArraySource<T>{in, {}}, n, out, stream, opt);
+  if constexpr (is_complex_v<T>)
+    if (opt.exact)
+      return Status::fail(Errc::invalid_argument, "exact sums take float, double, __half or __nv_bfloat16");
   return detail::dispatch_reduce<A>(ArraySource<T>{in, {}}, n, out, detail::with_options(op, opt), stream, opt);
 }
 

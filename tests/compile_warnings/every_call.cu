@@ -3,6 +3,7 @@
 // errors: the library's headers must not break a -Werror build. Compiled only.
 #include <gpureduce/gpureduce.cuh>
 
+#include <cuda/std/complex>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -90,12 +91,18 @@ void every_type(void* d, std::uint64_t n, void* o, cudaStream_t s) {
   gpureduce::reduce(i, n, static_cast<int*>(o), Larger{}, 0, s);
   static_cast<void>(gpureduce::reduce_sync(i, n, Larger{}, 0, s));
   gpureduce::exact_sum(static_cast<const float*>(d), n, static_cast<float*>(o), s);
+  const auto* z = static_cast<const cuda::std::complex<float>*>(d);
+  gpureduce::sum(z, n, static_cast<cuda::std::complex<float>*>(o), s);
+  gpureduce::product(z, n, static_cast<cuda::std::complex<double>*>(o), s);
+  gpureduce::dot(z, z, n, static_cast<cuda::std::complex<float>*>(o), s);
+  static_cast<void>(gpureduce::sum_sync(static_cast<const cuda::std::complex<double>*>(d), n, s));
   const auto* pairs = static_cast<const Pair*>(d);
   const auto* points = static_cast<const float3*>(d);
   gpureduce::reduce(pairs, n, static_cast<Pair*>(o), AddPairs{}, Pair{0, 0}, s);
   gpureduce::reduce(points, n, static_cast<float3*>(o), Add3{}, float3{0, 0, 0}, s);
   static_cast<void>(gpureduce::reduce_sync(points, n, Add3{}, float3{0, 0, 0}, s));
-  gpureduce::transform_reduce(points, n, static_cast<gpureduce::IndexedValue<float>*>(o), Length2{}, gpureduce::ArgMax{}, s);
+  gpureduce::transform_reduce(points, n, static_cast<gpureduce::IndexedValue<float>*>(o), Length2{},
+                              gpureduce::ArgMax{}, s);
   static_cast<void>(gpureduce::transform_reduce_sync(points, n, Length2{}, gpureduce::Sum{}, s));
   gpureduce::release_workspace(s);
   gpureduce::trim_workspace();

@@ -85,6 +85,7 @@ TEST(test_thread_operators, accumulator_rules) {
   SUCCEED();
 }
 
+
 // Which result pointers an accumulator may be written to (reduce's static_assert; the rejected
 // cases are compile-fail tests in tests/compile_fail).
 TEST(test_thread_operators, result_conversions_accepted_and_refused) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace gpureduce {
@@ -42,8 +43,9 @@ static_assert(!is_record_v<float> && !is_record_v<__half> && !is_record_v<NotCop
 // address reaches a 16-byte boundary within one vector; the rest one record per load.
 template <class T>
 bool in_vectors(std::uintptr_t addr) {
-  return with_array_source(reinterpret_cast<const T*>(addr), Identity{},
-                           [](const auto& src) { return std::is_same_v<std::remove_cvref_t<decltype(src)>, ArraySource<T>>; });
+  return with_array_source(reinterpret_cast<const T*>(addr), Identity{}, [](const auto& src) {
+    return std::is_same_v<std::remove_cvref_t<decltype(src)>, ArraySource<T>>;
+  });
 }
 // Whether every address a T may have, from 0x1000 to 0x1040, is read in vectors (true), none
 // (false), or only those that are multiples of `vectors_from`.
@@ -52,8 +54,9 @@ void expect_vectors_from(std::uintptr_t vectors_from) {
   for (std::uintptr_t addr = 0x1000; addr < 0x1040; addr += alignof(T))
     EXPECT_EQ(in_vectors<T>(addr), vectors_from != 0 && addr % vectors_from == 0) << "address " << addr;
 }
-static_assert(reads_as_vectors_v<cuda::std::complex<float>> && reads_as_vectors_v<float3> && reads_as_vectors_v<Pixel> &&
-              reads_as_vectors_v<Point> && !reads_as_vectors_v<Pair> && !reads_as_vectors_v<Doubles>);
+static_assert(reads_as_vectors_v<cuda::std::complex<float>> && reads_as_vectors_v<float3> &&
+              reads_as_vectors_v<Pixel> && reads_as_vectors_v<Point>);
+static_assert(!reads_as_vectors_v<Pair> && !reads_as_vectors_v<Doubles>);
 
 TEST(test_record_sources, which_records_are_read_in_vectors) {
   expect_vectors_from<float>(4);
@@ -89,7 +92,9 @@ struct Norm2 {
 };
 static_assert(reduces_with<Pair, PairMax, Pair>);
 static_assert(reduces_with<cuda::std::complex<float>, cuda::std::plus<>, cuda::std::complex<float>>);
-static_assert(requires(const float3* in, IndexedValue<float>* out) { try_transform_reduce(in, 1, out, Norm2{}, ArgMax{}); });
+static_assert(requires(const float3* in, IndexedValue<float>* out) {
+  try_transform_reduce(in, 1, out, Norm2{}, ArgMax{});
+});
 
 // Vectors of records that span 48 bytes, from every address a record may have: the head is the
 // fewest records that reach a 16-byte boundary, then whole vectors, then a tail shorter than one.
@@ -144,6 +149,30 @@ TEST(test_record_sources, records_misaligned_for_their_type_are_refused) {
   // 4 bytes into an 8-byte word is a Pair's own alignment: no argument error (the call then fails
   // on the host for want of a device, or runs).
   EXPECT_NE(try_reduce(reinterpret_cast<const Pair*>(20), 10, out, PairMax{}, Pair{}).code, Errc::invalid_argument);
+}
+
+// Complex numbers sum and multiply in their own type, as NumPy and PyTorch.
+static_assert(is_complex_v<cuda::std::complex<float>> && is_complex_v<cuda::std::complex<double>>);
+static_assert(!is_complex_v<float2> && !is_complex_v<cuda::std::complex<__half>>);
+static_assert(std::is_same_v<accumulator_t<cuda::std::complex<float>, Sum>, cuda::std::complex<float>>);
+static_assert(std::is_same_v<accumulator_t<cuda::std::complex<double>, Product>, cuda::std::complex<double>>);
+
+// A complex number is a NaN where either part is (numpy.isnan): the policy propagates or skips it.
+TEST(test_record_sources, complex_sums_products_and_nan) {
+  using C = cuda::std::complex<float>;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(is_nan(C(nan, 0)));
+  EXPECT_TRUE(is_nan(C(1, nan)));
+  EXPECT_FALSE(is_nan(C(1, 2)));
+  EXPECT_EQ(Sum{}.identity<C>(), C(0, 0));
+  EXPECT_EQ(Product{}.identity<C>(), C(1, 0));
+  EXPECT_EQ(Sum{}(C(1, 2), C(3, -5)), C(4, -3));
+  EXPECT_EQ(Product{}(C(1, 2), C(3, -5)), C(13, 1));
+  const Sum skip{NanPolicy::ignore};
+  EXPECT_EQ(skip(C(1, 2), skip.lift<C>(C(1, nan), 0)), C(1, 2));
+  EXPECT_TRUE(is_nan(Sum{}(C(1, 2), Sum{}.lift<C>(C(nan, 1), 0))));
+  const Product skip_product{NanPolicy::ignore};
+  EXPECT_EQ(skip_product(C(0, 1), skip_product.lift<C>(C(nan, nan), 0)), C(0, 1));
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace gpureduce::test {
@@ -81,13 +82,14 @@ std::vector<T> product_input(std::uint64_t n, std::uint64_t seed) {
   return v;
 }
 
-// Device copy of host data starting `offset` elements past a 256-byte aligned allocation.
+// Device copy of host data starting `offset` elements and `offset_bytes` bytes past a 256-byte
+// aligned allocation (bytes: records that start inside a word).
 template <class T>
 class DeviceInput {
  public:
-  DeviceInput(const std::vector<T>& h, unsigned offset) {
-    EXPECT_EQ(cudaMalloc(&base_, (h.size() + offset + 1) * sizeof(T)), cudaSuccess);
-    ptr_ = reinterpret_cast<T*>(base_) + offset;
+  DeviceInput(const std::vector<T>& h, unsigned offset, unsigned offset_bytes = 0) {
+    EXPECT_EQ(cudaMalloc(&base_, (h.size() + offset + 1) * sizeof(T) + offset_bytes), cudaSuccess);
+    ptr_ = reinterpret_cast<T*>(static_cast<unsigned char*>(base_) + offset * sizeof(T) + offset_bytes);
     if (!h.empty()) EXPECT_EQ(cudaMemcpy(ptr_, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
   }
   ~DeviceInput() { cudaFree(base_); }
@@ -99,6 +101,24 @@ class DeviceInput {
   void* base_ = nullptr;
   T* ptr_ = nullptr;
 };
+
+// f(opt, how) under the automatic choice and with each kernel forced: one block, grids of 3 blocks
+// under both L2 policies (with and without the combiner block) and of 300 blocks.
+template <class F>
+void each_kernel(F&& f) {
+  f(Options{}, std::string("automatic"));
+  for (const auto [kernel, l2, blocks] : {std::tuple{Kernel::one_block, L2Policy::automatic, 0ull},
+                                          std::tuple{Kernel::grid, L2Policy::normal, 3ull},
+                                          std::tuple{Kernel::grid, L2Policy::evict_first, 3ull},
+                                          std::tuple{Kernel::grid, L2Policy::evict_first, 300ull}}) {
+    Options opt;
+    opt.force_kernel = kernel;
+    opt.l2 = l2;
+    opt.force_blocks = blocks;
+    f(opt, "kernel " + std::to_string(int(kernel)) + " l2 " + std::to_string(int(l2)) + " blocks " +
+               std::to_string(blocks));
+  }
+}
 
 // The library's workspace pool of the current device's context (its slot counts, for tests).
 inline detail::WorkspacePool& current_pool() {
@@ -240,5 +260,34 @@ void check_product(const std::vector<T>& h, const T* d) {
                                              << double(p);
   }
 }
+
+// Sums of an int32 input large enough for the grid kernel, so each takes a workspace slot of its
+// stream, into `outs` poisoned results, checked against the host.
+class GridSums {
+ public:
+  static constexpr std::uint64_t n = (1u << 18) + 3;
+  GridSums(std::uint64_t seed, std::size_t outs)
+      : h_(random_input<std::int32_t>(n, seed)), d_(h_, 0), want_(reference::int_sum(h_.data(), n)) {
+    EXPECT_EQ(cudaMalloc(&out_, outs * sizeof(std::int64_t)), cudaSuccess);
+  }
+  ~GridSums() { cudaFree(out_); }
+  GridSums(const GridSums&) = delete;
+  GridSums& operator=(const GridSums&) = delete;
+  void run(cudaStream_t s, std::size_t i) {
+    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(out_ + i, 0xA5, sizeof(std::int64_t), s));
+    sum(d_.get(), n, out_ + i, s);
+  }
+  void check(std::size_t i) const {
+    std::int64_t got = 0;
+    GPUREDUCE_CHECK_CUDA(cudaMemcpy(&got, out_ + i, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(std::uint64_t(got), want_) << "result " << i;
+  }
+
+ private:
+  std::vector<std::int32_t> h_;
+  DeviceInput<std::int32_t> d_;
+  std::uint64_t want_;
+  std::int64_t* out_ = nullptr;
+};
 
 }  // namespace gpureduce::test

@@ -1,5 +1,5 @@
 // Arrays of records (structs) under a caller's functor or transform, as CUB's Reduce and Thrust's
-// reduce take any type: complex numbers and int2 (16-byte vectors, as the numbers), 3-byte pixels,
+// reduce take any type, and complex numbers under the built-in sum, product and dot: complex numbers and int2 (16-byte vectors, as the numbers), 3-byte pixels,
 // float3 and 24-byte points (48-byte vectors, from addresses that need a scalar head), and a pair
 // of floats that may start 4 bytes into an 8-byte word (one record per load). Every kernel: one
 // block, grids of 3 blocks (with and without the combiner block) and of 300.
@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <random>
-#include <tuple>
 
 namespace gpureduce::test {
 namespace {
@@ -51,42 +50,6 @@ struct LowHigh {  // int2 component-wise: the smallest x, the largest y
   __host__ __device__ int2 operator()(int2 p, int2 q) const { return {p.x < q.x ? p.x : q.x, p.y > q.y ? p.y : q.y}; }
 };
 
-// Device copy of `h` starting `offset_bytes` past a 256-byte aligned allocation.
-template <class T>
-class DeviceRecords {
- public:
-  DeviceRecords(const std::vector<T>& h, unsigned offset_bytes) {
-    EXPECT_EQ(cudaMalloc(&base_, (h.size() + 1) * sizeof(T) + offset_bytes), cudaSuccess);
-    ptr_ = reinterpret_cast<T*>(static_cast<unsigned char*>(base_) + offset_bytes);
-    if (!h.empty()) EXPECT_EQ(cudaMemcpy(ptr_, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
-  }
-  ~DeviceRecords() { cudaFree(base_); }
-  DeviceRecords(const DeviceRecords&) = delete;
-  DeviceRecords& operator=(const DeviceRecords&) = delete;
-  const T* get() const { return ptr_; }
-
- private:
-  void* base_ = nullptr;
-  T* ptr_ = nullptr;
-};
-
-// f(opt, how) under the automatic choice and each kernel forced.
-template <class F>
-void each_kernel(F&& f) {
-  f(Options{}, std::string("automatic"));
-  for (const auto [kernel, l2, blocks] : {std::tuple{Kernel::one_block, L2Policy::automatic, 0ull},
-                                          std::tuple{Kernel::grid, L2Policy::normal, 3ull},
-                                          std::tuple{Kernel::grid, L2Policy::evict_first, 3ull},
-                                          std::tuple{Kernel::grid, L2Policy::evict_first, 300ull}}) {
-    Options opt;
-    opt.force_kernel = kernel;
-    opt.l2 = l2;
-    opt.force_blocks = blocks;
-    f(opt, "kernel " + std::to_string(int(kernel)) + " l2 " + std::to_string(int(l2)) + " blocks " +
-               std::to_string(blocks));
-  }
-}
-
 template <class C>
 void check_complex_sum(std::uint64_t n, std::uint64_t seed) {
   using R = typename C::value_type;
@@ -100,7 +63,7 @@ void check_complex_sum(std::uint64_t n, std::uint64_t seed) {
   }
   // From a 16-byte boundary, and one element past one (a scalar head for 8-byte complex).
   for (const unsigned offset : {0u, unsigned(sizeof(C))}) {
-    const DeviceRecords<C> d(h, offset);
+    const DeviceInput<C> d(h, 0, offset);
     each_kernel([&](const Options& opt, const std::string& how) {
       SCOPED_TRACE(how + " offset " + std::to_string(offset));
       const C got = run_to_host<C>([&](C* o) { reduce(d.get(), n, o, cuda::std::plus<>{}, C{}, nullptr, opt); });
@@ -127,7 +90,7 @@ void check_records(std::uint64_t n, std::uint64_t seed) {
   Pair want_pair = no_pair;
   for (const Pair& p : pairs) want_pair = PairRange{}(want_pair, p);
   for (const unsigned offset : {4u, 8u}) {
-    const DeviceRecords<Pair> d(pairs, offset);
+    const DeviceInput<Pair> d(pairs, 0, offset);
     each_kernel([&](const Options& opt, const std::string& how) {
       SCOPED_TRACE(how + " pairs from " + std::to_string(offset));
       const Pair got = run_to_host<Pair>([&](Pair* o) { reduce(d.get(), n, o, PairRange{}, no_pair, nullptr, opt); });
@@ -142,7 +105,7 @@ void check_records(std::uint64_t n, std::uint64_t seed) {
   const int2 no_ints{INT_MAX, INT_MIN};
   int2 want_ints = no_ints;
   for (const int2& p : ints) want_ints = LowHigh{}(want_ints, p);
-  const DeviceRecords<int2> d_ints(ints, 8);
+  const DeviceInput<int2> d_ints(ints, 0, 8);
 
   // 3-byte pixels from an odd address: the brightest channels, and a sum through a transform.
   std::vector<Pixel> pixels(n);
@@ -150,7 +113,7 @@ void check_records(std::uint64_t n, std::uint64_t seed) {
   Pixel want_pixel{0, 0, 0};
   std::int64_t want_luma = 0;
   for (const Pixel& p : pixels) want_pixel = Brightest{}(want_pixel, p), want_luma += Luma{}(p);
-  const DeviceRecords<Pixel> d_pixels(pixels, 1);
+  const DeviceInput<Pixel> d_pixels(pixels, 0, 1);
 
   // float3 (12 bytes): the first point farthest from the origin, and the sum of x.
   std::vector<float3> points(n);
@@ -161,7 +124,7 @@ void check_records(std::uint64_t n, std::uint64_t seed) {
     if (Norm2{}(points[i]) > Norm2{}(points[farthest])) farthest = std::int64_t(i);
     sum_x += points[i].x;
   }
-  const DeviceRecords<float3> d_points(points, 4);
+  const DeviceInput<float3> d_points(points, 0, 4);
 
   // 24-byte points: the sum of x + y + z over random doubles, within the sum's bound.
   std::vector<Point> big(n);
@@ -171,11 +134,12 @@ void check_records(std::uint64_t n, std::uint64_t seed) {
     const double c = Coordinates{}(p);
     big_sum.sum += c, big_sum.abs_sum += std::fabs((long double)c);
   }
-  const DeviceRecords<Point> d_big(big, 8);
+  const DeviceInput<Point> d_big(big, 0, 8);
 
   each_kernel([&](const Options& opt, const std::string& how) {
     SCOPED_TRACE(how);
-    const int2 got_ints = run_to_host<int2>([&](int2* o) { reduce(d_ints.get(), n, o, LowHigh{}, no_ints, nullptr, opt); });
+    const int2 got_ints =
+        run_to_host<int2>([&](int2* o) { reduce(d_ints.get(), n, o, LowHigh{}, no_ints, nullptr, opt); });
     EXPECT_EQ(got_ints.x, want_ints.x);
     EXPECT_EQ(got_ints.y, want_ints.y);
     const Pixel got_pixel =
@@ -198,7 +162,8 @@ void check_records(std::uint64_t n, std::uint64_t seed) {
       EXPECT_EQ(got.value, Norm2{}(points[farthest]));
     }
     expect_float_sum(
-        run_to_host<double>([&](double* o) { transform_reduce(d_big.get(), n, o, Coordinates{}, Sum{}, nullptr, opt); }),
+        run_to_host<double>(
+            [&](double* o) { transform_reduce(d_big.get(), n, o, Coordinates{}, Sum{}, nullptr, opt); }),
         big_sum, n, "24-byte points");
   });
 }
@@ -213,10 +178,86 @@ TEST(test_records, records_with_functors_and_transforms) {
   }
 }
 
+// The built-in sum, product and dot of complex numbers, in their own type (as NumPy and PyTorch;
+// dot unconjugated, as numpy.dot and torch.dot). Sums of random parts within the bound per
+// component, a NaN in one imaginary part propagated or skipped; products and dots of the units
+// 1, i, -1, -i, exact in any order.
+template <class C>
+void check_complex_builtins(std::uint64_t n, std::uint64_t seed) {
+  using R = typename C::value_type;
+  const auto re = random_input<R>(n, seed), im = random_input<R>(n, seed + 1);
+  std::mt19937_64 rng(seed + 2);
+  const C units[4] = {C(1, 0), C(0, 1), C(-1, 0), C(0, -1)};
+  std::vector<C> h(n), a(n), b(n);
+  reference::FloatSum sre, sim;
+  unsigned turns = 0;  // the product is i^turns
+  std::int64_t dot_re = 0, dot_im = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    h[i] = C(re[i], im[i]);
+    sre.sum += re[i], sre.abs_sum += std::fabs((long double)re[i]);
+    sim.sum += im[i], sim.abs_sum += std::fabs((long double)im[i]);
+    const unsigned ka = unsigned(rng() % 4), kb = unsigned(rng() % 4);
+    a[i] = units[ka], b[i] = units[kb];
+    turns += ka;
+    const C p = units[(ka + kb) % 4];
+    dot_re += std::int64_t(p.real()), dot_im += std::int64_t(p.imag());
+  }
+  const C want_product = units[turns % 4];
+  const DeviceInput<C> d(h, 1), da(a, 0), db(b, 1);
+  each_kernel([&](const Options& opt, const std::string& how) {
+    SCOPED_TRACE(how);
+    const C got = run_to_host<C>([&](C* o) { sum(d.get(), n, o, nullptr, opt); });
+    expect_float_sum(got.real(), sre, n, "real");
+    expect_float_sum(got.imag(), sim, n, "imag");
+    EXPECT_EQ(run_to_host<C>([&](C* o) { product(da.get(), n, o, nullptr, opt); }), want_product);
+    EXPECT_EQ(run_to_host<C>([&](C* o) { dot(da.get(), db.get(), n, o, nullptr, opt); }),
+              C(R(dot_re), R(dot_im)));
+  });
+  const auto count = [&](const C& u) { return std::int64_t(std::count(a.begin(), a.end(), u)); };
+  EXPECT_EQ(sum_sync(da.get(), n), C(R(count(units[0]) - count(units[2])), R(count(units[1]) - count(units[3]))));
+  if (n == 0) return;
+  // One NaN imaginary part: propagated, or skipped with the rest summed.
+  const std::uint64_t at = rng() % n;
+  std::vector<C> with_nan = h;
+  with_nan[at] = C(re[at], std::numeric_limits<R>::quiet_NaN());
+  const DeviceInput<C> dn(with_nan, 0);
+  reference::FloatSum rest_re = sre, rest_im = sim;
+  rest_re.sum -= re[at], rest_re.abs_sum -= std::fabs((long double)re[at]);
+  rest_im.sum -= im[at], rest_im.abs_sum -= std::fabs((long double)im[at]);
+  each_kernel([&](const Options& opt, const std::string& how) {
+    SCOPED_TRACE(how + " NaN at " + std::to_string(at));
+    EXPECT_TRUE(is_nan(run_to_host<C>([&](C* o) { sum(dn.get(), n, o, nullptr, opt); })));
+    Options skip = opt;
+    skip.nan = NanPolicy::ignore;
+    const C got = run_to_host<C>([&](C* o) { sum(dn.get(), n, o, nullptr, skip); });
+    expect_float_sum(got.real(), rest_re, n, "real, NaN skipped");
+    expect_float_sum(got.imag(), rest_im, n, "imag, NaN skipped");
+  });
+}
+
+TEST(test_records, complex_sums_products_and_dots) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  for (const std::uint64_t n : {0ull, 1ull, 33ull, 3001ull, 65537ull, 300001ull, (1ull << 21) + 3}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    check_complex_builtins<complex64>(n, seed + n);
+    check_complex_builtins<complex128>(n, seed + n + 7);
+  }
+  // An exact sum of complex numbers is not offered.
+  const DeviceInput<complex64> d({complex64(1, 2)}, 0);
+  complex64* out = nullptr;
+  ASSERT_EQ(cudaMalloc(&out, sizeof *out), cudaSuccess);
+  Options exact;
+  exact.exact = true;
+  EXPECT_EQ(try_reduce(d.get(), 1, out, Sum{}, nullptr, exact).code, Errc::invalid_argument);
+  cudaFree(out);
+}
+
 // Argmax of an empty input is still an error when the elements are records.
 TEST(test_records, argmax_of_no_records_is_an_error) {
   GPUREDUCE_REQUIRE_GPU();
-  const DeviceRecords<float3> d({}, 0);
+  const DeviceInput<float3> d({}, 0, 0);
   IndexedValue<float>* out = nullptr;
   ASSERT_EQ(cudaMalloc(&out, sizeof *out), cudaSuccess);
   EXPECT_EQ(try_transform_reduce(d.get(), 0, out, Norm2{}, ArgMax{}).code, Errc::empty_input);

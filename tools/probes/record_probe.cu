@@ -64,7 +64,8 @@ int main() {
   gpureduce::DeviceBuffer<unsigned char> in(max_n * sizeof(Point));  // the largest input's bytes
   gpureduce::DeviceBuffer<unsigned char> out_a(64), out_b(64), temp(64 << 20);
   GPUREDUCE_CUDA(cudaStreamSynchronize(s));
-  std::printf("records, median us of %d samples each (gpureduce and CUB alternating), L2 flushed before each\n\n", reps);
+  std::printf("records, median us of %d samples each (gpureduce and CUB alternating), L2 flushed before each\n\n",
+              reps);
   std::printf("| record | n | gpureduce us | CUB us | CUB / gpureduce | gpureduce GB/s | same result |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---|\n");
   // One row: ours(out) and cub(temp, bytes, out) on the same input of n records of `record` bytes.
@@ -96,7 +97,7 @@ int main() {
   const auto* pt = reinterpret_cast<const Point*>(in.get());
   const auto* dd = reinterpret_cast<const Doubles*>(in.get() + 8);  // 8 bytes into a 16-byte word
   const auto* da = reinterpret_cast<const Doubles*>(in.get());      // 16-byte aligned
-  const auto floats = [&](u64 bytes) { fill<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), bytes / 4); };
+  const auto floats = [&](u64 b) { fill<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
   const auto bytes = [&](u64 b) { fill<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
   const auto doubles = [&](u64 b) { fill<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
   for (u64 n = u64(1) << 10; n <= max_n; n <<= 2) {
@@ -113,13 +114,17 @@ int main() {
                                            st);
         });
     row("pixel luma sum (3 B, records)", n, 3, 8, bytes,
-        [&](void* o) { gpureduce::transform_reduce(px, n, static_cast<std::int64_t*>(o), Luma{}, gpureduce::Sum{}, s); },
+        [&](void* o) {
+          gpureduce::transform_reduce(px, n, static_cast<std::int64_t*>(o), Luma{}, gpureduce::Sum{}, s);
+        },
         [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
           return cub::DeviceReduce::TransformReduce(t, b, px, static_cast<std::int64_t*>(o), std::int64_t(n),
                                                     cuda::std::plus<>{}, Luma{}, std::int64_t(0), st);
         });
     row("point x+y+z sum (24 B, records)", n, 24, 8, doubles,
-        [&](void* o) { gpureduce::transform_reduce(pt, n, static_cast<double*>(o), Coordinates{}, gpureduce::Sum{}, s); },
+        [&](void* o) {
+          gpureduce::transform_reduce(pt, n, static_cast<double*>(o), Coordinates{}, gpureduce::Sum{}, s);
+        },
         [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
           return cub::DeviceReduce::TransformReduce(t, b, pt, static_cast<double*>(o), std::int64_t(n),
                                                     cuda::std::plus<>{}, Coordinates{}, 0.0, st);

@@ -234,9 +234,9 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     const bool evict_first = evict_first_loads(opt.l2, n, sizeof(T) * Source::arrays, limits.l2_bytes, tuning);
     // The combiner kernel loads evict-first, as every grid of up to max_combiner_blocks does unless
     // the caller asks for plain loads.
-    const LaunchPlan plan =
-        plan_launch(n, src.address(), Source::split_bytes, tuning, limits.resident_blocks[evict_first], opt.force_kernel,
-                    opt.force_blocks, tree_flaggable<A, Op> && evict_first);
+    const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, tuning,
+                                        limits.resident_blocks[evict_first], opt.force_kernel, opt.force_blocks,
+                                        tree_flaggable<A, Op> && evict_first);
     if (plan.kernel == Kernel::one_block) {
       const VectorSplit split = src.split(n);
       const auto one_block = [&]<unsigned Threads>() {

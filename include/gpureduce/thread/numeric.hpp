@@ -24,6 +24,24 @@ template <class T>
 inline constexpr bool is_element_v =
     (std::is_arithmetic_v<T> && !std::is_same_v<T, char> && !std::is_same_v<T, long double>) || is_half_v<T>;
 
+// Complex numbers of float or double parts (cuda::std::complex, thrust::complex): summed and
+// multiplied by the built-in operators in their own type (as NumPy and PyTorch), read as records
+// otherwise. Recognised by shape, so that host-only code need not include libcu++'s <complex>.
+template <class T>
+inline constexpr bool is_complex_v = [] {
+  if constexpr (requires(const T& z) {
+                  typename T::value_type;
+                  z.real();
+                  z.imag();
+                }) {
+    using R = typename T::value_type;
+    return (std::is_same_v<R, float> || std::is_same_v<R, double>) && sizeof(T) == 2 * sizeof(R) &&
+           std::is_trivially_copyable_v<T>;
+  } else {
+    return false;
+  }
+}();
+
 // Records: structs a caller's functor or transform reads (cuda::std::complex<float>, float3, a
 // point), copied as bytes and default-constructed in registers; not the built-in operators'.
 template <class T>
@@ -37,6 +55,7 @@ using compute_t = std::conditional_t<is_half_v<T>, float, T>;
 template <class T>
 GPUREDUCE_HD constexpr bool is_nan(T x) {
   if constexpr (is_half_v<T>) return is_nan(static_cast<float>(x));
+  else if constexpr (is_complex_v<T>) return is_nan(x.real()) || is_nan(x.imag());  // as numpy.isnan
   else if constexpr (std::is_floating_point_v<T>) return x != x;
   else return false;
 }
