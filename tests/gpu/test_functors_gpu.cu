@@ -18,7 +18,6 @@ struct Square {
   __host__ __device__ double operator()(float x) const { return double(x) * x; }
 };
 
-
 TEST(test_functors, sync_calls_functors_transforms_and_caller_workspace) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
@@ -149,7 +148,6 @@ TEST(test_functors, device_lambdas_functors_with_state_and_the_null_stream) {
     EXPECT_EQ(reduce_sync(dn.get(), n, Max{}, 0), want_negative);
   }
 }
-
 
 struct AbsFloat {
   __host__ __device__ float operator()(float x) const { return fabsf(x); }

@@ -121,7 +121,6 @@ TEST(test_graphs, graphs_of_two_captures_replay_concurrently_and_give_slots_back
   for (auto& r : run) cudaStreamDestroy(r);
 }
 
-
 // cudaGraphExecUpdate gives the executable graph the new source graph's user objects (and drops
 // the old one's once its launches finish), so the executable keeps the second capture's slot after
 // both graphs are destroyed, and only the first capture's slot comes back to the pool.

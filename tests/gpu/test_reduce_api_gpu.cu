@@ -76,7 +76,6 @@ TEST(test_reduce_api, more_than_two_pow_31_int8) {
   EXPECT_EQ(m.index, std::int64_t(at));
 }
 
-
 // Small inputs through every kernel (both loads of the grid kernel; the combiner block with 3
 // blocks, the last block's poll of chunks of slots with 300), for compute-sanitizer
 // (tools/sanitize.sh runs *sanitizer_sizes*).
@@ -121,7 +120,6 @@ void sanitizer_sizes_for() {
     }
   }
 }
-
 
 TEST(test_reduce_api, sanitizer_sizes) {
   GPUREDUCE_REQUIRE_GPU();
