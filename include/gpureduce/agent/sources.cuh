@@ -2,8 +2,9 @@
 // transform_reduce) or the element-wise product of two arrays (dot). A source loads one element by
 // index, or one 16-byte vector of the aligned body through a vector load (thread/vector_load.cuh),
 // and later hands each value with its index to a sink (load and use apart, so that several loads
-// are in flight before any value is used). An array of records (structs) that do not tile 16-byte
-// vectors is read one record per "vector" instead (RecordSource).
+// are in flight before any value is used). Arrays of records (structs) are read in vectors of
+// whole records where their address reaches a 16-byte boundary, one record per load otherwise
+// (RecordSource).
 #pragma once
 
 #include <gpureduce/grid/vector_split.hpp>

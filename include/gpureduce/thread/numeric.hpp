@@ -24,9 +24,9 @@ template <class T>
 inline constexpr bool is_element_v =
     (std::is_arithmetic_v<T> && !std::is_same_v<T, char> && !std::is_same_v<T, long double>) || is_half_v<T>;
 
-// Complex numbers of float or double parts (cuda::std::complex, thrust::complex): summed and
-// multiplied by the built-in operators in their own type (as NumPy and PyTorch), read as records
-// otherwise. Recognised by shape, so that host-only code need not include libcu++'s <complex>.
+// Complex numbers of float or double parts (cuda::std::complex): summed and multiplied by the
+// built-in operators in their own type (as NumPy and PyTorch), read as records otherwise.
+// Recognised by shape, so that host-only code need not include libcu++'s <complex>.
 template <class T>
 inline constexpr bool is_complex_v = [] {
   if constexpr (requires(const T& z) {
@@ -43,7 +43,8 @@ inline constexpr bool is_complex_v = [] {
 }();
 
 // Records: structs a caller's functor or transform reads (cuda::std::complex<float>, float3, a
-// point), copied as bytes and default-constructed in registers; not the built-in operators'.
+// point), copied as bytes and default-constructed in registers. The built-in operators take none
+// but complex numbers (sum and product).
 template <class T>
 inline constexpr bool is_record_v =
     std::is_class_v<T> && !is_half_v<T> && std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>;
