@@ -28,6 +28,9 @@ struct Point {
 struct Doubles {  // 16 bytes, 8-byte aligned
   double a, b;
 };
+struct alignas(16) Ints8 {  // 32 bytes: vectors of two 16-byte words
+  int v[8];
+};
 struct Five {
   std::uint8_t b[5];
 };
@@ -69,12 +72,15 @@ TEST(test_record_sources, which_records_are_read_in_vectors) {
   expect_vectors_from<Point>(8);
   expect_vectors_from<Pair>(8);      // from 4 bytes into an 8-byte word, one per load
   expect_vectors_from<Doubles>(16);  // from 8 bytes into a 16-byte word, one per load
+  expect_vectors_from<short3>(2);    // 6 bytes: vectors of 8 (48 bytes)
+  expect_vectors_from<Ints8>(16);
   expect_vectors_from<Five>(0);      // a vector would span 80 bytes
 }
 
 static_assert(Vector<Pixel>::size == 16 && sizeof(Vector<Pixel>) == 48);
 static_assert(Vector<float3>::size == 4 && sizeof(Vector<float3>) == 48);
 static_assert(Vector<Point>::size == 2 && sizeof(Vector<Point>) == 48);
+static_assert(Vector<short3>::size == 8 && Vector<Ints8>::size == 1 && sizeof(Vector<Ints8>) == 32);
 static_assert(Vector<cuda::std::complex<float>>::size == 2 && sizeof(Vector<float>) == 16);
 static_assert(vector_span_bytes(1) == 16 && vector_span_bytes(8) == 16 && vector_span_bytes(16) == 16 &&
               vector_span_bytes(3) == 48 && vector_span_bytes(12) == 48 && vector_span_bytes(24) == 48 &&

@@ -1,14 +1,16 @@
 // Arrays of records (structs) under a caller's functor or transform, as CUB's Reduce and Thrust's
-// reduce take any type, and complex numbers under the built-in sum, product and dot: complex numbers and int2 (16-byte vectors, as the numbers), 3-byte pixels,
-// float3 and 24-byte points (48-byte vectors, from addresses that need a scalar head), and a pair
-// of floats that may start 4 bytes into an 8-byte word (one record per load). Every kernel: one
-// block, grids of 3 blocks (with and without the combiner block) and of 300.
+// reduce take any type, and complex numbers under the built-in sum, product and dot. Records in
+// 16-byte vectors as the numbers (complex, int2), in vectors of 32, 48 and 64 bytes (two ints8,
+// float3, 3-byte pixels, short3, 24-byte points, 64-byte records; from addresses that need a scalar
+// head), and one per load (a pair of floats 4 bytes into an 8-byte word). Every kernel: one block,
+// grids of 3 blocks (with and without the combiner block) and of 300.
 #include "reduce_checks.cuh"
 
 #include <cuda/std/complex>
 #include <cuda/std/functional>
 
 #include <algorithm>
+#include <climits>
 #include <random>
 
 namespace gpureduce::test {
@@ -45,6 +47,27 @@ struct Point {  // 24 bytes
 };
 struct Coordinates {
   __host__ __device__ double operator()(const Point& p) const { return p.x + p.y + p.z; }
+};
+// Records whose vectors span 32, 48 and 64 bytes: two 16-byte words, and a whole 64-byte record
+// (one or two vectors per thread in flight, tuning_sm90.hpp).
+struct alignas(16) Ints8 {  // 32 bytes
+  int v[8];
+};
+struct alignas(16) Ints16 {  // 64 bytes
+  int v[16];
+};
+struct FieldSum {  // to a number: summed in int64
+  template <class R>
+  __host__ __device__ std::int64_t operator()(const R& r) const {
+    std::int64_t t = 0;
+    for (int x : r.v) t += x;
+    return t;
+  }
+};
+struct Short3Max {  // short3, 6 bytes of 2-byte alignment: vectors of 8
+  __host__ __device__ short3 operator()(short3 a, short3 b) const {
+    return {a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y, a.z > b.z ? a.z : b.z};
+  }
 };
 struct LowHigh {  // int2 component-wise: the smallest x, the largest y
   __host__ __device__ int2 operator()(int2 p, int2 q) const { return {p.x < q.x ? p.x : q.x, p.y > q.y ? p.y : q.y}; }
@@ -136,6 +159,23 @@ void check_records(std::uint64_t n, std::uint64_t seed) {
   }
   const DeviceInput<Point> d_big(big, 0, 8);
 
+  // 32- and 64-byte records from one record past a 16-byte boundary, short3 from 2 bytes past one.
+  std::vector<Ints8> i8(n);
+  std::vector<Ints16> i16(n);
+  std::vector<short3> s3(n);
+  std::int64_t want_i8 = 0, want_i16 = 0;
+  const short3 no_s3{SHRT_MIN, SHRT_MIN, SHRT_MIN};
+  short3 want_s3 = no_s3;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    for (int& x : i8[i].v) x = int(rng());
+    for (int& x : i16[i].v) x = int(rng());
+    s3[i] = {short(rng()), short(rng()), short(rng())};
+    want_i8 += FieldSum{}(i8[i]), want_i16 += FieldSum{}(i16[i]), want_s3 = Short3Max{}(want_s3, s3[i]);
+  }
+  const DeviceInput<Ints8> d_i8(i8, 1);
+  const DeviceInput<Ints16> d_i16(i16, 1);
+  const DeviceInput<short3> d_s3(s3, 0, 2);
+
   each_kernel([&](const Options& opt, const std::string& how) {
     SCOPED_TRACE(how);
     const int2 got_ints =
@@ -165,6 +205,17 @@ void check_records(std::uint64_t n, std::uint64_t seed) {
         run_to_host<double>(
             [&](double* o) { transform_reduce(d_big.get(), n, o, Coordinates{}, Sum{}, nullptr, opt); }),
         big_sum, n, "24-byte points");
+    EXPECT_EQ(run_to_host<std::int64_t>(
+                  [&](std::int64_t* o) { transform_reduce(d_i8.get(), n, o, FieldSum{}, Sum{}, nullptr, opt); }),
+              want_i8);
+    EXPECT_EQ(run_to_host<std::int64_t>(
+                  [&](std::int64_t* o) { transform_reduce(d_i16.get(), n, o, FieldSum{}, Sum{}, nullptr, opt); }),
+              want_i16);
+    const short3 got_s3 =
+        run_to_host<short3>([&](short3* o) { reduce(d_s3.get(), n, o, Short3Max{}, no_s3, nullptr, opt); });
+    EXPECT_EQ(got_s3.x, want_s3.x);
+    EXPECT_EQ(got_s3.y, want_s3.y);
+    EXPECT_EQ(got_s3.z, want_s3.z);
   });
 }
 

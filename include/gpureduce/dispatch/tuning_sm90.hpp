@@ -49,7 +49,8 @@ struct TuningSm90 {
   // fb571a3_vs_0f005a7.txt).
   static constexpr std::uint64_t few_blocks_max_batches = 2048;
   // Records whose vectors span more than 16 bytes (grid/vector_split.hpp: 32, 48 or 64) keep about
-  // as many bytes in flight per thread in fewer vectors: 2 of 32 bytes, 1 of 48 or 64. H100,
+  // as many bytes in flight per thread in fewer vectors: 2 of 32 bytes, 1 of 48 or 64 (32 and 64
+  // chosen by that count, not measured). For 48 bytes, H100,
   // tools/probes/record_probe.cu, one 48-byte vector per thread against two, each in one run
   // against CUB (bench/results/*_records_unroll1_4f0a584.txt, *_records_4f0a584.txt), us: float3
   // sum 2^14 5.79 / 6.34, 2^16 6.11 / 6.67; three doubles 2^12 4.70 / 5.31, 2^16 5.82 / 6.18
