@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -42,20 +43,28 @@ struct NotCopyable {
 static_assert(is_record_v<Pair> && is_record_v<float3> && is_record_v<cuda::std::complex<double>>);
 static_assert(!is_record_v<float> && !is_record_v<__half> && !is_record_v<NotCopyable>);
 
-// Records are read in vectors, as the numbers are, where a vector spans at most 64 bytes and the
-// address reaches a 16-byte boundary within one vector; the rest one record per load.
+// Records are read in vectors, as the numbers are, where a vector spans at most 64 bytes: aligned
+// where the address reaches a 16-byte boundary within one vector, shifted otherwise; the rest one
+// record per load.
+enum class Read { aligned, shifted, one_per_load };
 template <class T>
-bool in_vectors(std::uintptr_t addr) {
+Read how_read(std::uintptr_t addr) {
   return with_array_source(reinterpret_cast<const T*>(addr), Identity{}, [](const auto& src) {
-    return std::is_same_v<std::remove_cvref_t<decltype(src)>, ArraySource<T>>;
+    using S = std::remove_cvref_t<decltype(src)>;
+    return std::is_same_v<S, ArraySource<T>>     ? Read::aligned
+           : std::is_same_v<S, ShiftedSource<T>> ? Read::shifted
+                                                 : Read::one_per_load;
   });
 }
-// Whether every address a T may have, from 0x1000 to 0x1040, is read in vectors (true), none
-// (false), or only those that are multiples of `vectors_from`.
+// How every address a T may have, from 0x1000 to 0x1040, is read: in aligned vectors from the
+// multiples of `vectors_from`, in shifted ones from the others; one per load where vectors_from is 0.
 template <class T>
 void expect_vectors_from(std::uintptr_t vectors_from) {
   for (std::uintptr_t addr = 0x1000; addr < 0x1040; addr += alignof(T))
-    EXPECT_EQ(in_vectors<T>(addr), vectors_from != 0 && addr % vectors_from == 0) << "address " << addr;
+    EXPECT_EQ(how_read<T>(addr), vectors_from == 0           ? Read::one_per_load
+                                 : addr % vectors_from == 0 ? Read::aligned
+                                                             : Read::shifted)
+        << "address " << addr;
 }
 static_assert(reads_as_vectors_v<cuda::std::complex<float>> && reads_as_vectors_v<float3> &&
               reads_as_vectors_v<Pixel> && reads_as_vectors_v<Point>);
@@ -70,8 +79,8 @@ TEST(test_record_sources, which_records_are_read_in_vectors) {
   expect_vectors_from<float3>(4);
   expect_vectors_from<Pixel>(1);
   expect_vectors_from<Point>(8);
-  expect_vectors_from<Pair>(8);      // from 4 bytes into an 8-byte word, one per load
-  expect_vectors_from<Doubles>(16);  // from 8 bytes into a 16-byte word, one per load
+  expect_vectors_from<Pair>(8);      // from 4 bytes into an 8-byte word, shifted
+  expect_vectors_from<Doubles>(16);  // from 8 bytes into a 16-byte word, shifted
   expect_vectors_from<short3>(2);    // 6 bytes: vectors of 8 (48 bytes)
   expect_vectors_from<Ints8>(16);
   expect_vectors_from<Five>(0);      // a vector would span 80 bytes
@@ -124,9 +133,9 @@ TEST(test_record_sources, wide_vectors_start_at_the_first_aligned_record) {
 }
 
 TEST(test_record_sources, a_record_source_has_no_scalar_edges) {
-  alignas(16) static const Pair pairs[8]{};
+  alignas(16) static const Five fives[8]{};
   for (const std::uint64_t n : {0ull, 1ull, 7ull}) {
-    const VectorSplit s = RecordSource<Pair>{pairs + 1, {}}.split(n);
+    const VectorSplit s = RecordSource<Five>{fives + 1, {}}.split(n);
     EXPECT_EQ(s.head, 0u);
     EXPECT_EQ(s.vectors, n);
     EXPECT_EQ(s.tail, 0u);
@@ -136,7 +145,7 @@ TEST(test_record_sources, a_record_source_has_no_scalar_edges) {
 // The launch plan counts a record read one per load as one 16-byte vector, from any address: no
 // head, and one block up to the one-block limit in vectors (dispatch tunes it as 16-byte elements).
 TEST(test_record_sources, the_plan_counts_one_vector_per_record) {
-  using Source = RecordSource<Pair>;
+  using Source = RecordSource<Five>;
   const ReduceTuning& t = TuningSm90<Source::split_bytes>::value;
   const std::uint64_t one_block_records = t.single_block_max_bytes / Source::split_bytes;
   for (const std::uint64_t addr : {256ull, 260ull, 268ull}) {
@@ -146,6 +155,96 @@ TEST(test_record_sources, the_plan_counts_one_vector_per_record) {
     EXPECT_EQ(grid.kernel, Kernel::grid);
     EXPECT_EQ(grid.blocks, 5u);  // batches of 256 threads x 4 records
   }
+}
+
+// A split for shifted vectors (thread/shifted_load.cuh) keeps every word they load inside the
+// array: from d bytes before a vector's first element to 16 - d bytes past its last (d == 0: an
+// aligned vector, its own bytes).
+void expect_loads_inside(const VectorSplit& s, std::uint64_t addr, std::uint64_t n, unsigned elem, unsigned per_vec,
+                         unsigned d) {
+  EXPECT_EQ(s.head + s.vectors * per_vec + s.tail, n);
+  EXPECT_LT(s.head, 2 * per_vec);
+  EXPECT_LT(s.tail, 2 * per_vec);
+  for (std::uint64_t j = 0; j < s.vectors; ++j) {
+    const std::uint64_t start = addr + (s.head + j * per_vec) * elem;
+    ASSERT_EQ(start % 16, d) << "vector " << j;
+    ASSERT_GE(start - d, addr) << "vector " << j;
+    ASSERT_LE(start + per_vec * elem + (d == 0 ? 0 : 16 - d), addr + n * elem) << "vector " << j;
+  }
+}
+
+TEST(test_record_sources, shifted_vectors_load_only_the_array) {
+  for (const unsigned elem : {1u, 2u, 4u, 8u, 16u, 3u, 6u, 12u, 24u, 32u}) {
+    const unsigned per_vec = vector_span_bytes(elem) / elem;
+    for (std::uint64_t addr = 0x1001; addr < 0x1010; ++addr)
+      for (const std::uint64_t n : {0ull, 1ull, 2ull, 15ull, 16ull, 17ull, 47ull, 48ull, 49ull, 100ull, 1001ull}) {
+        SCOPED_TRACE("elem " + std::to_string(elem) + " addr " + std::to_string(addr) + " n " + std::to_string(n));
+        const unsigned d = unsigned(addr % 16);
+        const VectorSplit s = VectorSplit{0, n / per_vec, n % per_vec}.shifted(d, elem, per_vec);
+        expect_loads_inside(s, addr, n, elem, per_vec, d);
+        // Only the first and last vectors go to scalars.
+        EXPECT_GE(s.vectors + 2, n / per_vec);
+      }
+  }
+  // ShiftedSource's own split, for a pair of doubles 8 bytes past a 16-byte boundary.
+  alignas(16) static const Doubles doubles[64]{};
+  const ShiftedSource<Doubles> src{{doubles + 0, {}}};
+  EXPECT_EQ(src.offset(), 0u);
+  for (const std::uint64_t n : {0ull, 1ull, 2ull, 3ull, 40ull}) {
+    const ShiftedSource<Doubles> shifted{{reinterpret_cast<const Doubles*>(reinterpret_cast<const char*>(doubles) + 8), {}}};
+    const VectorSplit s = shifted.split(n);
+    expect_loads_inside(s, shifted.address(), n, 16, 1, 8);
+    EXPECT_EQ(s.vectors, n >= 2 ? n - 2 : 0);
+  }
+}
+
+// A dot product's second array at another offset from a 16-byte boundary than the first: the split
+// follows a, and b's shifted loads stay inside b.
+TEST(test_record_sources, a_dot_products_second_array_is_loaded_inside_it) {
+  alignas(16) static const float f[256]{};
+  alignas(16) static const std::int8_t c[256]{};
+  for (unsigned i = 0; i < 8; ++i)
+    for (unsigned j = 0; j < 8; ++j)
+      for (const std::uint64_t n : {0ull, 1ull, 4ull, 7ull, 8ull, 9ull, 100ull, 200ull}) {
+        SCOPED_TRACE("a + " + std::to_string(i) + " b + " + std::to_string(j) + " n " + std::to_string(n));
+        const ProductSource<float, float> pf{f + i, f + j};
+        const VectorSplit sf = pf.split(n);
+        EXPECT_EQ(pf.b_offset(), (4 * (j - i)) % 16);
+        expect_loads_inside(sf, reinterpret_cast<std::uintptr_t>(f + j), n, 4, 4, pf.b_offset());
+        if (sf.vectors > 0) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(f + i + sf.head) % 16, 0u);
+        const ProductSource<std::int8_t, std::int64_t> pc{c + 3 * i, c + 5 * j};
+        const VectorSplit sc = pc.split(n);
+        expect_loads_inside(sc, reinterpret_cast<std::uintptr_t>(c + 5 * j), n, 1, 16, pc.b_offset());
+        if (sc.vectors > 0) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(c + 3 * i + sc.head) % 16, 0u);
+      }
+}
+
+// shift_words, the register shift of load_shifted: words of random bytes shifted by every offset
+// an element of each alignment may have.
+template <unsigned Words, unsigned Align>
+void expect_shifts() {
+  std::uint32_t w[4 * Words + 4], r[4 * Words];
+  unsigned char bytes[sizeof w];
+  std::uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (unsigned char& b : bytes) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    b = static_cast<unsigned char>(x >> 56);
+  }
+  std::memcpy(w, bytes, sizeof w);
+  for (unsigned d = Align; d < 16; d += Align) {
+    shift_words<Words, Align>(w, d, r);
+    EXPECT_EQ(std::memcmp(r, bytes + d, sizeof r), 0) << "words " << Words << " align " << Align << " d " << d;
+  }
+}
+
+TEST(test_record_sources, shift_words_moves_every_offset_into_place) {
+  expect_shifts<1, 1>();
+  expect_shifts<1, 2>();
+  expect_shifts<1, 4>();
+  expect_shifts<1, 8>();
+  expect_shifts<3, 1>();
+  expect_shifts<2, 4>();
+  expect_shifts<4, 8>();
 }
 
 TEST(test_record_sources, records_misaligned_for_their_type_are_refused) {

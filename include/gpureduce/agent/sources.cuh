@@ -3,13 +3,15 @@
 // index, or one 16-byte vector of the aligned body through a vector load (thread/vector_load.cuh),
 // and later hands each value with its index to a sink (load and use apart, so that several loads
 // are in flight before any value is used). Arrays of records (structs) are read in vectors of
-// whole records where their address reaches a 16-byte boundary, one record per load otherwise
-// (RecordSource).
+// whole records: aligned where their address reaches a 16-byte boundary, shifted into place from
+// aligned words otherwise (ShiftedSource); records whose vector would span more than 64 bytes one
+// per load (RecordSource).
 #pragma once
 
 #include <gpureduce/grid/vector_split.hpp>
 #include <gpureduce/thread/numeric.hpp>
 #include <gpureduce/thread/operators.hpp>
+#include <gpureduce/thread/shifted_load.cuh>
 #include <gpureduce/thread/vector_load.cuh>
 
 #include <cstdint>
@@ -72,8 +74,9 @@ struct ArraySource {
 // Every address a T may have is, where its alignment is at least that (reads_as_vectors_v:
 // cuda::std::complex<float>, float2, int4 in 16-byte vectors; float3, 3-byte pixels, three doubles
 // in 48). A struct of two floats (8 bytes, 4-byte aligned) or of two doubles (16, 8) is read in
-// vectors from an address that is (a cudaMalloc'd array of them), one record per load otherwise
-// (RecordSource, as are sizes whose vector would span 80 bytes or more).
+// aligned vectors from an address that is (a cudaMalloc'd array of them), in shifted ones otherwise
+// (ShiftedSource). Sizes whose vector would span 80 bytes or more are read one record per load
+// (RecordSource).
 template <class T>
 inline constexpr bool vector_fits_v = vector_span_bytes(sizeof(T)) <= 64;
 template <class T>
@@ -84,8 +87,28 @@ GPUREDUCE_HD bool reaches_vectors(const T* p) {
   constexpr std::uintptr_t gcd = vector_bytes * sizeof(T) / vector_span_bytes(sizeof(T));  // gcd(size, 16)
   return vector_fits_v<T> && reinterpret_cast<std::uintptr_t>(p) % gcd == 0;
 }
+// The alignment load_shifted may assume of the offset of T's elements from a 16-byte boundary.
+template <class T>
+inline constexpr unsigned shift_align_v = alignof(T) < 8 ? unsigned(alignof(T)) : 8u;
 
-// An array of records not read as vectors, with an optional transform: each record is loaded
+// Records of a vector_fits_v type whose address does not reach a 16-byte boundary: every vector
+// (vector_span_bytes, a multiple of 16) starts the same d = address % 16 bytes past one, and is
+// loaded as the aligned words around it, shifted into place (thread/shifted_load.cuh). The split
+// has no head of its own; VectorSplit::shifted moves the first and last vectors to scalars.
+template <class T, class Transform = Identity>
+struct ShiftedSource : ArraySource<T, Transform> {
+  GPUREDUCE_HD unsigned offset() const { return unsigned(this->address() % vector_bytes); }
+  GPUREDUCE_HD VectorSplit split(std::uint64_t n) const {
+    constexpr unsigned per_vec = Vector<T>::size;
+    return VectorSplit{0, n / per_vec, n % per_vec}.shifted(offset(), sizeof(T), per_vec);
+  }
+  template <class Load>
+  __device__ __forceinline__ Vector<T> load_vector(std::uint64_t first, const Load& load) const {
+    return load_shifted<Vector<T>, shift_align_v<T>>(this->data + first, offset(), load);
+  }
+};
+
+// An array of records whose vector would span more than 64 bytes, with an optional transform: each record is loaded
 // whole (as the compiler splits a load of its size and alignment) as one "vector" of one element,
 // so the split has no scalar head or tail and the launch plan counts one vector per record
 // (split_bytes). Loads have the default L2 priority, whatever the grid kernel's variant.
@@ -121,15 +144,16 @@ struct RecordSource {
   }
 };
 
-// Calls f with the source of one array: ArraySource for numbers and records read as vectors from
-// `in`, RecordSource for the other records (two kernels for types whose alignment alone decides).
+// Calls f with the source of one array: ArraySource for numbers and records read in aligned
+// vectors from `in`, ShiftedSource for records whose address does not reach a 16-byte boundary
+// (two kernels where alignment alone does not decide), RecordSource for the largest records.
 template <class T, class Transform, class F>
 decltype(auto) with_array_source(const T* in, Transform transform, F&& f) {
   if constexpr (is_element_v<T> || reads_as_vectors_v<T>) {
     return f(ArraySource<T, Transform>{in, transform});
   } else if constexpr (vector_fits_v<T>) {
     if (reaches_vectors(in)) return f(ArraySource<T, Transform>{in, transform});
-    return f(RecordSource<T, Transform>{in, transform});
+    return f(ShiftedSource<T, Transform>{{in, transform}});
   } else {
     return f(RecordSource<T, Transform>{in, transform});
   }
@@ -153,8 +177,8 @@ struct PackedWordSource : ArraySource<T> {
   }
 };
 
-// a[i] * b[i] in the accumulator type A. The split follows a; when b is misaligned against a
-// (addresses differ mod 16), b is read element by element.
+// a[i] * b[i] in the accumulator type A. The split follows a; when b lies at another offset from a
+// 16-byte boundary (dot(x, x + 1, n - 1)), b's vectors are loaded shifted (thread/shifted_load.cuh).
 template <class T, class A>
 struct ProductSource {
   using element_type = T;
@@ -165,9 +189,17 @@ struct ProductSource {
   const T* b;
 
   GPUREDUCE_HD std::uintptr_t address() const { return reinterpret_cast<std::uintptr_t>(a); }
-  GPUREDUCE_HD VectorSplit split(std::uint64_t n) const { return VectorSplit::make(address(), n, sizeof(T)); }
-  GPUREDUCE_HD bool b_aligned_with_a() const {
-    return reinterpret_cast<std::uintptr_t>(a) % vector_bytes == reinterpret_cast<std::uintptr_t>(b) % vector_bytes;
+  // How far b's vectors lie past a 16-byte boundary: (b - a) mod 16 bytes.
+  GPUREDUCE_HD unsigned b_offset() const {
+    return unsigned((reinterpret_cast<std::uintptr_t>(b) - reinterpret_cast<std::uintptr_t>(a)) % vector_bytes);
+  }
+  GPUREDUCE_HD VectorSplit split(std::uint64_t n) const {
+    return VectorSplit::make(address(), n, sizeof(T)).shifted(b_offset(), sizeof(T), per_vector);
+  }
+  template <class V, class Load>
+  __device__ __forceinline__ V load_b(std::uint64_t first, const Load& load) const {
+    if (b_offset() == 0) return load(reinterpret_cast<const V*>(b + first));
+    return load_shifted<V, shift_align_v<T>>(b + first, b_offset(), load);
   }
   struct Scalars {
     T a, b;
@@ -184,12 +216,7 @@ struct ProductSource {
   __device__ __forceinline__ Pair load_vector(std::uint64_t first, const Load& load) const {
     Pair p;
     p.a = load(reinterpret_cast<const Vector<T>*>(a + first));
-    if (b_aligned_with_a()) {
-      p.b = load(reinterpret_cast<const Vector<T>*>(b + first));
-    } else {
-#pragma unroll
-      for (unsigned k = 0; k < Vector<T>::size; ++k) p.b.v[k] = b[first + k];
-    }
+    p.b = load_b<Vector<T>>(first, load);
     return p;
   }
   template <class Sink>
@@ -210,14 +237,9 @@ struct PackedProductSource : ProductSource<T, A> {
   __device__ __forceinline__ Pair load_vector(std::uint64_t first, const Load& load) const {
     Pair p;
     const uint4 wa = load(reinterpret_cast<const uint4*>(this->a + first));
+    const uint4 wb = this->template load_b<uint4>(first, load);
     __builtin_memcpy(&p.a, &wa, sizeof wa);
-    if (this->b_aligned_with_a()) {
-      const uint4 wb = load(reinterpret_cast<const uint4*>(this->b + first));
-      __builtin_memcpy(&p.b, &wb, sizeof wb);
-    } else {
-#pragma unroll
-      for (unsigned k = 0; k < Vector<T>::size; ++k) p.b.v[k] = this->b[first + k];
-    }
+    __builtin_memcpy(&p.b, &wb, sizeof wb);
     return p;
   }
   template <class Sink>
@@ -234,6 +256,8 @@ template <class T, class Transform>
 struct source_value<ArraySource<T, Transform>> {
   using type = std::remove_cvref_t<decltype(std::declval<const Transform&>()(std::declval<T>()))>;
 };
+template <class T, class Transform>
+struct source_value<ShiftedSource<T, Transform>> : source_value<ArraySource<T, Transform>> {};
 template <class T, class Transform>
 struct source_value<RecordSource<T, Transform>> : source_value<ArraySource<T, Transform>> {};
 template <class T, class A>

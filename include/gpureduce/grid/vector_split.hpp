@@ -45,6 +45,25 @@ struct VectorSplit {
     const std::uint64_t vectors = (n - head) / per_vec;
     return {head, vectors, n - head - vectors * per_vec};
   }
+
+  // The same split for vectors read d bytes past 16-byte boundaries (thread/shifted_load.cuh,
+  // 0 < d < 16), whose loads reach d bytes before a vector's first element and 16 - d bytes past
+  // its last: the first vector goes to the scalar head where fewer than d bytes of the array
+  // precede it, and the last to the scalar tail, so that no load leaves the array (a compute-
+  // sanitizer error where it leaves the allocation). The head and tail stay below 2 vectors.
+  GPUREDUCE_HD constexpr VectorSplit shifted(unsigned d, unsigned elem_bytes, unsigned per_vec) const {
+    VectorSplit s = *this;
+    if (d == 0) return s;
+    if (s.vectors > 0 && s.head * elem_bytes < d) {
+      s.head += per_vec;
+      --s.vectors;
+    }
+    if (s.vectors > 0) {
+      --s.vectors;
+      s.tail += per_vec;
+    }
+    return s;
+  }
 };
 
 template <int Unroll>
