@@ -198,8 +198,16 @@ TEST(test_record_sources, shifted_vectors_load_only_the_array) {
   }
 }
 
-// A dot product's second array at another offset from a 16-byte boundary than the first: the split
-// follows a, and b's shifted loads stay inside b.
+// A dot product's second array at another offset from a 16-byte boundary than the first: loaded
+// shifted (a kernel of its own); the split follows a, and b's shifted loads stay inside b.
+template <class T, class A>
+VectorSplit dot_split(const T* a, const T* b, std::uint64_t n, bool* shifted) {
+  return with_product_source<T, A>(a, b, [&](const auto& src) {
+    *shifted = std::is_same_v<std::remove_cvref_t<decltype(src)>, ProductSource<T, A, true>>;
+    return src.split(n);
+  });
+}
+
 TEST(test_record_sources, a_dot_products_second_array_is_loaded_inside_it) {
   alignas(16) static const float f[256]{};
   alignas(16) static const std::int8_t c[256]{};
@@ -207,14 +215,16 @@ TEST(test_record_sources, a_dot_products_second_array_is_loaded_inside_it) {
     for (unsigned j = 0; j < 8; ++j)
       for (const std::uint64_t n : {0ull, 1ull, 4ull, 7ull, 8ull, 9ull, 100ull, 200ull}) {
         SCOPED_TRACE("a + " + std::to_string(i) + " b + " + std::to_string(j) + " n " + std::to_string(n));
-        const ProductSource<float, float> pf{f + i, f + j};
-        const VectorSplit sf = pf.split(n);
-        EXPECT_EQ(pf.b_offset(), (4 * (j - i)) % 16);
-        expect_loads_inside(sf, reinterpret_cast<std::uintptr_t>(f + j), n, 4, 4, pf.b_offset());
+        bool shifted = false;
+        const VectorSplit sf = dot_split<float, float>(f + i, f + j, n, &shifted);
+        const unsigned df = (4 * (j - i)) % 16;
+        EXPECT_EQ(shifted, df != 0);
+        expect_loads_inside(sf, reinterpret_cast<std::uintptr_t>(f + j), n, 4, 4, df);
         if (sf.vectors > 0) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(f + i + sf.head) % 16, 0u);
-        const ProductSource<std::int8_t, std::int64_t> pc{c + 3 * i, c + 5 * j};
-        const VectorSplit sc = pc.split(n);
-        expect_loads_inside(sc, reinterpret_cast<std::uintptr_t>(c + 5 * j), n, 1, 16, pc.b_offset());
+        const VectorSplit sc = dot_split<std::int8_t, std::int64_t>(c + 3 * i, c + 5 * j, n, &shifted);
+        const unsigned dc = (5 * j - 3 * i) % 16;
+        EXPECT_EQ(shifted, dc != 0);
+        expect_loads_inside(sc, reinterpret_cast<std::uintptr_t>(c + 5 * j), n, 1, 16, dc);
         if (sc.vectors > 0) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(c + 3 * i + sc.head) % 16, 0u);
       }
 }

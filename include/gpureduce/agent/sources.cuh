@@ -177,9 +177,10 @@ struct PackedWordSource : ArraySource<T> {
   }
 };
 
-// a[i] * b[i] in the accumulator type A. The split follows a; when b lies at another offset from a
-// 16-byte boundary (dot(x, x + 1, n - 1)), b's vectors are loaded shifted (thread/shifted_load.cuh).
-template <class T, class A>
+// a[i] * b[i] in the accumulator type A. The split follows a. Where b lies at another offset from a
+// 16-byte boundary (dot(x, x + 1, n - 1)), b's vectors are loaded shifted (ShiftedB, a kernel of
+// its own: thread/shifted_load.cuh; with_product_source picks it).
+template <class T, class A, bool ShiftedB = false>
 struct ProductSource {
   using element_type = T;
   static constexpr unsigned arrays = 2;
@@ -194,12 +195,14 @@ struct ProductSource {
     return unsigned((reinterpret_cast<std::uintptr_t>(b) - reinterpret_cast<std::uintptr_t>(a)) % vector_bytes);
   }
   GPUREDUCE_HD VectorSplit split(std::uint64_t n) const {
-    return VectorSplit::make(address(), n, sizeof(T)).shifted(b_offset(), sizeof(T), per_vector);
+    const VectorSplit s = VectorSplit::make(address(), n, sizeof(T));
+    if constexpr (ShiftedB) return s.shifted(b_offset(), sizeof(T), per_vector);
+    else return s;
   }
   template <class V, class Load>
   __device__ __forceinline__ V load_b(std::uint64_t first, const Load& load) const {
-    if (b_offset() == 0) return load(reinterpret_cast<const V*>(b + first));
-    return load_shifted<V, shift_align_v<T>>(b + first, b_offset(), load);
+    if constexpr (ShiftedB) return load_shifted<V, shift_align_v<T>>(b + first, b_offset(), load);
+    else return load(reinterpret_cast<const V*>(b + first));
   }
   struct Scalars {
     T a, b;
@@ -228,11 +231,20 @@ struct ProductSource {
   }
 };
 
+// Calls f with the ProductSource of a and b: b loaded shifted where it lies at another offset from
+// a 16-byte boundary than a (two kernels; types aligned to 16 bytes are never off one).
+template <class T, class A, class F>
+decltype(auto) with_product_source(const T* a, const T* b, F&& f) {
+  if constexpr (alignof(T) < vector_bytes)
+    if (ProductSource<T, A>{a, b}.b_offset() != 0) return f(ProductSource<T, A, true>{a, b});
+  return f(ProductSource<T, A>{a, b});
+}
+
 // A ProductSource of 8-bit integers whose vector pairs reach the sink as loaded (32-bit words
 // then, for packed_dot: thread/packed_sum.hpp), as PackedWordSource does for sums.
-template <class T, class A>
-struct PackedProductSource : ProductSource<T, A> {
-  using Pair = typename ProductSource<T, A>::Pair;
+template <class T, class A, bool ShiftedB>
+struct PackedProductSource : ProductSource<T, A, ShiftedB> {
+  using Pair = typename ProductSource<T, A, ShiftedB>::Pair;
   template <class Load>
   __device__ __forceinline__ Pair load_vector(std::uint64_t first, const Load& load) const {
     Pair p;
@@ -260,8 +272,8 @@ template <class T, class Transform>
 struct source_value<ShiftedSource<T, Transform>> : source_value<ArraySource<T, Transform>> {};
 template <class T, class Transform>
 struct source_value<RecordSource<T, Transform>> : source_value<ArraySource<T, Transform>> {};
-template <class T, class A>
-struct source_value<ProductSource<T, A>> {
+template <class T, class A, bool ShiftedB>
+struct source_value<ProductSource<T, A, ShiftedB>> {
   using type = A;
 };
 

@@ -24,7 +24,9 @@ template <class V, unsigned Align, class Load>
 __device__ __forceinline__ V load_shifted(const void* p, unsigned d, const Load& load) {
   static_assert(sizeof(V) % 16 == 0);
   constexpr unsigned words = sizeof(V) / 16;
-  const auto* q = reinterpret_cast<const uint4*>(reinterpret_cast<std::uintptr_t>(p) - d);
+  // Pointer arithmetic, not integer: the compiler then still knows the address is global memory
+  // (ld.global rather than a generic ld, in the kernels whose loads are not asm).
+  const auto* q = reinterpret_cast<const uint4*>(static_cast<const unsigned char*>(p) - d);
   std::uint32_t w[4 * words + 4], r[4 * words];
 #pragma unroll
   for (unsigned k = 0; k <= words; ++k) {
