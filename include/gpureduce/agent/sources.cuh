@@ -102,9 +102,14 @@ struct ShiftedSource : ArraySource<T, Transform> {
     constexpr unsigned per_vec = Vector<T>::size;
     return VectorSplit{0, n / per_vec, n % per_vec}.shifted(offset(), sizeof(T), per_vec);
   }
+  // The words as loaded; consume_vector shifts them (after the batch's loads are all issued).
   template <class Load>
-  __device__ __forceinline__ Vector<T> load_vector(std::uint64_t first, const Load& load) const {
-    return load_shifted<Vector<T>, shift_align_v<T>>(this->data + first, offset(), load);
+  __device__ __forceinline__ auto load_vector(std::uint64_t first, const Load& load) const {
+    return load_shifted<Vector<T>>(this->data + first, offset(), load);
+  }
+  template <class Words, class Sink>
+  __device__ __forceinline__ void consume_vector(const Words& x, std::uint64_t first, Sink&& sink) const {
+    ArraySource<T, Transform>::consume_vector(shift_into_place<Vector<T>, shift_align_v<T>>(x, offset()), first, sink);
   }
 };
 
@@ -199,10 +204,16 @@ struct ProductSource {
     if constexpr (ShiftedB) return s.shifted(b_offset(), sizeof(T), per_vector);
     else return s;
   }
+  // b's vector at `first` as loaded (ShiftedB: its words, shifted by vector_b).
   template <class V, class Load>
-  __device__ __forceinline__ V load_b(std::uint64_t first, const Load& load) const {
-    if constexpr (ShiftedB) return load_shifted<V, shift_align_v<T>>(b + first, b_offset(), load);
+  __device__ __forceinline__ auto load_b(std::uint64_t first, const Load& load) const {
+    if constexpr (ShiftedB) return load_shifted<V>(b + first, b_offset(), load);
     else return load(reinterpret_cast<const V*>(b + first));
+  }
+  template <class V, class B>
+  __device__ __forceinline__ V vector_b(const B& x) const {
+    if constexpr (ShiftedB) return shift_into_place<V, shift_align_v<T>>(x, b_offset());
+    else return x;
   }
   struct Scalars {
     T a, b;
@@ -212,21 +223,23 @@ struct ProductSource {
   __device__ __forceinline__ void consume(Scalars x, std::uint64_t i, Sink&& sink) const {
     sink(detail::wrap_mul(convert<A>(x.a), convert<A>(x.b)), std::int64_t(i));
   }
-  struct Pair {
-    Vector<T> a, b;
+  template <class B>
+  struct PairOf {
+    Vector<T> a;
+    B b;
   };
+  using Pair = PairOf<Vector<T>>;
   template <class Load>
-  __device__ __forceinline__ Pair load_vector(std::uint64_t first, const Load& load) const {
-    Pair p;
-    p.a = load(reinterpret_cast<const Vector<T>*>(a + first));
-    p.b = load_b<Vector<T>>(first, load);
-    return p;
+  __device__ __forceinline__ auto load_vector(std::uint64_t first, const Load& load) const {
+    using B = decltype(load_b<Vector<T>>(first, load));
+    return PairOf<B>{load(reinterpret_cast<const Vector<T>*>(a + first)), load_b<Vector<T>>(first, load)};
   }
-  template <class Sink>
-  __device__ __forceinline__ void consume_vector(const Pair& x, std::uint64_t first, Sink&& sink) const {
+  template <class B, class Sink>
+  __device__ __forceinline__ void consume_vector(const PairOf<B>& x, std::uint64_t first, Sink&& sink) const {
+    const Vector<T> vb = vector_b<Vector<T>>(x.b);
     A y[Vector<T>::size];
 #pragma unroll
-    for (unsigned k = 0; k < Vector<T>::size; ++k) y[k] = detail::wrap_mul(convert<A>(x.a.v[k]), convert<A>(x.b.v[k]));
+    for (unsigned k = 0; k < Vector<T>::size; ++k) y[k] = detail::wrap_mul(convert<A>(x.a.v[k]), convert<A>(vb.v[k]));
     sink(y, std::int64_t(first));
   }
 };
@@ -244,19 +257,24 @@ decltype(auto) with_product_source(const T* a, const T* b, F&& f) {
 // then, for packed_dot: thread/packed_sum.hpp), as PackedWordSource does for sums.
 template <class T, class A, bool ShiftedB>
 struct PackedProductSource : ProductSource<T, A, ShiftedB> {
-  using Pair = typename ProductSource<T, A, ShiftedB>::Pair;
+  using Base = ProductSource<T, A, ShiftedB>;
+  template <class B>
+  struct Words {
+    uint4 a;
+    B b;
+  };
   template <class Load>
-  __device__ __forceinline__ Pair load_vector(std::uint64_t first, const Load& load) const {
-    Pair p;
-    const uint4 wa = load(reinterpret_cast<const uint4*>(this->a + first));
-    const uint4 wb = this->template load_b<uint4>(first, load);
-    __builtin_memcpy(&p.a, &wa, sizeof wa);
-    __builtin_memcpy(&p.b, &wb, sizeof wb);
-    return p;
+  __device__ __forceinline__ auto load_vector(std::uint64_t first, const Load& load) const {
+    using B = decltype(this->template load_b<uint4>(first, load));
+    return Words<B>{load(reinterpret_cast<const uint4*>(this->a + first)), this->template load_b<uint4>(first, load)};
   }
-  template <class Sink>
-  __device__ __forceinline__ void consume_vector(const Pair& x, std::uint64_t first, Sink&& sink) const {
-    sink(x, std::int64_t(first));
+  template <class B, class Sink>
+  __device__ __forceinline__ void consume_vector(const Words<B>& x, std::uint64_t first, Sink&& sink) const {
+    typename Base::Pair p;
+    const uint4 wb = this->template vector_b<uint4>(x.b);
+    __builtin_memcpy(&p.a, &x.a, sizeof x.a);
+    __builtin_memcpy(&p.b, &wb, sizeof wb);
+    sink(p, std::int64_t(first));
   }
 };
 

@@ -66,11 +66,11 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
 
   const std::uint64_t head = split.head, vectors = split.vectors;
   // One batch: vector at(k) for each k < Unroll where in(k), all loaded before any is used.
-  const auto batch = [&](auto at, auto in) {
-    decltype(src.load_vector(0, load)) x[Unroll];
+  const auto batch = [&](auto at, auto in, const auto& ld) {
+    decltype(src.load_vector(0, ld)) x[Unroll];
 #pragma unroll
     for (int k = 0; k < Unroll; ++k)
-      if (in(k)) x[k] = src.load_vector(head + at(k) * per_vec, load);
+      if (in(k)) x[k] = src.load_vector(head + at(k) * per_vec, ld);
 #pragma unroll
     for (int k = 0; k < Unroll; ++k)
       if (in(k)) src.consume_vector(x[k], head + at(k) * per_vec, vector_sink);
@@ -78,14 +78,17 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   const auto every = [](int) { return true; };
   const VectorGrid<Unroll> g{vectors, BlockThreads, grid};
   const auto at_stride = [&](std::uint64_t v) { return [&, v](int k) { return v + std::uint64_t(k) * BlockThreads; }; };
-  const auto full = [&](std::uint64_t v) { batch(at_stride(v), every); };
+  // Whole batches: every lane of a warp runs each of them, lane l + 1 on the vectors after lane l's
+  // (for shifted loads, thread/shifted_load.cuh).
+  const WarpContiguous<Load> whole{load};
+  const auto full = [&](std::uint64_t v) { batch(at_stride(v), every, whole); };
   if constexpr (Last == LastBatch::repeat) {
     g.template for_each_batch<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
-      if (v < vectors) batch([&](int k) { return g.padded(v, k); }, every);
+      if (v < vectors) batch([&](int k) { return g.padded(v, k); }, every, load);
     });
   } else if constexpr (Last == LastBatch::loads_first) {
     g.template for_each_batch<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
-      if (v < vectors) batch(at_stride(v), [&](int k) { return v + std::uint64_t(k) * BlockThreads < vectors; });
+      if (v < vectors) batch(at_stride(v), [&](int k) { return v + std::uint64_t(k) * BlockThreads < vectors; }, load);
     });
   } else {
     g.template for_each<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {

@@ -50,4 +50,14 @@ struct VectorLoad {
 };
 using PlainLoad = VectorLoad<false>;
 
+// A load called where the 32 lanes of a warp load consecutive vectors together, lane l + 1 the
+// vector after lane l's (the whole batches of agent/thread_partial.cuh): a shifted load
+// (thread/shifted_load.cuh) then takes the word it shares with the next lane from that lane.
+template <class Load>
+struct WarpContiguous : Load {};
+template <class Load>
+inline constexpr bool is_warp_contiguous_v = false;
+template <class Load>
+inline constexpr bool is_warp_contiguous_v<WarpContiguous<Load>> = true;
+
 }  // namespace gpureduce
