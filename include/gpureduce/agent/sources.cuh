@@ -41,6 +41,7 @@ struct ArraySource {
   static constexpr unsigned arrays = 1;  // arrays read, each of n elements
   static constexpr unsigned per_vector = Vector<T>::size;  // elements handed to the vector sink at once
   static constexpr unsigned split_bytes = sizeof(T);       // the element size the split counts in
+  static constexpr bool shifted = false;                   // vectors loaded shifted (thread/shifted_load.cuh)
   const T* data;
   Transform transform;
 
@@ -97,6 +98,7 @@ inline constexpr unsigned shift_align_v = alignof(T) < 8 ? unsigned(alignof(T)) 
 // has no head of its own; VectorSplit::shifted moves the first and last vectors to scalars.
 template <class T, class Transform = Identity>
 struct ShiftedSource : ArraySource<T, Transform> {
+  static constexpr bool shifted = true;
   GPUREDUCE_HD unsigned offset() const { return unsigned(this->address() % vector_bytes); }
   GPUREDUCE_HD VectorSplit split(std::uint64_t n) const {
     constexpr unsigned per_vec = Vector<T>::size;
@@ -123,6 +125,7 @@ struct RecordSource {
   static constexpr unsigned arrays = 1;
   static constexpr unsigned per_vector = 1;
   static constexpr unsigned split_bytes = vector_bytes;
+  static constexpr bool shifted = false;
   const T* data;
   Transform transform;
 
@@ -191,6 +194,7 @@ struct ProductSource {
   static constexpr unsigned arrays = 2;
   static constexpr unsigned per_vector = Vector<T>::size;
   static constexpr unsigned split_bytes = sizeof(T);
+  static constexpr bool shifted = ShiftedB;
   const T* a;
   const T* b;
 

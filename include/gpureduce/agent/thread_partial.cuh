@@ -23,6 +23,8 @@ namespace gpureduce {
 //               H100); only for elements of up to 4 bytes: holding more across the loop made ptxas
 //               split the sum kernel's batches or raise it from 32 to 40 registers (int64 max of
 //               2^12 elements 4.64 -> 4.91 us). And the batch loop stays rolled (VectorGrid).
+//               Sources loaded shifted (Source::shifted) always have a head and a tail
+//               (VectorSplit::shifted) and use them last in every kernel.
 //   Last        how a thread reads its last, partial batch (LastBatch).
 enum class LastBatch : unsigned char {
   // Vector by vector: ptxas predicates the loads of sinks it can predicate whole, so they overlap.
@@ -61,7 +63,7 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
     if (edges.has_head) src.consume(head_value, edges.head_index, sink);
     if (edges.has_tail) src.consume(tail_value, edges.tail_index, sink);
   };
-  constexpr bool edges_last = OneBlock && sizeof(head_value) <= 4;
+  constexpr bool edges_last = (OneBlock && sizeof(head_value) <= 4) || Source::shifted;
   if constexpr (!edges_last) use_edges();
 
   const std::uint64_t head = split.head, vectors = split.vectors;
