@@ -35,6 +35,12 @@ struct alignas(16) Ints8 {  // 32 bytes: vectors of two 16-byte words
 struct Five {
   std::uint8_t b[5];
 };
+struct Rgba {  // 4 bytes, 1-byte aligned
+  std::uint8_t r, g, b, a;
+};
+struct Longs4 {  // 32 bytes, 8-byte aligned
+  std::int64_t v[4];
+};
 struct NotCopyable {
   NotCopyable(const NotCopyable&) {}
   float x;
@@ -44,8 +50,9 @@ static_assert(is_record_v<Pair> && is_record_v<float3> && is_record_v<cuda::std:
 static_assert(!is_record_v<float> && !is_record_v<__half> && !is_record_v<NotCopyable>);
 
 // Records are read in vectors, as the numbers are, where a vector spans at most 64 bytes: aligned
-// where the address reaches a 16-byte boundary within one vector, shifted otherwise; the rest one
-// record per load.
+// where the address reaches a 16-byte boundary within one vector; otherwise shifted where a record
+// takes narrow loads or its vector spans several words (shifts_records_v), one per load else; the
+// rest one record per load.
 enum class Read { aligned, shifted, one_per_load };
 template <class T>
 Read how_read(std::uintptr_t addr) {
@@ -57,13 +64,13 @@ Read how_read(std::uintptr_t addr) {
   });
 }
 // How every address a T may have, from 0x1000 to 0x1040, is read: in aligned vectors from the
-// multiples of `vectors_from`, in shifted ones from the others; one per load where vectors_from is 0.
+// multiples of `vectors_from`, `otherwise` from the others; one per load where vectors_from is 0.
 template <class T>
-void expect_vectors_from(std::uintptr_t vectors_from) {
+void expect_vectors_from(std::uintptr_t vectors_from, Read otherwise = Read::one_per_load) {
   for (std::uintptr_t addr = 0x1000; addr < 0x1040; addr += alignof(T))
     EXPECT_EQ(how_read<T>(addr), vectors_from == 0           ? Read::one_per_load
                                  : addr % vectors_from == 0 ? Read::aligned
-                                                             : Read::shifted)
+                                                             : otherwise)
         << "address " << addr;
 }
 static_assert(reads_as_vectors_v<cuda::std::complex<float>> && reads_as_vectors_v<float3> &&
@@ -79,8 +86,10 @@ TEST(test_record_sources, which_records_are_read_in_vectors) {
   expect_vectors_from<float3>(4);
   expect_vectors_from<Pixel>(1);
   expect_vectors_from<Point>(8);
-  expect_vectors_from<Pair>(8);      // from 4 bytes into an 8-byte word, shifted
-  expect_vectors_from<Doubles>(16);  // from 8 bytes into a 16-byte word, shifted
+  expect_vectors_from<Pair>(8);      // from 4 bytes into an 8-byte word, one per load
+  expect_vectors_from<Doubles>(16);  // from 8 bytes into a 16-byte word, one per load
+  expect_vectors_from<Rgba>(4, Read::shifted);    // from an odd address: byte loads one per load
+  expect_vectors_from<Longs4>(16, Read::shifted);  // vectors of two words
   expect_vectors_from<short3>(2);    // 6 bytes: vectors of 8 (48 bytes)
   expect_vectors_from<Ints8>(16);
   expect_vectors_from<Five>(0);      // a vector would span 80 bytes
@@ -198,12 +207,16 @@ TEST(test_record_sources, shifted_vectors_load_only_the_array) {
   }
 }
 
-// A dot product's second array at another offset from a 16-byte boundary than the first: loaded
-// shifted (a kernel of its own); the split follows a, and b's shifted loads stay inside b.
+// A dot product's second array at another offset from a 16-byte boundary than the first: 1- and
+// 2-byte elements loaded shifted (the split follows a, and b's shifted loads stay inside b), the
+// others element by element (a's own split); each a kernel of its own.
 template <class T, class A>
-VectorSplit dot_split(const T* a, const T* b, std::uint64_t n, bool* shifted) {
+VectorSplit dot_split(const T* a, const T* b, std::uint64_t n, BRead* how) {
   return with_product_source<T, A>(a, b, [&](const auto& src) {
-    *shifted = std::is_same_v<std::remove_cvref_t<decltype(src)>, ProductSource<T, A, true>>;
+    using S = std::remove_cvref_t<decltype(src)>;
+    *how = std::is_same_v<S, ProductSource<T, A, BRead::shifted>>    ? BRead::shifted
+           : std::is_same_v<S, ProductSource<T, A, BRead::elements>> ? BRead::elements
+                                                                     : BRead::aligned;
     return src.split(n);
   });
 }
@@ -215,15 +228,15 @@ TEST(test_record_sources, a_dot_products_second_array_is_loaded_inside_it) {
     for (unsigned j = 0; j < 8; ++j)
       for (const std::uint64_t n : {0ull, 1ull, 4ull, 7ull, 8ull, 9ull, 100ull, 200ull}) {
         SCOPED_TRACE("a + " + std::to_string(i) + " b + " + std::to_string(j) + " n " + std::to_string(n));
-        bool shifted = false;
-        const VectorSplit sf = dot_split<float, float>(f + i, f + j, n, &shifted);
-        const unsigned df = (4 * (j - i)) % 16;
-        EXPECT_EQ(shifted, df != 0);
-        expect_loads_inside(sf, reinterpret_cast<std::uintptr_t>(f + j), n, 4, 4, df);
-        if (sf.vectors > 0) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(f + i + sf.head) % 16, 0u);
-        const VectorSplit sc = dot_split<std::int8_t, std::int64_t>(c + 3 * i, c + 5 * j, n, &shifted);
+        BRead how{};
+        const VectorSplit sf = dot_split<float, float>(f + i, f + j, n, &how);
+        EXPECT_EQ(how, (j - i) % 4 == 0 ? BRead::aligned : BRead::elements);
+        const VectorSplit own = VectorSplit::make(reinterpret_cast<std::uintptr_t>(f + i), n, 4);
+        EXPECT_EQ(sf.head, own.head);
+        EXPECT_EQ(sf.vectors, own.vectors);
+        const VectorSplit sc = dot_split<std::int8_t, std::int64_t>(c + 3 * i, c + 5 * j, n, &how);
         const unsigned dc = (5 * j - 3 * i) % 16;
-        EXPECT_EQ(shifted, dc != 0);
+        EXPECT_EQ(how, dc == 0 ? BRead::aligned : BRead::shifted);
         expect_loads_inside(sc, reinterpret_cast<std::uintptr_t>(c + 5 * j), n, 1, 16, dc);
         if (sc.vectors > 0) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(c + 3 * i + sc.head) % 16, 0u);
       }

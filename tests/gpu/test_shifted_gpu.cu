@@ -1,6 +1,8 @@
-// Arrays whose vectors start off a 16-byte boundary, read as the aligned words around them shifted
-// into place (thread/shifted_load.cuh): the second array of a dot product at another offset than
-// the first, at every offset its type allows, and records whose address never reaches a boundary.
+// Arrays whose vectors start off a 16-byte boundary: the second array of a dot product at another
+// offset than the first, at every offset its type allows (1- and 2-byte elements read as the
+// aligned words around each vector shifted into place, thread/shifted_load.cuh; the others element
+// by element), and records whose address never reaches a boundary (shifted, or one per load:
+// agent/sources.cuh, shifts_records_v).
 // Each array ends where its allocation ends, so that compute-sanitizer's memcheck (tools/sanitize.sh)
 // sees any load past it. Every kernel: one block, grids of 3 blocks (with and without the combiner
 // block) and of 300.
@@ -201,9 +203,9 @@ R random_bytes(std::mt19937_64& rng) {
   return r;
 }
 
-// 16-byte pairs of doubles 8 bytes past a boundary; 4-byte pixels from 1, 2, 3 and 5 bytes past a
-// multiple of 16; 12 bytes of chars from odd addresses (vectors of 48 bytes); 32-byte records 8
-// bytes past a boundary (vectors of two words).
+// 16-byte pairs of doubles 8 bytes past a boundary (one per load); 4-byte pixels from 1, 2, 3 and 5
+// bytes past a multiple of 16, 12 bytes of chars from odd addresses (vectors of 48 bytes), 32-byte
+// records 8 bytes past a boundary (vectors of two words), all shifted.
 TEST(test_shifted, records_off_16_byte_boundaries) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();

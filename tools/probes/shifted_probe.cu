@@ -120,6 +120,7 @@ int main() {
   dot_rows("float64", double{});
   dot_rows("int8", std::int8_t{});
   dot_rows("int32", std::int32_t{});
+  dot_rows("float16", __half{});
 
   std::printf("\nrecords, median us of %d samples (gpureduce and CUB alternating), L2 flushed before each\n\n", reps);
   std::printf("| record | from byte | n | gpureduce us | CUB us | CUB / gpureduce | gpureduce GB/s | same result |\n");

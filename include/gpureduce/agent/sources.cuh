@@ -3,9 +3,9 @@
 // index, or one 16-byte vector of the aligned body through a vector load (thread/vector_load.cuh),
 // and later hands each value with its index to a sink (load and use apart, so that several loads
 // are in flight before any value is used). Arrays of records (structs) are read in vectors of
-// whole records: aligned where their address reaches a 16-byte boundary, shifted into place from
-// aligned words otherwise (ShiftedSource); records whose vector would span more than 64 bytes one
-// per load (RecordSource).
+// whole records where their address reaches a 16-byte boundary; otherwise in vectors shifted into
+// place from aligned words (ShiftedSource) or one per load (RecordSource), as shifts_records_v says;
+// records whose vector would span more than 64 bytes one per load.
 #pragma once
 
 #include <gpureduce/grid/vector_split.hpp>
@@ -75,9 +75,10 @@ struct ArraySource {
 // Every address a T may have is, where its alignment is at least that (reads_as_vectors_v:
 // cuda::std::complex<float>, float2, int4 in 16-byte vectors; float3, 3-byte pixels, three doubles
 // in 48). A struct of two floats (8 bytes, 4-byte aligned) or of two doubles (16, 8) is read in
-// aligned vectors from an address that is (a cudaMalloc'd array of them), in shifted ones otherwise
-// (ShiftedSource). Sizes whose vector would span 80 bytes or more are read one record per load
-// (RecordSource).
+// aligned vectors from an address that is (a cudaMalloc'd array of them), one record per load
+// otherwise (RecordSource); a 4-byte pixel of 1-byte alignment from an odd address, in shifted
+// vectors (ShiftedSource, below). Sizes whose vector would span 80 bytes or more are read one
+// record per load.
 template <class T>
 inline constexpr bool vector_fits_v = vector_span_bytes(sizeof(T)) <= 64;
 template <class T>
@@ -92,7 +93,20 @@ GPUREDUCE_HD bool reaches_vectors(const T* p) {
 template <class T>
 inline constexpr unsigned shift_align_v = alignof(T) < 8 ? unsigned(alignof(T)) : 8u;
 
-// Records of a vector_fits_v type whose address does not reach a 16-byte boundary: every vector
+// Records of a vector_fits_v type whose address does not reach a 16-byte boundary, where a record
+// loaded whole takes narrow loads (alignment below 4 bytes: a 4-byte pixel of 1-byte alignment is
+// four byte loads) or its vector spans several words; the others (a pair of floats 4 bytes past an
+// 8-byte boundary, a pair of doubles 8 bytes past a 16-byte one) go one record per load. H100,
+// tools/probes/shifted_probe.cu, shifted against one per load (bench/results/
+// *_shifted_ec164cb_round*.txt against *_shifted_8d6f03c_round*.txt, medians of 3 runs
+// alternating), us: 4-byte pixels from an odd address, 2^28 bytes 138.98 -> 104.22 (CUB 128.35),
+// 2^31 1012.56 -> 746.83; four int64 8 bytes past a boundary 2^20 bytes 6.14 -> 5.50, 2^31 738.56
+// -> 716.45; but pairs of floats 2^20 bytes 5.46 -> 6.77, 2^31 735.38 -> 745.34, and pairs of
+// doubles 2^20 bytes 5.34 -> 5.76.
+template <class T>
+inline constexpr bool shifts_records_v = alignof(T) < 4 || vector_span_bytes(sizeof(T)) > vector_bytes;
+
+// Such records: every vector
 // (vector_span_bytes, a multiple of 16) starts the same d = address % 16 bytes past one, and is
 // loaded as the aligned words around it, shifted into place (thread/shifted_load.cuh). The split
 // has no head of its own; VectorSplit::shifted moves the first and last vectors to scalars.
@@ -115,7 +129,8 @@ struct ShiftedSource : ArraySource<T, Transform> {
   }
 };
 
-// An array of records whose vector would span more than 64 bytes, with an optional transform: each record is loaded
+// An array of records read one per load (the largest, and the misaligned ones that
+// shifts_records_v leaves), with an optional transform: each record is loaded
 // whole (as the compiler splits a load of its size and alignment) as one "vector" of one element,
 // so the split has no scalar head or tail and the launch plan counts one vector per record
 // (split_bytes). Loads have the default L2 priority, whatever the grid kernel's variant.
@@ -153,15 +168,16 @@ struct RecordSource {
 };
 
 // Calls f with the source of one array: ArraySource for numbers and records read in aligned
-// vectors from `in`, ShiftedSource for records whose address does not reach a 16-byte boundary
-// (two kernels where alignment alone does not decide), RecordSource for the largest records.
+// vectors from `in`; for records whose address does not reach a 16-byte boundary ShiftedSource or
+// RecordSource (two kernels where alignment alone does not decide); RecordSource for the largest.
 template <class T, class Transform, class F>
 decltype(auto) with_array_source(const T* in, Transform transform, F&& f) {
   if constexpr (is_element_v<T> || reads_as_vectors_v<T>) {
     return f(ArraySource<T, Transform>{in, transform});
   } else if constexpr (vector_fits_v<T>) {
     if (reaches_vectors(in)) return f(ArraySource<T, Transform>{in, transform});
-    return f(ShiftedSource<T, Transform>{{in, transform}});
+    if constexpr (shifts_records_v<T>) return f(ShiftedSource<T, Transform>{{in, transform}});
+    else return f(RecordSource<T, Transform>{in, transform});
   } else {
     return f(RecordSource<T, Transform>{in, transform});
   }
@@ -185,16 +201,25 @@ struct PackedWordSource : ArraySource<T> {
   }
 };
 
-// a[i] * b[i] in the accumulator type A. The split follows a. Where b lies at another offset from a
-// 16-byte boundary (dot(x, x + 1, n - 1)), b's vectors are loaded shifted (ShiftedB, a kernel of
-// its own: thread/shifted_load.cuh; with_product_source picks it).
-template <class T, class A, bool ShiftedB = false>
+// How a dot product reads its second array, b: in aligned vectors where b lies at a's offset from a
+// 16-byte boundary; otherwise, for elements of 1 and 2 bytes, in vectors shifted into place
+// (thread/shifted_load.cuh), and element by element for the others, whose element loads are as
+// wide as the words a shifted vector is made of: one kernel each (with_product_source picks it).
+// H100, tools/probes/shifted_probe.cu, b one element past a's offset, against element by element
+// (bench/results/*_shifted_ec164cb_round*.txt against *_shifted_8d6f03c_round*.txt, medians of 3
+// runs alternating): int8 2^16 6.27 -> 5.31 us, 2^24 20.66 -> 18.27, 2^27 104.98 -> 101.81 (the
+// aligned dot product 100.18); int32 2^12 4.38 -> 5.01, 2^16 5.41 -> 6.56, 2^24 58.35 -> 55.23;
+// float64 2^27 707.9 -> 727.8.
+enum class BRead : unsigned char { aligned, shifted, elements };
+
+// a[i] * b[i] in the accumulator type A. The split follows a.
+template <class T, class A, BRead B = BRead::aligned>
 struct ProductSource {
   using element_type = T;
   static constexpr unsigned arrays = 2;
   static constexpr unsigned per_vector = Vector<T>::size;
   static constexpr unsigned split_bytes = sizeof(T);
-  static constexpr bool shifted = ShiftedB;
+  static constexpr bool shifted = B == BRead::shifted;
   const T* a;
   const T* b;
 
@@ -205,18 +230,26 @@ struct ProductSource {
   }
   GPUREDUCE_HD VectorSplit split(std::uint64_t n) const {
     const VectorSplit s = VectorSplit::make(address(), n, sizeof(T));
-    if constexpr (ShiftedB) return s.shifted(b_offset(), sizeof(T), per_vector);
+    if constexpr (shifted) return s.shifted(b_offset(), sizeof(T), per_vector);
     else return s;
   }
-  // b's vector at `first` as loaded (ShiftedB: its words, shifted by vector_b).
+  // b's vector at `first` as loaded (shifted: its words, which vector_b shifts into place).
   template <class V, class Load>
   __device__ __forceinline__ auto load_b(std::uint64_t first, const Load& load) const {
-    if constexpr (ShiftedB) return load_shifted<V>(b + first, b_offset(), load);
-    else return load(reinterpret_cast<const V*>(b + first));
+    if constexpr (B == BRead::shifted) {
+      return load_shifted<V>(b + first, b_offset(), load);
+    } else if constexpr (B == BRead::elements) {
+      V r;
+#pragma unroll
+      for (unsigned k = 0; k < Vector<T>::size; ++k) r.v[k] = b[first + k];
+      return r;
+    } else {
+      return load(reinterpret_cast<const V*>(b + first));
+    }
   }
-  template <class V, class B>
-  __device__ __forceinline__ V vector_b(const B& x) const {
-    if constexpr (ShiftedB) return shift_into_place<V, shift_align_v<T>>(x, b_offset());
+  template <class V, class X>
+  __device__ __forceinline__ V vector_b(const X& x) const {
+    if constexpr (shifted) return shift_into_place<V, shift_align_v<T>>(x, b_offset());
     else return x;
   }
   struct Scalars {
@@ -227,19 +260,19 @@ struct ProductSource {
   __device__ __forceinline__ void consume(Scalars x, std::uint64_t i, Sink&& sink) const {
     sink(detail::wrap_mul(convert<A>(x.a), convert<A>(x.b)), std::int64_t(i));
   }
-  template <class B>
+  template <class X>
   struct PairOf {
     Vector<T> a;
-    B b;
+    X b;
   };
   using Pair = PairOf<Vector<T>>;
   template <class Load>
   __device__ __forceinline__ auto load_vector(std::uint64_t first, const Load& load) const {
-    using B = decltype(load_b<Vector<T>>(first, load));
-    return PairOf<B>{load(reinterpret_cast<const Vector<T>*>(a + first)), load_b<Vector<T>>(first, load)};
+    using X = decltype(load_b<Vector<T>>(first, load));
+    return PairOf<X>{load(reinterpret_cast<const Vector<T>*>(a + first)), load_b<Vector<T>>(first, load)};
   }
-  template <class B, class Sink>
-  __device__ __forceinline__ void consume_vector(const PairOf<B>& x, std::uint64_t first, Sink&& sink) const {
+  template <class X, class Sink>
+  __device__ __forceinline__ void consume_vector(const PairOf<X>& x, std::uint64_t first, Sink&& sink) const {
     const Vector<T> vb = vector_b<Vector<T>>(x.b);
     A y[Vector<T>::size];
 #pragma unroll
@@ -248,32 +281,34 @@ struct ProductSource {
   }
 };
 
-// Calls f with the ProductSource of a and b: b loaded shifted where it lies at another offset from
-// a 16-byte boundary than a (two kernels; types aligned to 16 bytes are never off one).
+// Calls f with the ProductSource of a and b, by where b lies against a (BRead; two kernels, one
+// for types aligned to 16 bytes, which never lie off a's offset).
 template <class T, class A, class F>
 decltype(auto) with_product_source(const T* a, const T* b, F&& f) {
-  if constexpr (alignof(T) < vector_bytes)
-    if (ProductSource<T, A>{a, b}.b_offset() != 0) return f(ProductSource<T, A, true>{a, b});
+  if constexpr (alignof(T) < vector_bytes) {
+    constexpr BRead off = sizeof(T) < 4 ? BRead::shifted : BRead::elements;
+    if (ProductSource<T, A>{a, b}.b_offset() != 0) return f(ProductSource<T, A, off>{a, b});
+  }
   return f(ProductSource<T, A>{a, b});
 }
 
 // A ProductSource of 8-bit integers whose vector pairs reach the sink as loaded (32-bit words
 // then, for packed_dot: thread/packed_sum.hpp), as PackedWordSource does for sums.
-template <class T, class A, bool ShiftedB>
-struct PackedProductSource : ProductSource<T, A, ShiftedB> {
-  using Base = ProductSource<T, A, ShiftedB>;
-  template <class B>
+template <class T, class A, BRead B>
+struct PackedProductSource : ProductSource<T, A, B> {
+  using Base = ProductSource<T, A, B>;
+  template <class X>
   struct Words {
     uint4 a;
-    B b;
+    X b;
   };
   template <class Load>
   __device__ __forceinline__ auto load_vector(std::uint64_t first, const Load& load) const {
-    using B = decltype(this->template load_b<uint4>(first, load));
-    return Words<B>{load(reinterpret_cast<const uint4*>(this->a + first)), this->template load_b<uint4>(first, load)};
+    using X = decltype(this->template load_b<uint4>(first, load));
+    return Words<X>{load(reinterpret_cast<const uint4*>(this->a + first)), this->template load_b<uint4>(first, load)};
   }
-  template <class B, class Sink>
-  __device__ __forceinline__ void consume_vector(const Words<B>& x, std::uint64_t first, Sink&& sink) const {
+  template <class X, class Sink>
+  __device__ __forceinline__ void consume_vector(const Words<X>& x, std::uint64_t first, Sink&& sink) const {
     typename Base::Pair p;
     const uint4 wb = this->template vector_b<uint4>(x.b);
     __builtin_memcpy(&p.a, &x.a, sizeof x.a);
@@ -294,8 +329,8 @@ template <class T, class Transform>
 struct source_value<ShiftedSource<T, Transform>> : source_value<ArraySource<T, Transform>> {};
 template <class T, class Transform>
 struct source_value<RecordSource<T, Transform>> : source_value<ArraySource<T, Transform>> {};
-template <class T, class A, bool ShiftedB>
-struct source_value<ProductSource<T, A, ShiftedB>> {
+template <class T, class A, BRead B>
+struct source_value<ProductSource<T, A, B>> {
   using type = A;
 };
 
