@@ -207,16 +207,13 @@ TEST(test_record_sources, shifted_vectors_load_only_the_array) {
   }
 }
 
-// A dot product's second array at another offset from a 16-byte boundary than the first: 1- and
-// 2-byte elements loaded shifted (the split follows a, and b's shifted loads stay inside b), the
-// others element by element (a's own split); each a kernel of its own.
+// A dot product's second array at another offset from a 16-byte boundary than the first: for 1-
+// and 2-byte elements loaded shifted (a kernel of its own; the split follows a, and b's shifted
+// loads stay inside b), for the others element by element in the kernel of the aligned ones.
 template <class T, class A>
-VectorSplit dot_split(const T* a, const T* b, std::uint64_t n, BRead* how) {
+VectorSplit dot_split(const T* a, const T* b, std::uint64_t n, bool* shifted) {
   return with_product_source<T, A>(a, b, [&](const auto& src) {
-    using S = std::remove_cvref_t<decltype(src)>;
-    *how = std::is_same_v<S, ProductSource<T, A, BRead::shifted>>    ? BRead::shifted
-           : std::is_same_v<S, ProductSource<T, A, BRead::elements>> ? BRead::elements
-                                                                     : BRead::aligned;
+    *shifted = std::is_same_v<std::remove_cvref_t<decltype(src)>, ProductSource<T, A, true>>;
     return src.split(n);
   });
 }
@@ -228,15 +225,15 @@ TEST(test_record_sources, a_dot_products_second_array_is_loaded_inside_it) {
     for (unsigned j = 0; j < 8; ++j)
       for (const std::uint64_t n : {0ull, 1ull, 4ull, 7ull, 8ull, 9ull, 100ull, 200ull}) {
         SCOPED_TRACE("a + " + std::to_string(i) + " b + " + std::to_string(j) + " n " + std::to_string(n));
-        BRead how{};
-        const VectorSplit sf = dot_split<float, float>(f + i, f + j, n, &how);
-        EXPECT_EQ(how, (j - i) % 4 == 0 ? BRead::aligned : BRead::elements);
+        bool shifted = true;
+        const VectorSplit sf = dot_split<float, float>(f + i, f + j, n, &shifted);
+        EXPECT_FALSE(shifted);
         const VectorSplit own = VectorSplit::make(reinterpret_cast<std::uintptr_t>(f + i), n, 4);
         EXPECT_EQ(sf.head, own.head);
         EXPECT_EQ(sf.vectors, own.vectors);
-        const VectorSplit sc = dot_split<std::int8_t, std::int64_t>(c + 3 * i, c + 5 * j, n, &how);
+        const VectorSplit sc = dot_split<std::int8_t, std::int64_t>(c + 3 * i, c + 5 * j, n, &shifted);
         const unsigned dc = (5 * j - 3 * i) % 16;
-        EXPECT_EQ(how, dc == 0 ? BRead::aligned : BRead::shifted);
+        EXPECT_EQ(shifted, dc != 0);
         expect_loads_inside(sc, reinterpret_cast<std::uintptr_t>(c + 5 * j), n, 1, 16, dc);
         if (sc.vectors > 0) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(c + 3 * i + sc.head) % 16, 0u);
       }

@@ -97,9 +97,8 @@ inline constexpr unsigned shift_align_v = alignof(T) < 8 ? unsigned(alignof(T)) 
 // loaded whole takes narrow loads (alignment below 4 bytes: a 4-byte pixel of 1-byte alignment is
 // four byte loads) or its vector spans several words; the others (a pair of floats 4 bytes past an
 // 8-byte boundary, a pair of doubles 8 bytes past a 16-byte one) go one record per load. H100,
-// tools/probes/shifted_probe.cu, shifted against one per load (bench/results/
-// *_shifted_ec164cb_round*.txt against *_shifted_8d6f03c_round*.txt, medians of 3 runs
-// alternating), us: 4-byte pixels from an odd address, 2^28 bytes 138.98 -> 104.22 (CUB 128.35),
+// tools/probes/shifted_probe.cu, shifted against one per load (bench/results/*_shifted_ec164cb_
+// round*.txt against *_shifted_8d6f03c_beside_ec164cb_round*.txt, medians of 3 runs alternating), us: 4-byte pixels from an odd address, 2^28 bytes 138.98 -> 104.22 (CUB 128.35),
 // 2^31 1012.56 -> 746.83; four int64 8 bytes past a boundary 2^20 bytes 6.14 -> 5.50, 2^31 738.56
 // -> 716.45; but pairs of floats 2^20 bytes 5.46 -> 6.77, 2^31 735.38 -> 745.34, and pairs of
 // doubles 2^20 bytes 5.34 -> 5.76.
@@ -201,25 +200,22 @@ struct PackedWordSource : ArraySource<T> {
   }
 };
 
-// How a dot product reads its second array, b: in aligned vectors where b lies at a's offset from a
-// 16-byte boundary; otherwise, for elements of 1 and 2 bytes, in vectors shifted into place
-// (thread/shifted_load.cuh), and element by element for the others, whose element loads are as
-// wide as the words a shifted vector is made of: one kernel each (with_product_source picks it).
-// H100, tools/probes/shifted_probe.cu, b one element past a's offset, against element by element
-// (bench/results/*_shifted_ec164cb_round*.txt against *_shifted_8d6f03c_round*.txt, medians of 3
-// runs alternating): int8 2^16 6.27 -> 5.31 us, 2^24 20.66 -> 18.27, 2^27 104.98 -> 101.81 (the
-// aligned dot product 100.18); int32 2^12 4.38 -> 5.01, 2^16 5.41 -> 6.56, 2^24 58.35 -> 55.23;
-// float64 2^27 707.9 -> 727.8.
-enum class BRead : unsigned char { aligned, shifted, elements };
-
-// a[i] * b[i] in the accumulator type A. The split follows a.
-template <class T, class A, BRead B = BRead::aligned>
+// a[i] * b[i] in the accumulator type A. The split follows a. Where b lies at a's offset from a
+// 16-byte boundary it is loaded in aligned vectors too; elsewhere element by element, or, for
+// elements of 1 and 2 bytes (ShiftedB, a kernel of their own: with_product_source picks it), in
+// vectors shifted into place (thread/shifted_load.cuh). Wider elements keep the element loads,
+// which are as wide as the words a shifted vector is made of. H100, tools/probes/shifted_probe.cu,
+// b one element past a's offset, shifted against element by element (bench/results/*_shifted_
+// ec164cb_round*.txt against *_shifted_8d6f03c_beside_ec164cb_round*.txt, medians of 3 runs
+// alternating), us: int8 2^16 6.27 -> 5.31, 2^24 20.66 -> 18.27, 2^27 104.98 -> 101.81 (b at a's
+// offset: 100.18); but int32 2^12 4.38 -> 5.01, 2^16 5.41 -> 6.56, and float64 2^27 707.9 -> 727.8.
+template <class T, class A, bool ShiftedB = false>
 struct ProductSource {
   using element_type = T;
   static constexpr unsigned arrays = 2;
   static constexpr unsigned per_vector = Vector<T>::size;
   static constexpr unsigned split_bytes = sizeof(T);
-  static constexpr bool shifted = B == BRead::shifted;
+  static constexpr bool shifted = ShiftedB;
   const T* a;
   const T* b;
 
@@ -230,27 +226,11 @@ struct ProductSource {
   }
   GPUREDUCE_HD VectorSplit split(std::uint64_t n) const {
     const VectorSplit s = VectorSplit::make(address(), n, sizeof(T));
-    if constexpr (shifted) return s.shifted(b_offset(), sizeof(T), per_vector);
+    if constexpr (ShiftedB) return s.shifted(b_offset(), sizeof(T), per_vector);
     else return s;
   }
-  // b's vector at `first` as loaded (shifted: its words, which vector_b shifts into place).
-  template <class V, class Load>
-  __device__ __forceinline__ auto load_b(std::uint64_t first, const Load& load) const {
-    if constexpr (B == BRead::shifted) {
-      return load_shifted<V>(b + first, b_offset(), load);
-    } else if constexpr (B == BRead::elements) {
-      V r;
-#pragma unroll
-      for (unsigned k = 0; k < Vector<T>::size; ++k) r.v[k] = b[first + k];
-      return r;
-    } else {
-      return load(reinterpret_cast<const V*>(b + first));
-    }
-  }
-  template <class V, class X>
-  __device__ __forceinline__ V vector_b(const X& x) const {
-    if constexpr (shifted) return shift_into_place<V, shift_align_v<T>>(x, b_offset());
-    else return x;
+  GPUREDUCE_HD bool b_aligned_with_a() const {
+    return reinterpret_cast<std::uintptr_t>(a) % vector_bytes == reinterpret_cast<std::uintptr_t>(b) % vector_bytes;
   }
   struct Scalars {
     T a, b;
@@ -260,57 +240,93 @@ struct ProductSource {
   __device__ __forceinline__ void consume(Scalars x, std::uint64_t i, Sink&& sink) const {
     sink(detail::wrap_mul(convert<A>(x.a), convert<A>(x.b)), std::int64_t(i));
   }
-  template <class X>
-  struct PairOf {
-    Vector<T> a;
-    X b;
+  struct Pair {
+    Vector<T> a, b;
   };
-  using Pair = PairOf<Vector<T>>;
+  // ShiftedB: a's vector and b's words as loaded, which consume_vector shifts into place.
+  template <class Words>
+  struct ShiftedPair {
+    Vector<T> a;
+    Words b;
+  };
   template <class Load>
   __device__ __forceinline__ auto load_vector(std::uint64_t first, const Load& load) const {
-    using X = decltype(load_b<Vector<T>>(first, load));
-    return PairOf<X>{load(reinterpret_cast<const Vector<T>*>(a + first)), load_b<Vector<T>>(first, load)};
+    if constexpr (ShiftedB) {
+      const auto* pa = reinterpret_cast<const Vector<T>*>(a + first);
+      using Words = decltype(load_shifted<Vector<T>>(b + first, b_offset(), load));
+      return ShiftedPair<Words>{load(pa), load_shifted<Vector<T>>(b + first, b_offset(), load)};
+    } else {
+      Pair p;
+      p.a = load(reinterpret_cast<const Vector<T>*>(a + first));
+      if (b_aligned_with_a()) {
+        p.b = load(reinterpret_cast<const Vector<T>*>(b + first));
+      } else {
+#pragma unroll
+        for (unsigned k = 0; k < Vector<T>::size; ++k) p.b.v[k] = b[first + k];
+      }
+      return p;
+    }
   }
-  template <class X, class Sink>
-  __device__ __forceinline__ void consume_vector(const PairOf<X>& x, std::uint64_t first, Sink&& sink) const {
-    const Vector<T> vb = vector_b<Vector<T>>(x.b);
+  template <class Sink>
+  __device__ __forceinline__ void consume_vector(const Pair& x, std::uint64_t first, Sink&& sink) const {
     A y[Vector<T>::size];
 #pragma unroll
-    for (unsigned k = 0; k < Vector<T>::size; ++k) y[k] = detail::wrap_mul(convert<A>(x.a.v[k]), convert<A>(vb.v[k]));
+    for (unsigned k = 0; k < Vector<T>::size; ++k) y[k] = detail::wrap_mul(convert<A>(x.a.v[k]), convert<A>(x.b.v[k]));
     sink(y, std::int64_t(first));
+  }
+  template <class Words, class Sink>
+  __device__ __forceinline__ void consume_vector(const ShiftedPair<Words>& x, std::uint64_t first, Sink&& sink) const {
+    consume_vector(Pair{x.a, shift_into_place<Vector<T>, shift_align_v<T>>(x.b, b_offset())}, first, sink);
   }
 };
 
-// Calls f with the ProductSource of a and b, by where b lies against a (BRead; two kernels, one
-// for types aligned to 16 bytes, which never lie off a's offset).
+// Calls f with the ProductSource of a and b: ShiftedB for elements of 1 and 2 bytes where b lies at
+// another offset from a 16-byte boundary than a (two kernels for those types, one for the others).
 template <class T, class A, class F>
 decltype(auto) with_product_source(const T* a, const T* b, F&& f) {
-  if constexpr (alignof(T) < vector_bytes) {
-    constexpr BRead off = sizeof(T) < 4 ? BRead::shifted : BRead::elements;
-    if (ProductSource<T, A>{a, b}.b_offset() != 0) return f(ProductSource<T, A, off>{a, b});
-  }
+  if constexpr (sizeof(T) < 4)
+    if (ProductSource<T, A>{a, b}.b_offset() != 0) return f(ProductSource<T, A, true>{a, b});
   return f(ProductSource<T, A>{a, b});
 }
 
 // A ProductSource of 8-bit integers whose vector pairs reach the sink as loaded (32-bit words
 // then, for packed_dot: thread/packed_sum.hpp), as PackedWordSource does for sums.
-template <class T, class A, BRead B>
-struct PackedProductSource : ProductSource<T, A, B> {
-  using Base = ProductSource<T, A, B>;
-  template <class X>
-  struct Words {
+template <class T, class A, bool ShiftedB>
+struct PackedProductSource : ProductSource<T, A, ShiftedB> {
+  using Base = ProductSource<T, A, ShiftedB>;
+  using Pair = typename Base::Pair;
+  template <class Words>
+  struct ShiftedWords {
     uint4 a;
-    X b;
+    Words b;
   };
   template <class Load>
   __device__ __forceinline__ auto load_vector(std::uint64_t first, const Load& load) const {
-    using X = decltype(this->template load_b<uint4>(first, load));
-    return Words<X>{load(reinterpret_cast<const uint4*>(this->a + first)), this->template load_b<uint4>(first, load)};
+    const uint4 wa = load(reinterpret_cast<const uint4*>(this->a + first));
+    if constexpr (ShiftedB) {
+      using Words = decltype(load_shifted<uint4>(this->b + first, this->b_offset(), load));
+      return ShiftedWords<Words>{wa, load_shifted<uint4>(this->b + first, this->b_offset(), load)};
+    } else {
+      Pair p;
+      __builtin_memcpy(&p.a, &wa, sizeof wa);
+      if (this->b_aligned_with_a()) {
+        const uint4 wb = load(reinterpret_cast<const uint4*>(this->b + first));
+        __builtin_memcpy(&p.b, &wb, sizeof wb);
+      } else {
+#pragma unroll
+        for (unsigned k = 0; k < Vector<T>::size; ++k) p.b.v[k] = this->b[first + k];
+      }
+      return p;
+    }
   }
-  template <class X, class Sink>
-  __device__ __forceinline__ void consume_vector(const Words<X>& x, std::uint64_t first, Sink&& sink) const {
-    typename Base::Pair p;
-    const uint4 wb = this->template vector_b<uint4>(x.b);
+  template <class Sink>
+  __device__ __forceinline__ void consume_vector(const Pair& x, std::uint64_t first, Sink&& sink) const {
+    sink(x, std::int64_t(first));
+  }
+  template <class Words, class Sink>
+  __device__ __forceinline__ void consume_vector(const ShiftedWords<Words>& x, std::uint64_t first, Sink&& sink) const {
+    Pair p;
+    const uint4 wb = shift_into_place<uint4, shift_align_v<T>>(x.b, this->b_offset());
     __builtin_memcpy(&p.a, &x.a, sizeof x.a);
     __builtin_memcpy(&p.b, &wb, sizeof wb);
     sink(p, std::int64_t(first));
@@ -329,8 +345,8 @@ template <class T, class Transform>
 struct source_value<ShiftedSource<T, Transform>> : source_value<ArraySource<T, Transform>> {};
 template <class T, class Transform>
 struct source_value<RecordSource<T, Transform>> : source_value<ArraySource<T, Transform>> {};
-template <class T, class A, BRead B>
-struct source_value<ProductSource<T, A, B>> {
+template <class T, class A, bool ShiftedB>
+struct source_value<ProductSource<T, A, ShiftedB>> {
   using type = A;
 };
 

@@ -165,19 +165,19 @@ __device__ __forceinline__ A thread_partial(const ArraySource<T>& src, const Vec
 // Whether a reduction takes the packed-dot overload below.
 template <class A, class Source, class Op>
 inline constexpr bool packs_dot_v = false;
-template <class A, class T, BRead B>
-inline constexpr bool packs_dot_v<A, ProductSource<T, A, B>, Sum> =
+template <class A, class T, bool ShiftedB>
+inline constexpr bool packs_dot_v<A, ProductSource<T, A, ShiftedB>, Sum> =
     is_packed_dottable_v<T> && std::is_integral_v<A>;
 
 // Integer dot products of 8-bit arrays: each pair of vectors is multiplied and summed in 32 bits
 // (packed_dot: four dp4a), then added once into `acc`, the same value modulo the accumulator's width.
-template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class T, BRead B, class Load>
-  requires(packs_dot_v<A, ProductSource<T, A, B>, Sum>)
-__device__ __forceinline__ A thread_partial(const ProductSource<T, A, B>& src, const VectorSplit& split,
+template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class T, bool ShiftedB, class Load>
+  requires(packs_dot_v<A, ProductSource<T, A, ShiftedB>, Sum>)
+__device__ __forceinline__ A thread_partial(const ProductSource<T, A, ShiftedB>& src, const VectorSplit& split,
                                             std::uint64_t block, std::uint64_t grid, const Load& load, Sum op, A acc) {
-  using Pair = typename ProductSource<T, A, B>::Pair;
+  using Pair = typename ProductSource<T, A, ShiftedB>::Pair;
   for_each_thread_value<BlockThreads, Unroll, OneBlock, LastBatch::loads_first>(
-      PackedProductSource<T, A, B>{src}, split, block, grid, load, [&](A x, std::int64_t) { acc = op(acc, x); },
+      PackedProductSource<T, A, ShiftedB>{src}, split, block, grid, load, [&](A x, std::int64_t) { acc = op(acc, x); },
       [&](const Pair& x, std::int64_t) { acc = op(acc, A(packed_dot(x.a.v, x.b.v))); });
   return acc;
 }
