@@ -229,9 +229,7 @@ Status try_dot(const T* a, const T* b, std::uint64_t n, Out* out, cudaStream_t s
   detail::check_types<T, Sum, A, Out>();
   if constexpr (std::is_same_v<T, float>)
     if (opt.exact)
-      return with_product_source<float, double>(a, b, [&](const auto& src) {
-        return detail::dispatch_exact_sum<exact::FloatProducts, T>(src, n, out, stream, opt);
-      });
+      return detail::dispatch_exact_sum<exact::FloatProducts, T>(ProductSource<float, double>{a, b}, n, out, stream, opt);
   return with_product_source<T, A>(a, b, [&](const auto& src) {
     return detail::dispatch_reduce<A>(src, n, out, detail::with_options(Sum{}, opt), stream, opt);
   });

@@ -93,22 +93,23 @@ GPUREDUCE_HD bool reaches_vectors(const T* p) {
 template <class T>
 inline constexpr unsigned shift_align_v = alignof(T) < 8 ? unsigned(alignof(T)) : 8u;
 
-// Records of a vector_fits_v type whose address does not reach a 16-byte boundary, where a record
-// loaded whole takes narrow loads (alignment below 4 bytes: a 4-byte pixel of 1-byte alignment is
-// four byte loads) or its vector spans several words; the others (a pair of floats 4 bytes past an
-// 8-byte boundary, a pair of doubles 8 bytes past a 16-byte one) go one record per load. H100,
-// tools/probes/shifted_probe.cu, shifted against one per load (bench/results/*_shifted_ec164cb_
-// round*.txt against *_shifted_8d6f03c_beside_ec164cb_round*.txt, medians of 3 runs alternating), us: 4-byte pixels from an odd address, 2^28 bytes 138.98 -> 104.22 (CUB 128.35),
-// 2^31 1012.56 -> 746.83; four int64 8 bytes past a boundary 2^20 bytes 6.14 -> 5.50, 2^31 738.56
-// -> 716.45; but pairs of floats 2^20 bytes 5.46 -> 6.77, 2^31 735.38 -> 745.34, and pairs of
-// doubles 2^20 bytes 5.34 -> 5.76.
+// Records of a vector_fits_v type whose address does not reach a 16-byte boundary are read in
+// shifted vectors where a record loaded whole takes narrow loads (alignment below 4 bytes: a
+// 4-byte pixel of 1-byte alignment is four byte loads) or its vector spans several words; the
+// others (a pair of floats 4 bytes past an 8-byte boundary, a pair of doubles 8 bytes past a
+// 16-byte one) one record per load. H100, tools/probes/shifted_probe.cu, shifted against one per
+// load (bench/results/*_shifted_ec164cb_round*.txt against *_shifted_8d6f03c_beside_ec164cb_
+// round*.txt, medians of 3 runs alternating), us: 4-byte pixels from an odd address, 2^28 bytes
+// 138.98 -> 104.22 (CUB 128.35), 2^31 1012.56 -> 746.83; four int64 8 bytes past a boundary,
+// 2^20 bytes 6.14 -> 5.50, 2^31 738.56 -> 716.45; but pairs of floats, 2^20 bytes 5.46 -> 6.77,
+// 2^31 735.38 -> 745.34, and pairs of doubles, 2^20 bytes 5.34 -> 5.76.
 template <class T>
 inline constexpr bool shifts_records_v = alignof(T) < 4 || vector_span_bytes(sizeof(T)) > vector_bytes;
 
-// Such records: every vector
-// (vector_span_bytes, a multiple of 16) starts the same d = address % 16 bytes past one, and is
-// loaded as the aligned words around it, shifted into place (thread/shifted_load.cuh). The split
-// has no head of its own; VectorSplit::shifted moves the first and last vectors to scalars.
+// Such records: every vector (vector_span_bytes, a multiple of 16) starts the same
+// d = address % 16 bytes past a boundary, and is loaded as the aligned words around it, shifted
+// into place (thread/shifted_load.cuh). The split has no head of its own; VectorSplit::shifted
+// moves the first and last vectors to scalars.
 template <class T, class Transform = Identity>
 struct ShiftedSource : ArraySource<T, Transform> {
   static constexpr bool shifted = true;
@@ -203,8 +204,9 @@ struct PackedWordSource : ArraySource<T> {
 // a[i] * b[i] in the accumulator type A. The split follows a. Where b lies at a's offset from a
 // 16-byte boundary it is loaded in aligned vectors too; elsewhere element by element, or, for
 // elements of 1 and 2 bytes (ShiftedB, a kernel of their own: with_product_source picks it), in
-// vectors shifted into place (thread/shifted_load.cuh). Wider elements keep the element loads,
-// which are as wide as the words a shifted vector is made of. H100, tools/probes/shifted_probe.cu,
+// vectors shifted into place (thread/shifted_load.cuh), so that for them the element branch below
+// is never taken. Wider elements keep the element loads, which are as wide as the words a shifted
+// vector is made of (and their kernels the same code as before ShiftedB). H100, tools/probes/shifted_probe.cu,
 // b one element past a's offset, shifted against element by element (bench/results/*_shifted_
 // ec164cb_round*.txt against *_shifted_8d6f03c_beside_ec164cb_round*.txt, medians of 3 runs
 // alternating), us: int8 2^16 6.27 -> 5.31, 2^24 20.66 -> 18.27, 2^27 104.98 -> 101.81 (b at a's
