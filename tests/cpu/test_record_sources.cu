@@ -5,6 +5,7 @@
 
 #include <cuda/std/complex>
 #include <cuda/std/functional>
+#include <thrust/complex.h>
 
 #include <gtest/gtest.h>
 
@@ -279,6 +280,8 @@ TEST(test_record_sources, records_misaligned_for_their_type_are_refused) {
 // Complex numbers sum and multiply in their own type, as NumPy and PyTorch.
 static_assert(is_complex_v<cuda::std::complex<float>> && is_complex_v<cuda::std::complex<double>>);
 static_assert(!is_complex_v<float2> && !is_complex_v<cuda::std::complex<__half>>);
+static_assert(is_complex_v<thrust::complex<float>> && is_complex_v<thrust::complex<double>>);
+static_assert(std::is_same_v<accumulator_t<thrust::complex<double>, Sum>, thrust::complex<double>>);
 static_assert(std::is_same_v<accumulator_t<cuda::std::complex<float>, Sum>, cuda::std::complex<float>>);
 static_assert(std::is_same_v<accumulator_t<cuda::std::complex<double>, Product>, cuda::std::complex<double>>);
 

@@ -8,6 +8,7 @@
 
 #include <cuda/std/complex>
 #include <cuda/std/functional>
+#include <thrust/complex.h>
 
 #include <algorithm>
 #include <climits>
@@ -294,6 +295,7 @@ TEST(test_records, complex_sums_products_and_dots) {
     SCOPED_TRACE("n=" + std::to_string(n));
     check_complex_builtins<complex64>(n, seed + n);
     check_complex_builtins<complex128>(n, seed + n + 7);
+    check_complex_builtins<thrust::complex<float>>(n, seed + n + 11);  // recognised by its shape too
   }
   // An exact sum of complex numbers is not offered.
   const DeviceInput<complex64> d({complex64(1, 2)}, 0);
