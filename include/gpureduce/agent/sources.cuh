@@ -298,7 +298,7 @@ struct PackedProductSource : ProductSource<T, A, ShiftedB> {
   using Base = ProductSource<T, A, ShiftedB>;
   using Pair = typename Base::Pair;
   template <class Words>
-  struct ShiftedWords {
+  struct ShiftedWordPair {
     uint4 a;
     Words b;
   };
@@ -307,7 +307,7 @@ struct PackedProductSource : ProductSource<T, A, ShiftedB> {
     const uint4 wa = load(reinterpret_cast<const uint4*>(this->a + first));
     if constexpr (ShiftedB) {
       using Words = decltype(load_shifted<uint4>(this->b + first, this->b_offset(), load));
-      return ShiftedWords<Words>{wa, load_shifted<uint4>(this->b + first, this->b_offset(), load)};
+      return ShiftedWordPair<Words>{wa, load_shifted<uint4>(this->b + first, this->b_offset(), load)};
     } else {
       Pair p;
       __builtin_memcpy(&p.a, &wa, sizeof wa);
@@ -326,7 +326,7 @@ struct PackedProductSource : ProductSource<T, A, ShiftedB> {
     sink(x, std::int64_t(first));
   }
   template <class Words, class Sink>
-  __device__ __forceinline__ void consume_vector(const ShiftedWords<Words>& x, std::uint64_t first, Sink&& sink) const {
+  __device__ __forceinline__ void consume_vector(const ShiftedWordPair<Words>& x, std::uint64_t first, Sink&& sink) const {
     Pair p;
     const uint4 wb = shift_into_place<uint4, shift_align_v<T>>(x.b, this->b_offset());
     __builtin_memcpy(&p.a, &x.a, sizeof x.a);
