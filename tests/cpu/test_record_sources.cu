@@ -153,18 +153,50 @@ TEST(test_record_sources, a_record_source_has_no_scalar_edges) {
 }
 
 // The launch plan counts a record read one per load as one 16-byte vector, from any address: no
-// head, and one block up to the one-block limit in vectors (dispatch tunes it as 16-byte elements).
+// head, and one block up to the one-block limit in vectors (dispatch tunes it as 16-byte elements:
+// 2048 records, one batch of the one-block kernel).
 TEST(test_record_sources, the_plan_counts_one_vector_per_record) {
   using Source = RecordSource<Five>;
-  const ReduceTuning& t = TuningSm90<Source::split_bytes>::value;
+  constexpr ReduceTuning t = detail::reduce_tuning<int, Source, UserOp<cuda::std::plus<int>, int>>();
   const std::uint64_t one_block_records = t.single_block_max_bytes / Source::split_bytes;
+  EXPECT_EQ(one_block_records, 2048u);
   for (const std::uint64_t addr : {256ull, 260ull, 268ull}) {
     EXPECT_EQ(VectorSplit::make(addr, 1000, Source::split_bytes).head, 0u);
     EXPECT_EQ(plan_launch(one_block_records, addr, Source::split_bytes, t, 1056).kernel, Kernel::one_block);
     const LaunchPlan grid = plan_launch(one_block_records + 1, addr, Source::split_bytes, t, 1056);
     EXPECT_EQ(grid.kernel, Kernel::grid);
-    EXPECT_EQ(grid.blocks, 5u);  // batches of 256 threads x 4 records
+    EXPECT_EQ(grid.blocks, 3u);  // batches of 256 threads x 4 records
   }
+}
+
+struct Square {
+  __host__ __device__ float operator()(float x) const { return x * x; }
+  __host__ __device__ int operator()(std::int8_t x) const { return x * x; }
+};
+
+// One block reads at most one of its batches where each value costs more than an operator (a
+// transform, a record's fields): 32 KB, 24 KB in vectors of 48 bytes, 16 KB of 1-byte elements.
+// Plain numbers keep their operator's limit.
+TEST(test_record_sources, values_with_work_leave_one_block_after_a_batch) {
+  using Add = UserOp<cuda::std::plus<std::int64_t>, std::int64_t>;
+  const auto one_block_bytes = []<class A, class Source, class Op>(A, Source, Op) {
+    return detail::reduce_tuning<A, Source, Op>().single_block_max_bytes;
+  };
+  constexpr std::uint64_t kb = 1024;
+  ASSERT_EQ(Square{}(3.0f), 9.0f);
+  ASSERT_EQ(Square{}(std::int8_t(-3)), 9);
+  EXPECT_EQ(one_block_bytes(std::int64_t{}, ArraySource<int>{}, Sum{}), 64 * kb);
+  EXPECT_EQ(one_block_bytes(float{}, ArraySource<float>{}, Add{}), 64 * kb);
+  EXPECT_EQ(one_block_bytes(cuda::std::complex<float>{}, ArraySource<cuda::std::complex<float>>{}, Sum{}), 64 * kb);
+  EXPECT_EQ(one_block_bytes(float{}, ArraySource<float, Square>{}, Sum{}), 32 * kb);
+  EXPECT_EQ(one_block_bytes(int{}, ArraySource<std::int8_t, Square>{}, Sum{}), 16 * kb);
+  EXPECT_EQ(one_block_bytes(std::int64_t{}, ArraySource<Rgba>{}, Add{}), 32 * kb);
+  EXPECT_EQ(one_block_bytes(std::int64_t{}, ShiftedSource<Rgba>{}, Add{}), 32 * kb);
+  EXPECT_EQ(one_block_bytes(std::int64_t{}, ArraySource<Pixel>{}, Add{}), 24 * kb);
+  // argmax of transformed values: the batch, below the operator's own 56 KB.
+  EXPECT_EQ(one_block_bytes(IndexedValue<float>{}, ArraySource<float, Square>{}, ArgMax{}), 32 * kb);
+  // Dot products keep theirs.
+  EXPECT_EQ(one_block_bytes(float{}, ProductSource<float, float>{}, Sum{}), 32 * kb);
 }
 
 // A split for shifted vectors (thread/shifted_load.cuh) keeps every word they load inside the

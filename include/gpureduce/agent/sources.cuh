@@ -69,6 +69,14 @@ struct ArraySource {
   }
 };
 
+// Whether a source hands the kernels its elements as loaded: numbers (complex ones included) with no
+// transform, each costing one operator. A transform or a record's fields cost more per element
+// (dispatch/tuning_sm90.hpp, with_element_work).
+template <class Source>
+inline constexpr bool plain_values_v = false;
+template <class T>
+inline constexpr bool plain_values_v<ArraySource<T, Identity>> = is_element_v<T> || is_complex_v<T>;
+
 // Records are read as numbers are, in vectors with a scalar head and tail, where a vector spans at
 // most 64 bytes (sizes 1-4, 6, 8, 12, 16, 24, 32, 48, 64) and the array's address reaches a 16-byte
 // boundary within the first vector's records: an address that is a multiple of gcd(size, 16).

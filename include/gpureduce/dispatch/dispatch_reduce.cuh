@@ -206,17 +206,24 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
   return check_pointers(src, n, out, opt, on_stream_device.device());
 }
 
+// The launch constants of a reduction. Dot products (two arrays) take their own one-block limit, per
+// array; values that cost more than one operator each a lower one (tuning_sm90.hpp). Records read
+// one per load count as 16-byte elements (RecordSource::split_bytes).
+template <class A, class Source, class Op>
+constexpr ReduceTuning reduce_tuning() {
+  using Tuning = TuningSm90<Source::split_bytes>;
+  constexpr ReduceTuning by_op = is_arg_extreme_v<Op>         ? Tuning::arg_extreme
+                                 : Source::arrays == 2        ? Tuning::dot
+                                 : packs_sum_v<A, Source, Op> ? Tuning::packed_sum
+                                                              : Tuning::value;
+  return Source::arrays == 1 && !plain_values_v<Source> ? Tuning::with_element_work(by_op) : by_op;
+}
+
 template <class A, class Out, class Source, class Op>
 Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cudaStream_t stream,
                        const Options& opt) noexcept {
   using T = typename Source::element_type;
-  // Dot products (two arrays) take their own one-block limit, per array (tuning_sm90.hpp). Records
-  // read one per load count as 16-byte elements (RecordSource::split_bytes).
-  using Tuning = TuningSm90<Source::split_bytes>;
-  constexpr ReduceTuning tuning = is_arg_extreme_v<Op>         ? Tuning::arg_extreme
-                                  : Source::arrays == 2        ? Tuning::dot
-                                  : packs_sum_v<A, Source, Op> ? Tuning::packed_sum
-                                                               : Tuning::value;
+  constexpr ReduceTuning tuning = reduce_tuning<A, Source, Op>();
   constexpr auto grid =
       grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, false, false, A, Out, Source, Op>;
   constexpr auto grid_evict_first =

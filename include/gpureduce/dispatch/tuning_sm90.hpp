@@ -64,6 +64,23 @@ struct TuningSm90 {
                                       .single_block_max_bytes = ElemBytes >= 2 ? 64 * 1024 : 32 * 1024,
                                       .evict_first_max_l2 = evict_first_max_l2,
                                       .few_blocks_max_batches = few_blocks_max_batches};
+  // Values that cost more than a load and an operator each (a transform, a record's fields): one
+  // block up to one of its batches (512 threads x single_unroll vectors: 32 KB, 24 KB for vectors
+  // of 48 bytes, 2048 records read one per load), 16 KB for elements of 1 byte, never above the
+  // operator's own limit. One SM does all of that work in one block; beyond a batch the grid
+  // spreads it and is faster. H100, each kernel forced, one run (tools/probes/crossover_probe.cu,
+  // bench/results/*_crossover_6b23743.txt), one block / grid, us: 4-byte pixels summed by field
+  // 32 KB 4.96 / 4.93, 64 KB 6.27 / 4.96; 3-byte pixels 24 KB 4.51 / 4.74, 32 KB 5.18 / 4.75;
+  // int8 squared 16 KB 4.93 / 4.93, 32 KB 5.12 / 4.93; float16 squared 32 KB 4.30 / 4.74, 64 KB
+  // 4.96 / 4.74; pairs of floats read one per load 16 KB 4.26 / 4.70, 24 KB 4.90 / 4.70; pairs
+  // of doubles 32 KB 4.27 / 4.74, 64 KB 4.74 / 4.83. Sums of plain numbers keep the limits above
+  // (int32 40-64 KB: 4.75-4.83 / 4.74-4.78, the same).
+  static constexpr ReduceTuning with_element_work(ReduceTuning t) {
+    const std::uint64_t batch = std::uint64_t(t.single_threads) * unsigned(t.single_unroll) * vector_span_bytes(ElemBytes);
+    const std::uint64_t limit = ElemBytes == 1 ? 16 * 1024 : batch;
+    if (limit < t.single_block_max_bytes) t.single_block_max_bytes = limit;
+    return t;
+  }
   // Integer sums of 8- and 16-bit elements (four per instruction, thread/packed_sum.hpp): one block
   // up to 64 KB for every element size. A/B against the 32 KB limit for int8, same run:
   // 40000 elements 5.11 -> 4.78 us, 2^16 5.38 -> 4.86 (0.90x), 50001 5.39 -> 5.54 (odd tail)
