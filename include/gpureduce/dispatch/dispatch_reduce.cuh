@@ -207,8 +207,9 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
 }
 
 // The launch constants of a reduction. Dot products (two arrays) take their own one-block limit, per
-// array; values that cost more than one operator each a lower one (tuning_sm90.hpp). Records read
-// one per load count as 16-byte elements (RecordSource::split_bytes).
+// array; values that cost more than one operator each a lower one (tuning_sm90.hpp), where the
+// grid hands its partials over in flagged slots. Records read one per load count as 16-byte
+// elements (RecordSource::split_bytes).
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
   using Tuning = TuningSm90<Source::split_bytes>;
@@ -216,7 +217,8 @@ constexpr ReduceTuning reduce_tuning() {
                                  : Source::arrays == 2        ? Tuning::dot
                                  : packs_sum_v<A, Source, Op> ? Tuning::packed_sum
                                                               : Tuning::value;
-  return Source::arrays == 1 && !plain_values_v<Source> ? Tuning::with_element_work(by_op) : by_op;
+  constexpr bool element_work = Source::arrays == 1 && !plain_values_v<Source> && tree_flaggable<A, Op>;
+  return element_work ? Tuning::with_element_work(by_op) : by_op;
 }
 
 template <class A, class Out, class Source, class Op>

@@ -68,7 +68,11 @@ struct TuningSm90 {
   // block up to one of its batches (512 threads x single_unroll vectors: 32 KB, 24 KB for vectors
   // of 48 bytes, 2048 records read one per load), 16 KB for elements of 1 byte, never above the
   // operator's own limit. One SM does all of that work in one block; beyond a batch the grid
-  // spreads it and is faster. H100, each kernel forced, one run (tools/probes/crossover_probe.cu,
+  // spreads it and is faster. Only where the grid's blocks hand over flagged partials (dispatch
+  // decides): with the ticket (accumulators of 9-16 bytes but argmin/argmax) the grid costs about
+  // 0.9 us more, and a float3 sum of 48 KB took 5.66-5.68 us in the grid against 4.74-4.83 in one
+  // block (bench/results/*_records_551c0cc_round*.txt against *_records_c16923c_beside_551c0cc_
+  // round*.txt). H100, each kernel forced, one run (tools/probes/crossover_probe.cu,
   // bench/results/*_crossover_6b23743.txt), one block / grid, us: 4-byte pixels summed by field
   // 32 KB 4.96 / 4.93, 64 KB 6.27 / 4.96; 3-byte pixels 24 KB 4.51 / 4.74, 32 KB 5.18 / 4.75;
   // int8 squared 16 KB 4.93 / 4.93, 32 KB 5.12 / 4.93; float16 squared 32 KB 4.30 / 4.74, 64 KB
