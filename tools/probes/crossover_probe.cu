@@ -8,6 +8,7 @@
 
 #include "../../src/bench/timer.hpp"
 #include "probe_setup.cuh"
+#include "small_records.cuh"
 
 #include <cuda_fp16.h>
 
@@ -18,22 +19,6 @@ namespace {
 
 using u64 = unsigned long long;
 
-// Small integers (exact sums in any order: both kernels give the same result, compared below).
-template <class T>
-__global__ void fill(T* p, u64 n) {
-  for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += u64(gridDim.x) * blockDim.x)
-    p[i] = T(int((i * 0x9E3779B97F4A7C15ull) >> 61) - 3);
-}
-
-struct Doubles {  // 16 bytes, 8-byte aligned
-  double a, b;
-};
-struct Pair {  // 8 bytes, 4-byte aligned
-  float a, b;
-};
-struct Rgba {  // 4 bytes, 1-byte aligned
-  std::uint8_t r, g, b, a;
-};
 struct Rgb {  // 3 bytes: vectors of 48
   std::uint8_t r, g, b;
 };
@@ -62,7 +47,7 @@ int main() {
   std::printf("|---|---:|---:|---:|---:|---:|---|\n");
   // call(in, n, out, opt) reduces n elements of R from byte `offset` of x.
   const auto rows = [&]<class R, class Out, class F>(const char* name, unsigned offset, R, Out, F, auto call) {
-    fill<F><<<64, 256, 0, s>>>(reinterpret_cast<F*>(x.get()), ((64 << 10) + 64) / sizeof(F));
+    fill_small<F><<<64, 256, 0, s>>>(reinterpret_cast<F*>(x.get()), ((64 << 10) + 64) / sizeof(F));
     const R* in = reinterpret_cast<const R*>(x.get() + offset);
     for (const unsigned kb : {8u, 16u, 24u, 32u, 40u, 48u, 56u, 64u}) {
       const u64 n = (u64(kb) << 10) / sizeof(R);

@@ -13,6 +13,7 @@
 
 #include "../../src/bench/timer.hpp"
 #include "probe_setup.cuh"
+#include "small_records.cuh"
 
 #include <cstdint>
 #include <cstdio>
@@ -29,22 +30,6 @@ struct ProductAt {
   __device__ A operator()(std::int64_t i) const { return A(a[i]) * A(b[i]); }
 };
 
-// Small integers (exact sums in any order, so gpureduce and CUB agree bit for bit).
-template <class T>
-__global__ void fill(T* p, u64 n) {
-  for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += u64(gridDim.x) * blockDim.x)
-    p[i] = T(int((i * 0x9E3779B97F4A7C15ull) >> 61) - 3);
-}
-
-struct Doubles {  // 16 bytes, 8-byte aligned
-  double a, b;
-};
-struct Pair {  // 8 bytes, 4-byte aligned
-  float a, b;
-};
-struct Rgba {  // 4 bytes, 1-byte aligned
-  std::uint8_t r, g, b, a;
-};
 struct alignas(8) Longs4 {  // 32 bytes: vectors of two 16-byte words
   std::int64_t v[4];
 };
@@ -73,8 +58,8 @@ int main() {
   const u64 max_bytes = u64(1) << 31;
   gpureduce::DeviceBuffer<unsigned char> x(max_bytes + 64), y(max_bytes + 64);
   gpureduce::DeviceBuffer<unsigned char> out_a(64), out_b(64), out_c(64), temp(64 << 20);
-  fill<signed char><<<1024, 256, 0, s>>>(reinterpret_cast<signed char*>(x.get()), max_bytes + 64);
-  fill<signed char><<<1024, 256, 0, s>>>(reinterpret_cast<signed char*>(y.get()), max_bytes + 64);
+  fill_small<signed char><<<1024, 256, 0, s>>>(reinterpret_cast<signed char*>(x.get()), max_bytes + 64);
+  fill_small<signed char><<<1024, 256, 0, s>>>(reinterpret_cast<signed char*>(y.get()), max_bytes + 64);
   GPUREDUCE_CUDA(cudaStreamSynchronize(s));
   const auto us = [](const gpureduce::TimingStats& t) { return t.median_ms * 1e3; };
 
@@ -86,8 +71,8 @@ int main() {
     for (const int lg : {12, 16, 20, 24, 27}) {
       const u64 n = u64(1) << lg;
       if ((n + 1) * sizeof(T) > max_bytes) continue;
-      fill<T><<<1024, 256, 0, s>>>(reinterpret_cast<T*>(x.get()), n + 1);
-      fill<T><<<1024, 256, 0, s>>>(reinterpret_cast<T*>(y.get()), n + 1);
+      fill_small<T><<<1024, 256, 0, s>>>(reinterpret_cast<T*>(x.get()), n + 1);
+      fill_small<T><<<1024, 256, 0, s>>>(reinterpret_cast<T*>(y.get()), n + 1);
       const T* a = reinterpret_cast<const T*>(x.get());
       const T* b_aligned = reinterpret_cast<const T*>(y.get());
       const T* b_shifted = b_aligned + 1;
@@ -129,7 +114,7 @@ int main() {
   const auto record_rows = [&]<class R, class Out, class F>(const char* name, unsigned offset, R, Out, F) {
     for (const int lg_bytes : {16, 20, 24, 28, 31}) {
       const u64 n = (u64(1) << lg_bytes) / sizeof(R);
-      fill<F><<<1024, 256, 0, s>>>(reinterpret_cast<F*>(x.get()), (n * sizeof(R) + offset) / sizeof(F) + 1);
+      fill_small<F><<<1024, 256, 0, s>>>(reinterpret_cast<F*>(x.get()), (n * sizeof(R) + offset) / sizeof(F) + 1);
       const R* in = reinterpret_cast<const R*>(x.get() + offset);
       Out* oa = reinterpret_cast<Out*>(out_a.get());
       Out* ob = reinterpret_cast<Out*>(out_b.get());
