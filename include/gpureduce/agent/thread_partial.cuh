@@ -105,8 +105,9 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
 template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class Source, class Load, class Op>
 __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, Op op, A acc) {
-  constexpr LastBatch last = Source::arrays == 2 || Source::shifted ||
-                                     std::is_same_v<typename Source::element_type, __nv_bfloat16>
+  using T = typename Source::element_type;
+  constexpr LastBatch last = Source::arrays == 2 || Source::shifted || std::is_same_v<T, __nv_bfloat16> ||
+                                     (!plain_values_v<Source> && alignof(T) < 4)
                                  ? LastBatch::loads_first
                                  : LastBatch::by_vector;
   for_each_thread_value<BlockThreads, Unroll, OneBlock, last>(
