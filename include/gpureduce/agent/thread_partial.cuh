@@ -107,7 +107,7 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
                                             std::uint64_t grid, const Load& load, Op op, A acc) {
   using T = typename Source::element_type;
   constexpr LastBatch last = Source::arrays == 2 || Source::shifted || std::is_same_v<T, __nv_bfloat16> ||
-                                     (!plain_values_v<Source> && alignof(T) < 4)
+                                     (!OneBlock && !plain_values_v<Source> && alignof(T) < 4)
                                  ? LastBatch::loads_first
                                  : LastBatch::by_vector;
   for_each_thread_value<BlockThreads, Unroll, OneBlock, last>(
