@@ -41,7 +41,14 @@ enum class LastBatch : unsigned char {
   // ends in a batch's last quarter (int8 dot 276144 6.34 -> 5.26 us, bfloat16 max 531288 6.30 ->
   // 5.54), and the int32 and float32 dot kernels 0.87-0.93x at every size from 2^14 to 2^18,
   // whole batches too (the change moved ptxas's code for the whole kernel, SASS not compared);
-  // float64 dot 34518 1.05x, every other row at most 1.03x.
+  // float64 dot 34518 1.05x, every other row at most 1.03x. And in the grid kernel for transformed
+  // values and records of alignment below 4 (int8 or float16 through a transform, byte pixels):
+  // A/B in one run, tools/probes/crossover_probe.cu (*_crossover_e8d3ffa_round*.txt against
+  // *_crossover_9359ba7_beside_e8d3ffa_round*.txt), 0.90-0.95x of the grid's time where its last
+  // batch is partial (float16 squared 8 KB 4.99 -> 4.52 us, 40 KB 5.06 -> 4.68; 4-byte pixels 40
+  // KB 5.05 -> 4.69), whole batches within 2%. In the one-block kernel the same slowed float16
+  // squared of 16-24 KB by 10% (4.06 -> 4.49 us, *_crossover_1717496_round*.txt), so it keeps
+  // by_vector there.
   loads_first,
   // Loaded whole, as a full batch, its missing vectors replaced by repeats of its first: only for
   // a vector_sink for which a vector seen twice at the same index counts once (argmin/argmax),
