@@ -131,10 +131,6 @@ struct ShiftedSource : ArraySource<T, Transform> {
   __device__ __forceinline__ auto load_vector(std::uint64_t first, const Load& load) const {
     return load_shifted<Vector<T>>(this->data + first, offset(), load);
   }
-  template <class Words>
-  __device__ __forceinline__ void take_next_word(Words& x) const {
-    gpureduce::take_next_word(x);
-  }
   template <class Words, class Sink>
   __device__ __forceinline__ void consume_vector(const Words& x, std::uint64_t first, Sink&& sink) const {
     ArraySource<T, Transform>::consume_vector(shift_into_place<Vector<T>, shift_align_v<T>>(x, offset()), first, sink);
@@ -287,11 +283,6 @@ struct ProductSource {
 #pragma unroll
     for (unsigned k = 0; k < Vector<T>::size; ++k) y[k] = detail::wrap_mul(convert<A>(x.a.v[k]), convert<A>(x.b.v[k]));
     sink(y, std::int64_t(first));
-  }
-  // ShiftedB: b's words of a ShiftedPair or of PackedProductSource's pair (thread/shifted_load.cuh).
-  template <class Loaded>
-  __device__ __forceinline__ void take_next_word(Loaded& x) const {
-    gpureduce::take_next_word(x.b);
   }
   template <class Words, class Sink>
   __device__ __forceinline__ void consume_vector(const ShiftedPair<Words>& x, std::uint64_t first, Sink&& sink) const {

@@ -80,10 +80,6 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
 #pragma unroll
     for (int k = 0; k < Unroll; ++k)
       if (in(k)) x[k] = src.load_vector(head + at(k) * per_vec, ld);
-    if constexpr (Source::shifted)
-#pragma unroll
-      for (int k = 0; k < Unroll; ++k)
-        if (in(k)) src.take_next_word(x[k]);
 #pragma unroll
     for (int k = 0; k < Unroll; ++k)
       if (in(k)) src.consume_vector(x[k], head + at(k) * per_vec, vector_sink);

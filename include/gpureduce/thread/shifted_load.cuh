@@ -50,26 +50,20 @@ __device__ __forceinline__ ShiftedWords<sizeof(V) / 16, is_warp_contiguous_v<Loa
   return r;
 }
 
-// Where the next word comes from the next lane: takes it, every lane of the warp together. A batch
-// calls this for all of its vectors before it shifts any, so that their shuffles go out together
-// rather than each after the previous vector's use.
-template <unsigned Words>
-__device__ __forceinline__ void take_next_word(ShiftedWords<Words, true>& x) {
-  constexpr unsigned all = 0xffffffffu, lanes = warp_threads;
-  const uint4 from_next{__shfl_down_sync(all, x.w[0].x, 1), __shfl_down_sync(all, x.w[0].y, 1),
-                        __shfl_down_sync(all, x.w[0].z, 1), __shfl_down_sync(all, x.w[0].w, 1)};
-  if (threadIdx.x % lanes != lanes - 1) x.next = from_next;
-}
-template <unsigned Words>
-__device__ __forceinline__ void take_next_word(ShiftedWords<Words, false>&) {}
-
-// The vector those words hold, d (a multiple of Align) bytes past their start (after
-// take_next_word).
+// The vector those words hold, d (a multiple of Align) bytes past their start. Where the next word
+// comes from the next lane, every lane of the warp calls this together.
 template <class V, unsigned Align, unsigned Words, bool FromNextLane>
 __device__ __forceinline__ V shift_into_place(const ShiftedWords<Words, FromNextLane>& x, unsigned d) {
+  uint4 next = x.next;
+  if constexpr (FromNextLane) {
+    constexpr unsigned all = 0xffffffffu, lanes = warp_threads;
+    const uint4 from_next{__shfl_down_sync(all, x.w[0].x, 1), __shfl_down_sync(all, x.w[0].y, 1),
+                          __shfl_down_sync(all, x.w[0].z, 1), __shfl_down_sync(all, x.w[0].w, 1)};
+    if (threadIdx.x % lanes != lanes - 1) next = from_next;
+  }
   std::uint32_t w[4 * Words + 4], r[4 * Words];
   __builtin_memcpy(w, x.w, sizeof x.w);
-  __builtin_memcpy(w + 4 * Words, &x.next, sizeof x.next);
+  __builtin_memcpy(w + 4 * Words, &next, sizeof next);
   shift_words<Words, Align>(w, d, r);
   V out;
   __builtin_memcpy(&out, r, sizeof out);
