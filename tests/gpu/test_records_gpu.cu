@@ -2,8 +2,9 @@
 // reduce take any type, and complex numbers under the built-in sum, product and dot. Records in
 // 16-byte vectors as the numbers (complex, int2), in vectors of 32, 48 and 64 bytes (two ints8,
 // float3, 3-byte pixels, short3, 24-byte points, 64-byte records; from addresses that need a scalar
-// head), and one per load (a pair of floats 4 bytes into an 8-byte word). Every kernel: one block,
-// grids of 3 blocks (with and without the combiner block) and of 300.
+// head), and one per load (a pair of floats 4 bytes into an 8-byte word; records of 5 to 80 bytes
+// whose vectors would span 80). Every kernel: one block, grids of 3 blocks (with and without the
+// combiner block) and of 300.
 #include "reduce_checks.cuh"
 
 #include <cuda/std/complex>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <climits>
 #include <random>
+#include <type_traits>
 
 namespace gpureduce::test {
 namespace {
@@ -61,9 +63,15 @@ struct FieldSum {  // to a number: summed in int64
   template <class R>
   __host__ __device__ std::int64_t operator()(const R& r) const {
     std::int64_t t = 0;
-    for (int x : r.v) t += x;
+    for (const auto x : r.v) t += std::int64_t(x);
     return t;
   }
+};
+// Records whose vectors would span 80 bytes, read one per load (agent/sources.cuh, RecordSource),
+// in words of their alignment: 5 int8, 5 int16, 5 int32, 5 int64, and 20 int32 of 16-byte alignment.
+template <class F, int N, std::size_t Align = alignof(F)>
+struct alignas(Align) Fields {
+  F v[N];
 };
 struct Short3Max {  // short3, 6 bytes of 2-byte alignment: vectors of 8
   __host__ __device__ short3 operator()(short3 a, short3 b) const {
@@ -227,6 +235,43 @@ TEST(test_records, records_with_functors_and_transforms) {
   for (const std::uint64_t n : {0ull, 1ull, 2ull, 33ull, 1023ull, 3001ull, 65537ull, 300001ull, (1ull << 21) + 3}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     check_records(n, seed + n);
+  }
+}
+
+template <class R>
+void check_fields_one_per_load(std::uint64_t n, std::uint64_t seed) {
+  static_assert(!vector_fits_v<R>, "read one per load");
+  std::mt19937_64 rng(seed);
+  std::vector<R> h(n);
+  using F = std::remove_cvref_t<decltype(h[0].v[0])>;
+  std::int64_t want = 0;
+  for (R& r : h)
+    for (F& x : r.v) {
+      x = F(std::int64_t(rng()) >> 30);  // narrower fields take the low bits
+      want += std::int64_t(x);
+    }
+  const DeviceInput<R> d(h, 1);
+  each_kernel([&](const Options& opt, const std::string& how) {
+    SCOPED_TRACE(how + ", " + std::to_string(sizeof(R)) + "-byte records of " + std::to_string(alignof(R)) +
+                 "-byte alignment");
+    EXPECT_EQ(run_to_host<std::int64_t>(
+                  [&](std::int64_t* o) { transform_reduce(d.get(), n, o, FieldSum{}, Sum{}, nullptr, opt); }),
+              want);
+  });
+}
+
+// Loaded evict-first (thread/vector_load.cuh, load_record) as words of 1, 2, 4, 8 and 16 bytes.
+TEST(test_records, records_one_per_load_in_words_of_their_alignment) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  for (const std::uint64_t n : {0ull, 1ull, 33ull, 3001ull, 65537ull, 300001ull}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    check_fields_one_per_load<Fields<std::int8_t, 5>>(n, seed + n);
+    check_fields_one_per_load<Fields<std::int16_t, 5>>(n, seed + n + 1);
+    check_fields_one_per_load<Fields<std::int32_t, 5>>(n, seed + n + 2);
+    check_fields_one_per_load<Fields<std::int64_t, 5>>(n, seed + n + 3);
+    check_fields_one_per_load<Fields<std::int32_t, 20, 16>>(n, seed + n + 4);
   }
 }
 

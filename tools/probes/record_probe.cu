@@ -3,7 +3,8 @@
 // memset of 2x L2 before each sample, median of 20). complex<float> is read in 16-byte vectors as
 // numbers are; float3, 3-byte pixels and 24-byte points in vectors of 48 bytes (grid/
 // vector_split.hpp); a pair of doubles of 8-byte alignment in 16-byte vectors from a 16-byte
-// boundary, and from 8 bytes past one a record per load (agent/sources.cuh, RecordSource). Each
+// boundary, and from 8 bytes past one a record per load (agent/sources.cuh, RecordSource), as a
+// pair of floats 4 bytes past an 8-byte boundary and 20-byte records from any address. Each
 // result is compared with CUB's. Run by `tools/device-run COMMIT records`.
 #include <gpureduce/gpureduce.cuh>
 
@@ -43,6 +44,18 @@ struct Doubles {  // 16 bytes, 8-byte aligned
 };
 struct Both {
   __host__ __device__ double operator()(const Doubles& d) const { return d.a + d.b; }
+};
+struct Floats {  // 8 bytes, 4-byte aligned
+  float a, b;
+};
+struct Five {  // 20 bytes: a vector of them would span 80 bytes, so always one per load
+  float v[5];
+};
+struct Fields {  // in double: exact sums of ones at every size
+  __host__ __device__ double operator()(const Floats& f) const { return double(f.a) + f.b; }
+  __host__ __device__ double operator()(const Five& f) const {
+    return double(f.v[0]) + f.v[1] + f.v[2] + f.v[3] + f.v[4];
+  }
 };
 
 // Zeros and ones, one in 64 a one: the sums (below 2^24 in every float component) are exact in any
@@ -97,6 +110,8 @@ int main() {
   const auto* pt = reinterpret_cast<const Point*>(in.get());
   const auto* dd = reinterpret_cast<const Doubles*>(in.get() + 8);  // 8 bytes into a 16-byte word
   const auto* da = reinterpret_cast<const Doubles*>(in.get());      // 16-byte aligned
+  const auto* fp = reinterpret_cast<const Floats*>(in.get() + 4);   // 4 bytes into an 8-byte word
+  const auto* f5 = reinterpret_cast<const Five*>(in.get());
   const auto floats = [&](u64 b) { fill<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
   const auto bytes = [&](u64 b) { fill<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
   const auto doubles = [&](u64 b) { fill<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
@@ -140,6 +155,18 @@ int main() {
         [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
           return cub::DeviceReduce::TransformReduce(t, b, dd, static_cast<double*>(o), std::int64_t(n),
                                                     cuda::std::plus<>{}, Both{}, 0.0, st);
+        });
+    row("pair of floats a+b sum (8 B, from 4 bytes past 8, records)", n, 8, 8, floats,
+        [&](void* o) { gpureduce::transform_reduce(fp, n, static_cast<double*>(o), Fields{}, gpureduce::Sum{}, s); },
+        [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
+          return cub::DeviceReduce::TransformReduce(t, b, fp, static_cast<double*>(o), std::int64_t(n),
+                                                    cuda::std::plus<>{}, Fields{}, 0.0, st);
+        });
+    row("5 floats sum (20 B, records)", n, 20, 8, floats,
+        [&](void* o) { gpureduce::transform_reduce(f5, n, static_cast<double*>(o), Fields{}, gpureduce::Sum{}, s); },
+        [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
+          return cub::DeviceReduce::TransformReduce(t, b, f5, static_cast<double*>(o), std::int64_t(n),
+                                                    cuda::std::plus<>{}, Fields{}, 0.0, st);
         });
   }
   return 0;

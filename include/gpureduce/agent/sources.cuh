@@ -141,7 +141,10 @@ struct ShiftedSource : ArraySource<T, Transform> {
 // shifts_records_v leaves), with an optional transform: each record is loaded
 // whole (as the compiler splits a load of its size and alignment) as one "vector" of one element,
 // so the split has no scalar head or tail and the launch plan counts one vector per record
-// (split_bytes). Loads have the default L2 priority, whatever the grid kernel's variant.
+// (split_bytes). Loaded evict-first in the grid kernel that loads its vectors so
+// (thread/vector_load.cuh, load_record); until then plainly, which after the bench's flush (a
+// memset of 2x L2) took 10-14% longer from 16 to 64 MB: H100, tools/probes/record_probe.cu
+// (bench/results/*_records_RECORDS_AB.txt).
 template <class T, class Transform = Identity>
 struct RecordSource {
   using element_type = T;
@@ -164,8 +167,8 @@ struct RecordSource {
     sink(transform(x), std::int64_t(i));
   }
   template <class Load>
-  __device__ __forceinline__ One load_vector(std::uint64_t first, const Load&) const {
-    return {{data[first]}};
+  __device__ __forceinline__ One load_vector(std::uint64_t first, const Load& load) const {
+    return {{load_record(load, data + first)}};
   }
   template <class Sink>
   __device__ __forceinline__ void consume_vector(const One& x, std::uint64_t first, Sink&& sink) const {

@@ -10,7 +10,9 @@
 // (tools/probes/l2_policy_probe.cu, bench/results/*_l2policy_ab38181.txt).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace gpureduce {
 
@@ -49,6 +51,55 @@ struct VectorLoad {
   }
 };
 using PlainLoad = VectorLoad<false>;
+
+namespace detail {
+// One word of 1, 2, 4 or 8 bytes, loaded evict-first (ld.global.cs).
+template <class W>
+__device__ __forceinline__ W load_evict_first(const W* p) {
+  static_assert(std::is_unsigned_v<W> && sizeof(W) <= 8);
+  if constexpr (sizeof(W) == 8) {
+    unsigned long long w;
+    asm("ld.global.cs.u64 %0, [%1];" : "=l"(w) : "l"(p));
+    return W(w);
+  } else if constexpr (sizeof(W) == 4) {
+    unsigned w;
+    asm("ld.global.cs.u32 %0, [%1];" : "=r"(w) : "l"(p));
+    return W(w);
+  } else {
+    unsigned short w;
+    if constexpr (sizeof(W) == 2) asm("ld.global.cs.u16 %0, [%1];" : "=h"(w) : "l"(p));
+    else asm("ld.global.cs.u8 %0, [%1];" : "=h"(w) : "l"(p));
+    return W(w);
+  }
+}
+template <std::size_t Bytes>
+using unsigned_word_t = std::conditional_t<
+    Bytes == 1, std::uint8_t,
+    std::conditional_t<Bytes == 2, std::uint16_t, std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>>>;
+}  // namespace detail
+
+// A record read whole, one per load (RecordSource in agent/sources.cuh), evict-first where the
+// kernel's vectors are: in words of its alignment (at most 16 bytes), as the compiler splits a
+// plain load of it.
+template <bool EvictFirst, class T>
+__device__ __forceinline__ T load_record(const VectorLoad<EvictFirst>& load, const T* p) {
+  if constexpr (!EvictFirst) {
+    return *p;
+  } else {
+    constexpr std::size_t align = alignof(T) < 16 ? alignof(T) : 16;
+    using W = std::conditional_t<align == 16, uint4, detail::unsigned_word_t<align>>;
+    constexpr std::size_t words = sizeof(T) / align;
+    W w[words];
+#pragma unroll
+    for (std::size_t k = 0; k < words; ++k) {
+      if constexpr (align == 16) w[k] = load(reinterpret_cast<const uint4*>(p) + k);
+      else w[k] = detail::load_evict_first(reinterpret_cast<const W*>(p) + k);
+    }
+    T r;
+    __builtin_memcpy(&r, w, sizeof r);
+    return r;
+  }
+}
 
 // A load called where the 32 lanes of a warp load consecutive vectors together, lane l + 1 the
 // vector after lane l's (the whole batches of agent/thread_partial.cuh): a shifted load
