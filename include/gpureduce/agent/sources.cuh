@@ -275,7 +275,7 @@ struct ProductSource {
         p.b = load(reinterpret_cast<const Vector<T>*>(b + first));
       } else {
 #pragma unroll
-        for (unsigned k = 0; k < Vector<T>::size; ++k) p.b.v[k] = load_record(load, b + first + k);
+        for (unsigned k = 0; k < Vector<T>::size; ++k) p.b.v[k] = b[first + k];
       }
       return p;
     }

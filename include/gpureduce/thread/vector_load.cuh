@@ -78,10 +78,9 @@ using unsigned_word_t = std::conditional_t<
     std::conditional_t<Bytes == 2, std::uint16_t, std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>>>;
 }  // namespace detail
 
-// A value read whole outside the vectors, evict-first where the kernel's vectors are: a record
-// read one per load (RecordSource in agent/sources.cuh), an element of a dot product's second
-// array at another offset than the first's (ProductSource). In words of its alignment (at most 16
-// bytes), as the compiler splits a plain load of it.
+// A record read whole, one per load (RecordSource in agent/sources.cuh), evict-first where the
+// kernel's vectors are: in words of its alignment (at most 16 bytes), as the compiler splits a
+// plain load of it.
 template <bool EvictFirst, class T>
 __device__ __forceinline__ T load_record(const VectorLoad<EvictFirst>& load, const T* p) {
   if constexpr (!EvictFirst) {
