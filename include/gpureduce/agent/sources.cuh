@@ -142,9 +142,12 @@ struct ShiftedSource : ArraySource<T, Transform> {
 // whole (as the compiler splits a load of its size and alignment) as one "vector" of one element,
 // so the split has no scalar head or tail and the launch plan counts one vector per record
 // (split_bytes). Loaded evict-first in the grid kernel that loads its vectors so
-// (thread/vector_load.cuh, load_record); until then plainly, which after the bench's flush (a
-// memset of 2x L2) took 10-14% longer from 16 to 64 MB: H100, tools/probes/record_probe.cu
-// (bench/results/*_records_RECORDS_AB.txt).
+// (thread/vector_load.cuh, load_record). Loaded plainly, as until 9e6cc5c, they took up to 15%
+// longer after the bench's flush (a memset of 2x L2) from 80 KB to 128 MB. H100, tools/probes/
+// record_probe.cu, two rounds alternating (bench/results/*_records_9e6cc5c_round*.txt against
+// *_records_5abd7cb_beside_9e6cc5c_round*.txt), us: two doubles 8 bytes past a 16-byte boundary,
+// 64 MB 35.21 -> 30.52 (CUB 36.82); two floats 4 bytes past an 8-byte one, 32 MB 21.34 -> 19.03;
+// 20-byte records 80 KB 5.79 -> 5.39, 80 MB 42.34 -> 38.08.
 template <class T, class Transform = Identity>
 struct RecordSource {
   using element_type = T;
