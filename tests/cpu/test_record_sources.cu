@@ -241,10 +241,11 @@ TEST(test_record_sources, shifted_vectors_load_only_the_array) {
 
 // A dot product's second array at another offset from a 16-byte boundary than the first: for 1-
 // and 2-byte elements loaded shifted (a kernel of its own; the split follows a, and b's shifted
-// loads stay inside b), for the others element by element in the kernel of the aligned ones.
+// loads stay inside b) at the sizes TuningSm90::shifted_dot_b gives, for the others element by
+// element in the kernel of the aligned ones.
 template <class T, class A>
 VectorSplit dot_split(const T* a, const T* b, std::uint64_t n, bool* shifted) {
-  return with_product_source<T, A>(a, b, [&](const auto& src) {
+  return with_product_source<T, A>(a, b, TuningSm90<sizeof(T)>::shifted_dot_b(n), [&](const auto& src) {
     *shifted = std::is_same_v<std::remove_cvref_t<decltype(src)>, ProductSource<T, A, true>>;
     return src.split(n);
   });
@@ -269,6 +270,25 @@ TEST(test_record_sources, a_dot_products_second_array_is_loaded_inside_it) {
         expect_loads_inside(sc, reinterpret_cast<std::uintptr_t>(c + 5 * j), n, 1, 16, dc);
         if (sc.vectors > 0) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(c + 3 * i + sc.head) % 16, 0u);
       }
+}
+
+// Which sizes read such a second array shifted: 1-byte elements always; 2-byte ones where one block
+// reads them (32 KB per array) and from 16 MB per array, element by element between.
+TEST(test_record_sources, a_dot_products_second_array_is_shifted_by_size) {
+  for (const std::uint64_t n : {0ull, 1ull, 1ull << 14, (1ull << 14) + 1, 1ull << 20, (1ull << 23) - 1, 1ull << 23, 1ull << 30})
+    EXPECT_TRUE(TuningSm90<1>::shifted_dot_b(n)) << n;
+  for (const std::uint64_t n : {0ull, 1ull, 1ull << 14, 1ull << 23, (1ull << 23) + 1, 1ull << 30})
+    EXPECT_TRUE(TuningSm90<2>::shifted_dot_b(n)) << n;
+  for (const std::uint64_t n : {(1ull << 14) + 1, 1ull << 16, 1ull << 20, (1ull << 23) - 1})
+    EXPECT_FALSE(TuningSm90<2>::shifted_dot_b(n)) << n;
+  alignas(16) static const __half h[256]{};
+  bool shifted = false;
+  dot_split<__half, float>(h, h + 1, 1ull << 20, &shifted);
+  EXPECT_FALSE(shifted);
+  dot_split<__half, float>(h, h + 1, 1ull << 14, &shifted);
+  EXPECT_TRUE(shifted);
+  dot_split<__half, float>(h, h + 8, 1ull << 20, &shifted);  // b at a's offset
+  EXPECT_FALSE(shifted);
 }
 
 // shift_words, the register shift of load_shifted: words of random bytes shifted by every offset

@@ -1,7 +1,7 @@
 // Arrays whose vectors start off a 16-byte boundary: the second array of a dot product at another
 // offset than the first, at every offset its type allows (1- and 2-byte elements read as the
-// aligned words around each vector shifted into place, thread/shifted_load.cuh; the others element
-// by element), and records whose address never reaches a boundary (shifted, or one per load:
+// aligned words around each vector shifted into place, thread/shifted_load.cuh, 2-byte ones also
+// element by element; the others element by element), and records whose address never reaches a boundary (shifted, or one per load:
 // agent/sources.cuh, shifts_records_v).
 // Each array ends where its allocation ends, so that compute-sanitizer's memcheck (tools/sanitize.sh)
 // sees any load past it. Every kernel: one block, grids of 3 blocks (with and without the combiner
@@ -69,15 +69,30 @@ void check_dots_at_offsets(std::uint64_t seed) {
       for (std::size_t j = 0; j < per16; ++j) {
         const std::uint64_t m = x.size() - std::max(i, j);
         SCOPED_TRACE("dot(x + " + std::to_string(i) + ", x + " + std::to_string(j) + ", " + std::to_string(m) + ")");
-        each_kernel([&](const Options& opt, const std::string& how) {
-          SCOPED_TRACE(how);
-          const A got = run_to_host<A>([&](A* o) { dot(d + i, d + j, m, o, nullptr, opt); });
+        const auto check = [&](A got) {
           if constexpr (std::is_integral_v<A>) {
             EXPECT_EQ(std::uint64_t(got), wrapped_product_sum(x, i, j, m));
           } else {
             reference::FloatSum ref;
             ref.sum = product_sum(x, i, j, m, &ref.abs_sum);
             expect_float_sum(got, ref, m, "dot");
+          }
+        };
+        each_kernel([&](const Options& opt, const std::string& how) {
+          SCOPED_TRACE(how);
+          check(run_to_host<A>([&](A* o) { dot(d + i, d + j, m, o, nullptr, opt); }));
+          // 2-byte elements: dot() picks shifted vectors or element loads by size
+          // (TuningSm90::shifted_dot_b); both, at every size.
+          if constexpr (sizeof(T) == 2) {
+            const auto both = [&]<bool ShiftedB>() {
+              SCOPED_TRACE(ShiftedB ? "b shifted" : "b element by element");
+              check(run_to_host<A>([&](A* o) {
+                throw_if_error(detail::dispatch_reduce<A>(ProductSource<T, A, ShiftedB>{d + i, d + j}, m, o,
+                                                          detail::with_options(Sum{}, opt), nullptr, opt));
+              }));
+            };
+            both.template operator()<true>();
+            both.template operator()<false>();
           }
         });
       }

@@ -297,11 +297,12 @@ struct ProductSource {
 };
 
 // Calls f with the ProductSource of a and b: ShiftedB for elements of 1 and 2 bytes where b lies at
-// another offset from a 16-byte boundary than a (two kernels for those types, one for the others).
+// another offset from a 16-byte boundary than a and `shift_b` (dispatch's choice by size,
+// TuningSm90::shifted_dot_b); two kernels for those types, one for the others.
 template <class T, class A, class F>
-decltype(auto) with_product_source(const T* a, const T* b, F&& f) {
+decltype(auto) with_product_source(const T* a, const T* b, bool shift_b, F&& f) {
   if constexpr (sizeof(T) < 4)
-    if (ProductSource<T, A>{a, b}.b_offset() != 0) return f(ProductSource<T, A, true>{a, b});
+    if (shift_b && ProductSource<T, A>{a, b}.b_offset() != 0) return f(ProductSource<T, A, true>{a, b});
   return f(ProductSource<T, A>{a, b});
 }
 
