@@ -230,7 +230,7 @@ Status try_dot(const T* a, const T* b, std::uint64_t n, Out* out, cudaStream_t s
   if constexpr (std::is_same_v<T, float>)
     if (opt.exact)
       return detail::dispatch_exact_sum<exact::FloatProducts, T>(ProductSource<float, double>{a, b}, n, out, stream, opt);
-  return with_product_source<T, A>(a, b, TuningSm90<sizeof(T)>::shifted_dot_b(n), [&](const auto& src) {
+  return with_product_source<T, A>(a, b, TuningSm90<sizeof(T)>::shifted_dot_b(n, is_floating_v<T>), [&](const auto& src) {
     return detail::dispatch_reduce<A>(src, n, out, detail::with_options(Sum{}, opt), stream, opt);
   });
 }

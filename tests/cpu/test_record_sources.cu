@@ -245,7 +245,7 @@ TEST(test_record_sources, shifted_vectors_load_only_the_array) {
 // element in the kernel of the aligned ones.
 template <class T, class A>
 VectorSplit dot_split(const T* a, const T* b, std::uint64_t n, bool* shifted) {
-  return with_product_source<T, A>(a, b, TuningSm90<sizeof(T)>::shifted_dot_b(n), [&](const auto& src) {
+  return with_product_source<T, A>(a, b, TuningSm90<sizeof(T)>::shifted_dot_b(n, is_floating_v<T>), [&](const auto& src) {
     *shifted = std::is_same_v<std::remove_cvref_t<decltype(src)>, ProductSource<T, A, true>>;
     return src.split(n);
   });
@@ -272,16 +272,20 @@ TEST(test_record_sources, a_dot_products_second_array_is_loaded_inside_it) {
       }
 }
 
-// Which sizes read such a second array shifted: 1-byte elements always; 2-byte ones where one block
-// reads them (32 KB per array) and from 16 MB per array, element by element between.
+// Which sizes read such a second array shifted: 1-byte elements always; 2-byte ones from 16 MB per
+// array and, floating, where one block reads them (32 KB per array); element by element between.
 TEST(test_record_sources, a_dot_products_second_array_is_shifted_by_size) {
   for (const std::uint64_t n : {0ull, 1ull, 1ull << 14, (1ull << 14) + 1, 1ull << 20, (1ull << 23) - 1, 1ull << 23, 1ull << 30})
-    EXPECT_TRUE(TuningSm90<1>::shifted_dot_b(n)) << n;
+    for (const bool floating : {false, true}) EXPECT_TRUE(TuningSm90<1>::shifted_dot_b(n, floating)) << n;
   for (const std::uint64_t n : {0ull, 1ull, 1ull << 14, 1ull << 23, (1ull << 23) + 1, 1ull << 30})
-    EXPECT_TRUE(TuningSm90<2>::shifted_dot_b(n)) << n;
+    EXPECT_TRUE(TuningSm90<2>::shifted_dot_b(n, true)) << n;
+  for (const std::uint64_t n : {1ull << 23, 1ull << 30}) EXPECT_TRUE(TuningSm90<2>::shifted_dot_b(n, false)) << n;
+  for (const std::uint64_t n : {0ull, 1ull << 14, (1ull << 14) + 1, 1ull << 20, (1ull << 23) - 1})
+    EXPECT_FALSE(TuningSm90<2>::shifted_dot_b(n, false)) << n;
   for (const std::uint64_t n : {(1ull << 14) + 1, 1ull << 16, 1ull << 20, (1ull << 23) - 1})
-    EXPECT_FALSE(TuningSm90<2>::shifted_dot_b(n)) << n;
+    EXPECT_FALSE(TuningSm90<2>::shifted_dot_b(n, true)) << n;
   alignas(16) static const __half h[256]{};
+  alignas(16) static const std::int16_t s16[256]{};
   bool shifted = false;
   dot_split<__half, float>(h, h + 1, 1ull << 20, &shifted);
   EXPECT_FALSE(shifted);
@@ -289,6 +293,10 @@ TEST(test_record_sources, a_dot_products_second_array_is_shifted_by_size) {
   EXPECT_TRUE(shifted);
   dot_split<__half, float>(h, h + 8, 1ull << 20, &shifted);  // b at a's offset
   EXPECT_FALSE(shifted);
+  dot_split<std::int16_t, std::int64_t>(s16, s16 + 1, 1ull << 14, &shifted);
+  EXPECT_FALSE(shifted);
+  dot_split<std::int16_t, std::int64_t>(s16, s16 + 1, 1ull << 23, &shifted);
+  EXPECT_TRUE(shifted);
 }
 
 // shift_words, the register shift of load_shifted: words of random bytes shifted by every offset

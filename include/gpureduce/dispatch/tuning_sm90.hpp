@@ -108,17 +108,19 @@ struct TuningSm90 {
   }();
   // Dot products whose second array lies at another offset from a 16-byte boundary than the
   // first: read in shifted vectors (thread/shifted_load.cuh) for 1-byte elements at every size,
-  // for 2-byte ones where one block reads them and from 16 MB per array; element by element
-  // between, as 4- and 8-byte elements always (agent/sources.cuh, with_product_source). H100,
-  // dot(a, b + 1, n), both sources in one run, samples alternating, two rounds (bench/results/
-  // *_half_dot_element_vs_shifted_experiment_fcecf77_round*.txt), element / shifted, us: float16
-  // 2^14 5.34 / 4.70 (one block), 2^20 7.30 / 7.55, 2^22 12.54 / 12.58, 2^23 19.58 / 18.59, 2^24
-  // 34.13 / 30.37; bfloat16 2^16 5.22 / 5.78, 2^20 7.23 / 7.71; int16 2^16 5.44 / 6.18, 2^19 6.35
-  // / 6.98, 2^23 19.74 / 18.86. int8's shifted vectors reach dp4a whole and were ahead at every
-  // size (2^16 6.34 -> 5.47, *_shifted_c0e739c_round*.txt).
-  static constexpr bool shifted_dot_b(std::uint64_t n) {
+  // for 2-byte ones from 16 MB per array and, floating, where one block reads them; element by
+  // element otherwise, as 4- and 8-byte elements always (agent/sources.cuh, with_product_source).
+  // H100, dot(a, b + 1, n), both sources in one run, samples alternating, two rounds (bench/
+  // results/*_half_dot_element_vs_shifted_experiment_fcecf77_round*.txt), element / shifted, us:
+  // 2^14 (one block) float16 5.34 / 4.70, bfloat16 5.34 / 5.02, int16 5.60 / 6.00; float16 2^20
+  // 7.30 / 7.55, 2^22 12.54 / 12.58, 2^23 19.58 / 18.59, 2^24 34.13 / 30.37; bfloat16 2^16 5.22 /
+  // 5.78, 2^20 7.23 / 7.71; int16 2^16 5.44 / 6.18, 2^23 19.74 / 18.86. int8's shifted vectors
+  // reach dp4a whole and were ahead at every size (2^16 6.34 -> 5.47 us, *_shifted_c0e739c_
+  // round*.txt).
+  static constexpr bool shifted_dot_b(std::uint64_t n, bool floating) {
     const std::uint64_t bytes = n * ElemBytes;
-    return ElemBytes == 1 || bytes <= dot.single_block_max_bytes || bytes >= (std::uint64_t(16) << 20);
+    if (ElemBytes == 1 || bytes >= (std::uint64_t(16) << 20)) return true;
+    return floating && bytes <= dot.single_block_max_bytes;
   }
   // argmin/argmax: the same shapes with a register floor. Left to itself ptxas held the float and
   // half argmax kernels to 40 registers by issuing the last of a batch's four loads only after the
