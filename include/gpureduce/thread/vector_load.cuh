@@ -1,5 +1,6 @@
-// How a thread loads the 16-byte vectors of the input body: plainly, or evict-first in L2 (a
-// variant of the grid kernel; dispatch picks it per call, tuning_sm90.hpp says when).
+// How a thread loads the 16-byte vectors of the input body, and records read whole: plainly, or
+// evict-first in L2 (a variant of the grid kernel; dispatch picks it per call, tuning_sm90.hpp
+// says when).
 //
 // Why a priority: a kernel that runs after another one's writes finds L2 full of their dirty lines.
 // With normal loads it evicts those lines, and their write-back competes with its own reads for
