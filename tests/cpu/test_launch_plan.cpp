@@ -143,6 +143,26 @@ TEST(test_dispatch_launch_plan, loads_evict_first_up_to_four_times_l2) {
   EXPECT_TRUE(evict_first_loads(L2Policy::evict_first, std::uint64_t(1) << 40, 4, l2, t));
 }
 
+// Grids of several waves: whole waves of resident blocks, as many as max_grid_blocks holds, from
+// waves_min_l2 times the L2 size; one wave below, and where the tuning asks for none.
+TEST(test_dispatch_launch_plan, large_inputs_may_take_several_waves) {
+  constexpr std::uint64_t l2 = 50u << 20;
+  ReduceTuning w = t;
+  w.waves_min_l2 = 16;
+  w.grid_waves = 6;
+  const std::uint64_t from = 16 * l2 / 20;  // 20-byte records
+  EXPECT_EQ(grid_block_limit(from - 1, 20, l2, 660, w), 660u);
+  EXPECT_EQ(grid_block_limit(from, 20, l2, 660, w), 3960u);
+  EXPECT_EQ(grid_block_limit(std::uint64_t(INT64_MAX), 1, l2, 660, w), 3960u);
+  EXPECT_EQ(grid_block_limit(from, 20, l2, 1056, w), 3168u);  // 3 whole waves fit in 4096
+  EXPECT_EQ(grid_block_limit(from, 20, l2, 4096, w), 4096u);
+  EXPECT_EQ(grid_block_limit(from, 20, l2, 5000, w), 5000u);  // plan_launch caps it at max_grid_blocks
+  EXPECT_EQ(grid_block_limit(std::uint64_t(1) << 40, 4, l2, 660, t), 660u);  // 0: never
+  // The plan then reads with that many blocks.
+  EXPECT_EQ(plan_launch(from, 0, 16, w, grid_block_limit(from, 20, l2, 660, w)).blocks, 3960u);
+  EXPECT_EQ(plan_launch(from, 0, 16, w, grid_block_limit(from, 20, l2, 5000, w)).blocks, max_grid_blocks);
+}
+
 TEST(test_dispatch_launch_plan, workspace_holds_a_partial_per_block) {
   EXPECT_GE(workspace_bytes, grid_ticketed_offset + max_grid_blocks * 16);
   EXPECT_GE(grid_ticketed_offset, grid_flagged_offset + max_grid_blocks * 16);  // the regions never overlap

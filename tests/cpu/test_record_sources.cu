@@ -169,6 +169,16 @@ TEST(test_record_sources, the_plan_counts_one_vector_per_record) {
   }
 }
 
+// Records read one per load take 6 waves of blocks from 16x L2; read in vectors, one wave.
+TEST(test_record_sources, records_read_one_per_load_take_several_waves) {
+  using Op = UserOp<cuda::std::plus<int>, int>;
+  constexpr ReduceTuning per_load = detail::reduce_tuning<int, RecordSource<Five>, Op>();
+  EXPECT_EQ(per_load.waves_min_l2, 16u);
+  EXPECT_EQ(per_load.grid_waves, 6u);
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float3>, Op>().waves_min_l2), 0u);
+  EXPECT_EQ((detail::reduce_tuning<std::int64_t, ArraySource<int>, Sum>().waves_min_l2), 0u);
+}
+
 // One block reads at most one of its batches where each value costs more than an operator (a
 // transform, a record's fields): 32 KB, 24 KB in vectors of 48 bytes, 16 KB of 1-byte elements.
 // Plain numbers keep their operator's limit, and so do accumulators the grid hands over with a

@@ -275,6 +275,42 @@ TEST(test_records, records_one_per_load_in_words_of_their_alignment) {
   }
 }
 
+// From 16x the L2 size records read one per load take grids of several waves (dispatch/
+// tuning_sm90.hpp, with_record_loads): 20-byte records from one record past a 16-byte boundary,
+// summed by field under the library's plan with either L2 policy, exact. Its own suite, out of
+// tools/sanitize.sh's filter: a gigabyte is slow under the sanitizers.
+TEST(test_record_waves, records_from_sixteen_times_l2_sum_exactly) {
+  GPUREDUCE_REQUIRE_GPU();
+  int device = 0, l2 = 0;
+  GPUREDUCE_CHECK_CUDA(cudaGetDevice(&device));
+  GPUREDUCE_CHECK_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  using R = Fields<std::int32_t, 5>;
+  const std::uint64_t n = 16 * std::uint64_t(l2) / sizeof(R) + 4097;
+  std::size_t free_bytes = 0, total = 0;
+  GPUREDUCE_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total));
+  if (free_bytes < n * sizeof(R) + (1u << 28)) GTEST_SKIP() << "needs " << n * sizeof(R) << " bytes of device memory";
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  std::vector<R> h(n);
+  std::uint64_t x = seed | 1;
+  std::int64_t want = 0;
+  for (R& r : h)
+    for (std::int32_t& v : r.v) {  // xorshift: fast enough for 2^28 draws
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      v = std::int32_t(x >> 33) - (1 << 30);
+      want += v;
+    }
+  const DeviceInput<R> d(h, 1);
+  for (const L2Policy l2_policy : {L2Policy::automatic, L2Policy::evict_first}) {
+    SCOPED_TRACE("l2 policy " + std::to_string(int(l2_policy)));
+    Options opt;
+    opt.l2 = l2_policy;
+    EXPECT_EQ(run_to_host<std::int64_t>(
+                  [&](std::int64_t* o) { transform_reduce(d.get(), n, o, FieldSum{}, Sum{}, nullptr, opt); }),
+              want);
+  }
+}
+
 // The built-in sum, product and dot of complex numbers, in their own type (as NumPy and PyTorch;
 // dot unconjugated, as numpy.dot and torch.dot). Sums of random parts within the bound per
 // component, a NaN in one imaginary part propagated or skipped; products and dots of the units

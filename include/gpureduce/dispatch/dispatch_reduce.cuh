@@ -209,7 +209,7 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
 // The launch constants of a reduction. Dot products (two arrays) take their own one-block limit, per
 // array; values that cost more than one operator each a lower one (tuning_sm90.hpp), where the
 // grid hands its partials over in flagged slots. Records read one per load count as 16-byte
-// elements (RecordSource::split_bytes).
+// elements (RecordSource::split_bytes) and, large, take grids of several waves.
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
   using Tuning = TuningSm90<Source::split_bytes>;
@@ -218,7 +218,8 @@ constexpr ReduceTuning reduce_tuning() {
                                  : packs_sum_v<A, Source, Op> ? Tuning::packed_sum
                                                               : Tuning::value;
   constexpr bool element_work = Source::arrays == 1 && !plain_values_v<Source> && tree_flaggable<A, Op>;
-  return element_work ? Tuning::with_element_work(by_op) : by_op;
+  constexpr ReduceTuning t = element_work ? Tuning::with_element_work(by_op) : by_op;
+  return reads_one_per_load_v<Source> ? Tuning::with_record_loads(t) : t;
 }
 
 template <class A, class Out, class Source, class Op>
@@ -243,9 +244,10 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     const bool evict_first = evict_first_loads(opt.l2, n, sizeof(T) * Source::arrays, limits.l2_bytes, tuning);
     // The combiner kernel loads evict-first, as every grid of up to max_combiner_blocks does unless
     // the caller asks for plain loads.
-    const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, tuning,
-                                        limits.resident_blocks[evict_first], opt.force_kernel, opt.force_blocks,
-                                        tree_flaggable<A, Op> && evict_first);
+    const std::uint64_t max_blocks =
+        grid_block_limit(n, sizeof(T) * Source::arrays, limits.l2_bytes, limits.resident_blocks[evict_first], tuning);
+    const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, tuning, max_blocks, opt.force_kernel,
+                                        opt.force_blocks, tree_flaggable<A, Op> && evict_first);
     if (plan.kernel == Kernel::one_block) {
       const VectorSplit split = src.split(n);
       const auto one_block = [&]<unsigned Threads>() {

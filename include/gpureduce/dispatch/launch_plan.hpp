@@ -31,6 +31,10 @@ struct ReduceTuning {
   // polled_grid_blocks(), the largest grid whose last block polls one slot per thread; each block
   // then reads several batches (0: no such limit).
   std::uint64_t few_blocks_max_batches = 0;
+  // Inputs of at least this many times the L2 size run on grid_waves whole waves of resident
+  // blocks, as many as max_grid_blocks holds, rather than one (0: never).
+  unsigned waves_min_l2 = 0;
+  unsigned grid_waves = 1;
 };
 
 // The largest grid whose last block polls one slot per thread: one slot per other block
@@ -102,6 +106,16 @@ GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t add
   const std::uint64_t readers = max_u64(1, min_u64(batches, limit));
   if (combiner_ok && readers + 1 <= min_u64(cap, max_combiner_blocks)) return {k, t.grid_threads, readers + 1, true};
   return {k, t.grid_threads, readers};
+}
+
+// The most blocks the grid kernel gets (plan_launch's max_resident_blocks): one wave of `resident`
+// blocks, or for n elements of `bytes_per_element` of at least t.waves_min_l2 times l2_bytes,
+// t.grid_waves whole waves, as many as fit in max_grid_blocks (at least one).
+GPUREDUCE_HD constexpr std::uint64_t grid_block_limit(std::uint64_t n, unsigned bytes_per_element,
+                                                      std::uint64_t l2_bytes, std::uint64_t resident,
+                                                      const ReduceTuning& t) {
+  if (t.waves_min_l2 == 0 || n < std::uint64_t(t.waves_min_l2) * l2_bytes / bytes_per_element) return resident;
+  return resident * max_u64(1, min_u64(t.grid_waves, max_grid_blocks / max_u64(resident, 1)));
 }
 
 // How the grid kernel's loads treat L2 (Options::l2; docs/production.md, "Loads and L2").
