@@ -169,13 +169,19 @@ TEST(test_record_sources, the_plan_counts_one_vector_per_record) {
   }
 }
 
-// Records read one per load take 6 waves of blocks from 16x L2; read in vectors, one wave.
-TEST(test_record_sources, records_read_one_per_load_take_several_waves) {
+// Arrays of records, read one per load or in vectors, take 6 waves of blocks from 16x L2; numbers
+// and their transforms one.
+struct Twice {
+  __host__ __device__ float operator()(float x) const { return 2 * x; }
+};
+TEST(test_record_sources, records_take_several_waves) {
   using Op = UserOp<cuda::std::plus<int>, int>;
   constexpr ReduceTuning per_load = detail::reduce_tuning<int, RecordSource<Five>, Op>();
   EXPECT_EQ(per_load.waves_min_l2, 16u);
   EXPECT_EQ(per_load.grid_waves, 6u);
-  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float3>, Op>().waves_min_l2), 0u);
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float3>, Op>().grid_waves), 6u);
+  EXPECT_EQ((detail::reduce_tuning<int, ShiftedSource<Rgba>, Op>().grid_waves), 6u);
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float, Twice>, Op>().waves_min_l2), 0u);
   EXPECT_EQ((detail::reduce_tuning<std::int64_t, ArraySource<int>, Sum>().waves_min_l2), 0u);
 }
 

@@ -209,7 +209,7 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
 // The launch constants of a reduction. Dot products (two arrays) take their own one-block limit, per
 // array; values that cost more than one operator each a lower one (tuning_sm90.hpp), where the
 // grid hands its partials over in flagged slots. Records read one per load count as 16-byte
-// elements (RecordSource::split_bytes) and, large, take grids of several waves.
+// elements (RecordSource::split_bytes). Large arrays of records take grids of several waves.
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
   using Tuning = TuningSm90<Source::split_bytes>;
@@ -219,7 +219,8 @@ constexpr ReduceTuning reduce_tuning() {
                                                               : Tuning::value;
   constexpr bool element_work = Source::arrays == 1 && !plain_values_v<Source> && tree_flaggable<A, Op>;
   constexpr ReduceTuning t = element_work ? Tuning::with_element_work(by_op) : by_op;
-  return reads_one_per_load_v<Source> ? Tuning::with_record_loads(t) : t;
+  constexpr bool records = Source::arrays == 1 && !is_element_v<typename Source::element_type>;
+  return records ? Tuning::with_record_waves(t) : t;
 }
 
 template <class A, class Out, class Source, class Op>

@@ -85,20 +85,23 @@ struct TuningSm90 {
     if (limit < t.single_block_max_bytes) t.single_block_max_bytes = limit;
     return t;
   }
-  // Records read one per load (agent/sources.cuh, RecordSource) from 16x L2 (800 MB on an H100 or
-  // H200) run on 6 waves of resident blocks (3960 on 132 SMs at 5 blocks per SM), not one: each
-  // block reads a sixth as much, and blocks that start as others finish even out SMs whose loads
-  // come back later, where one wave waits for its slowest SM. The grid kernel forced to several
-  // sizes, each against the one-wave grid in one run (tools/probes/grid_waves_probe.cu), time
-  // over one wave's at 256 MB / 1 GB / 4 GB; H100 (bench/results/*_waves_experiment_a800104.txt),
-  // 3960 blocks: two doubles 8 bytes past a 16-byte boundary 0.991 / 0.970 / 0.933 (CUB 0.932 at
-  // 4 GB), two floats 4 bytes past an 8-byte one 1.010 / 0.989 / 0.969, 20-byte records 0.985 /
-  // 0.980 / 0.983; H200, two rounds (*_waves_experiment_a800104_round*.txt), 512 MB / 1 GB / 4 GB:
-  // 0.986 / 0.973 / 0.934, 1.015 / 1.003 / 0.973, 0.985 / 0.969 / 0.971. Below 16x L2 the pairs of
-  // floats lose (H200 256 MB 1.034-1.040); 4 waves (2640) were within 1% of 6, 4096 blocks (a
-  // partial last wave) up to 2% behind on the H200. Numbers and records read in vectors gained
-  // at most 1% and lost up to 1% at 1 GB (int32 sum H100 1.004, H200 0.994), so keep one wave.
-  static constexpr ReduceTuning with_record_loads(ReduceTuning t) {
+  // Arrays of records (structs, complex numbers; read in vectors or one per load) from 16x L2
+  // (800 MB on an H100 or H200) run on 6 waves of resident blocks (3960 on 132 SMs at 5 blocks
+  // per SM), not one: each block reads a sixth as much, and blocks that start as others finish
+  // even out SMs whose loads come back later, where one wave waits for its slowest SM. The grid
+  // kernel forced to several sizes, each against the one-wave grid in one run (tools/probes/
+  // grid_waves_probe.cu), time over one wave's at 512 MB / 1 GB / 4 GB, 3960 blocks; H100
+  // (bench/results/*_waves_experiment_a800104.txt): two doubles 8 bytes past a 16-byte boundary
+  // (one per load) 0.977 / 0.964 / 0.930, two floats 4 bytes past an 8-byte one 1.000 / 0.986 /
+  // 0.972, 20-byte records 0.981 / 0.979 / 0.983, float3 0.987 / 0.983 / 0.988, three doubles
+  // 0.989 / 0.985 / 0.991, 3-byte pixels 0.980 / 0.982 / 0.993; H200, two rounds (*_waves_
+  // experiment_a800104_round*.txt): 0.986 / 0.973 / 0.934, 1.015 / 1.003 / 0.973, 0.985 / 0.969 /
+  // 0.971, 1.008 / 1.001 / 0.993, 1.005 / 0.998 / 0.991, 0.994 / 0.991 / 0.988. Below 16x L2 the
+  // pairs of floats lose (H200 256 MB 1.034-1.040); 4 waves (2640) were within 1% of 6, 4096
+  // blocks (a partial last wave) up to 2% behind on the H200. Sums of numbers stay on one wave: at
+  // 1 to 4 GB 3960 blocks took 1.003-1.009 of the time on the H100 (int32, int8, float64), 0.992-
+  // 0.997 on the H200.
+  static constexpr ReduceTuning with_record_waves(ReduceTuning t) {
     t.waves_min_l2 = 16;
     t.grid_waves = 6;
     return t;
