@@ -43,6 +43,9 @@ std::vector<BenchRow> run_typed(const DeviceInfo& device, double peak_gbps, GpuT
   DeviceBuffer<T> in(max_n);
   DeviceBuffer<T> out(1);
   if (max_n) GPUREDUCE_CUDA(cudaMemcpy(in.get(), host.data(), max_n * sizeof(T), cudaMemcpyHostToDevice));
+  // A copy from pageable memory may return before its DMA lands, and the timer's stream (non-
+  // blocking) does not wait for the null stream.
+  GPUREDUCE_CUDA(cudaDeviceSynchronize());
   VariantResources res(device);
   std::vector<BenchRow> rows;
   for (std::size_t si = 0; si < run.sizes.size(); ++si) {
@@ -52,7 +55,7 @@ std::vector<BenchRow> run_typed(const DeviceInfo& device, double peak_gbps, GpuT
     for (const Variant<T>& v : make_variants<T>(res, run.block, n)) {
       T host_out{};
       // Poison the output, run once, verify; then time.
-      GPUREDUCE_CUDA(cudaMemset(out.get(), 0xA5, sizeof(T)));
+      GPUREDUCE_CUDA(cudaMemsetAsync(out.get(), 0xA5, sizeof(T), timer.stream()));
       GPUREDUCE_CUDA(v.run(in.get(), n, out.get(), &host_out, timer.stream()));
       GPUREDUCE_CUDA(cudaStreamSynchronize(timer.stream()));
       T got = host_out;

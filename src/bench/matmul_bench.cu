@@ -115,6 +115,7 @@ std::vector<MatmulRow> run_matmul(GpuTimer& timer, const MatmulRun& run) {
     const auto a = random_matrix(n, run.seed + n);
     DeviceBuffer<std::int32_t> d_a(std::max<std::uint64_t>(count, 1)), d_c(std::max<std::uint64_t>(count, 1));
     if (count) GPUREDUCE_CUDA(cudaMemcpy(d_a.get(), a.data(), count * sizeof(std::int32_t), cudaMemcpyHostToDevice));
+    GPUREDUCE_CUDA(cudaDeviceSynchronize());  // landed before the timer's (non-blocking) stream reads it
     std::vector<std::int32_t> last_product;
     for (const matmul::Rung& r : matmul::rungs()) {
       if (run.rung != "all" && run.rung != r.name) continue;
@@ -122,7 +123,8 @@ std::vector<MatmulRow> run_matmul(GpuTimer& timer, const MatmulRun& run) {
         rows.push_back({r.name, r.adds, n, {}, 0, false, "one block: run up to N = 1024 only"});
         continue;
       }
-      GPUREDUCE_CUDA(cudaMemset(d_c.get(), 0xA5, std::max<std::uint64_t>(count, 1) * sizeof(std::int32_t)));
+      GPUREDUCE_CUDA(
+          cudaMemsetAsync(d_c.get(), 0xA5, std::max<std::uint64_t>(count, 1) * sizeof(std::int32_t), timer.stream()));
       auto go = [&](cudaStream_t s) { GPUREDUCE_CUDA(r.launch(d_a.get(), d_a.get(), d_c.get(), n, s)); };
       go(timer.stream());
       GPUREDUCE_CUDA(cudaStreamSynchronize(timer.stream()));

@@ -89,7 +89,7 @@ ProductionRow measure_exact(const T* in, std::uint64_t n, GpuTimer& timer, const
   using A = accumulator_t<T, Sum>;
   DeviceBuffer<T> exact_out(1);
   DeviceBuffer<A> plain_out(1);
-  GPUREDUCE_CUDA(cudaMemset(exact_out.get(), 0xA5, sizeof(T)));
+  GPUREDUCE_CUDA(cudaMemsetAsync(exact_out.get(), 0xA5, sizeof(T), timer.stream()));  // poison, before the run
   Options exact_opt = opt;
   exact_opt.exact = true;
   const auto exact_run = [&, o = exact_out.get()](cudaStream_t s) { sum(in, n, o, s, exact_opt); };
@@ -207,8 +207,9 @@ ProductionRow measure(BenchOp op, const T* in, const T* in2, std::uint64_t n, Gp
       return as_double(a.value) == as_double(copy_to_host(cv)) && a.index == copy_to_host(ci);
     };
   }
-  GPUREDUCE_CUDA(cudaMemset(out_ours.get(), 0xA5, 32));
-  GPUREDUCE_CUDA(cudaMemset(out_cub.get(), 0x5A, 32));
+  // Poisoned on the timer's stream: a non-blocking stream does not wait for the null stream.
+  GPUREDUCE_CUDA(cudaMemsetAsync(out_ours.get(), 0xA5, 32, timer.stream()));
+  GPUREDUCE_CUDA(cudaMemsetAsync(out_cub.get(), 0x5A, 32, timer.stream()));
   ours(timer.stream());
   cub_run(timer.stream());
   GPUREDUCE_CUDA(cudaStreamSynchronize(timer.stream()));

@@ -170,7 +170,7 @@ TEST(test_record_sources, the_plan_counts_one_vector_per_record) {
 }
 
 // Arrays of records, read one per load or in vectors, take 6 waves of blocks from 16x L2; numbers
-// and their transforms one.
+// (complex ones too) and their transforms one.
 struct Twice {
   __host__ __device__ float operator()(float x) const { return 2 * x; }
 };
@@ -182,6 +182,8 @@ TEST(test_record_sources, records_take_several_waves) {
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float3>, Op>().grid_waves), 6u);
   EXPECT_EQ((detail::reduce_tuning<int, ShiftedSource<Rgba>, Op>().grid_waves), 6u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float, Twice>, Op>().waves_min_l2), 0u);
+  using Complex = cuda::std::complex<float>;
+  EXPECT_EQ((detail::reduce_tuning<Complex, ArraySource<Complex>, UserOp<cuda::std::plus<>, Complex>>().waves_min_l2), 0u);
   EXPECT_EQ((detail::reduce_tuning<std::int64_t, ArraySource<int>, Sum>().waves_min_l2), 0u);
 }
 

@@ -91,6 +91,9 @@ class DeviceInput {
     EXPECT_EQ(cudaMalloc(&base_, (h.size() + offset + 1) * sizeof(T) + offset_bytes), cudaSuccess);
     ptr_ = reinterpret_cast<T*>(static_cast<unsigned char*>(base_) + offset * sizeof(T) + offset_bytes);
     if (!h.empty()) EXPECT_EQ(cudaMemcpy(ptr_, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+    // A copy from pageable memory may return before its DMA lands, and streams created
+    // non-blocking do not wait for it: the input is whole before any stream reads it.
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   }
   ~DeviceInput() { cudaFree(base_); }
   DeviceInput(const DeviceInput&) = delete;
@@ -133,6 +136,7 @@ R run_to_host(Call&& call) {
   R* d = nullptr;
   EXPECT_EQ(cudaMalloc(&d, sizeof(R)), cudaSuccess);
   EXPECT_EQ(cudaMemset(d, 0xA5, sizeof(R)), cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the poison lands first on any stream the call uses
   call(d);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   R r;

@@ -26,8 +26,10 @@ TEST(test_graphs, graph_capture_replays_on_new_data) {
   GPUREDUCE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
   for (int replay = 0; replay < 3; ++replay) {
     h = random_input<std::int32_t>(n, seed + replay + 1);
-    GPUREDUCE_CHECK_CUDA(cudaMemcpy(const_cast<std::int32_t*>(d.get()), h.data(), n * 4, cudaMemcpyHostToDevice));
-    // On the graph's stream: a legacy-stream memset would not be ordered before the replay.
+    // On the graph's stream: a copy or memset on the legacy stream would not be ordered before the
+    // replay (a copy from pageable memory may even return before its DMA lands).
+    GPUREDUCE_CHECK_CUDA(
+        cudaMemcpyAsync(const_cast<std::int32_t*>(d.get()), h.data(), n * 4, cudaMemcpyHostToDevice, s));
     GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(out, 0xA5, sizeof(std::int64_t), s));
     GPUREDUCE_CHECK_CUDA(cudaGraphLaunch(exec, s));
     GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));
@@ -85,6 +87,7 @@ TEST(test_graphs, graphs_of_two_captures_replay_concurrently_and_give_slots_back
   std::int64_t* out = nullptr;
   GPUREDUCE_CHECK_CUDA(cudaMalloc(&out, 2 * rounds * sizeof(std::int64_t)));
   GPUREDUCE_CHECK_CUDA(cudaMemset(out, 0xA5, 2 * rounds * sizeof(std::int64_t)));
+  GPUREDUCE_CHECK_CUDA(cudaDeviceSynchronize());  // the streams below do not wait for the null stream
   cudaGraph_t graph[2][rounds];
   cudaGraphExec_t exec[2][rounds];
   for (int g = 0; g < 2; ++g)

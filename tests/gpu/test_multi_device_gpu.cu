@@ -43,8 +43,9 @@ TEST(test_multi_device, each_device_reduces_from_its_own_threads) {
       cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
       cudaMalloc(&d, h.size() * sizeof(std::int32_t));
       cudaMalloc(&out, 2 * rounds * sizeof(std::int64_t));
-      cudaMemcpy(d, h.data(), h.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice);
-      cudaMemsetAsync(out, 0xA5, 2 * rounds * sizeof(std::int64_t), s);  // poison, ordered before the sums
+      // Input and poison on the stream, ordered before the sums.
+      cudaMemcpyAsync(d, h.data(), h.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice, s);
+      cudaMemsetAsync(out, 0xA5, 2 * rounds * sizeof(std::int64_t), s);
       for (int r = 0; r < rounds; ++r)
         for (int k = 0; k < 2; ++k)
           if (!try_reduce(d, sizes[k], out + 2 * r + k, Sum{}, s)) ++failures[t];
@@ -90,6 +91,7 @@ TEST(test_multi_device, the_streams_device_reduces_and_refuses_memory_out_of_rea
     GPUREDUCE_CHECK_CUDA(cudaMalloc(&out1, sizeof(std::int64_t)));
     GPUREDUCE_CHECK_CUDA(cudaMalloc(&ws1, workspace_bytes));
     GPUREDUCE_CHECK_CUDA(cudaMemset(ws1, 0, workspace_bytes));
+    GPUREDUCE_CHECK_CUDA(cudaDeviceSynchronize());  // stream1 does not wait for the null stream
     GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&stream1, cudaStreamNonBlocking));
     GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
     DeviceInput<std::int32_t> in0(h, 3);

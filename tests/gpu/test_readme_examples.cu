@@ -196,10 +196,11 @@ TEST(test_readme_examples, graph_and_workspace) {
   cudaGraphLaunch(exec, stream);
 
   // A workspace of your own (zero it once): to keep allocation out of the first call, or for two
-  // executable graphs of one captured graph replayed at the same time.
+  // executable graphs of one captured graph replayed at the same time. Zero it on the stream that
+  // uses it: a non-blocking stream does not wait for a cudaMemset on the null stream.
   void* ws;
   cudaMalloc(&ws, gpureduce::workspace_bytes);
-  cudaMemset(ws, 0, gpureduce::workspace_bytes);
+  cudaMemsetAsync(ws, 0, gpureduce::workspace_bytes, stream);
   gpureduce::Options opt;
   opt.workspace = ws;
   opt.workspace_size = gpureduce::workspace_bytes;

@@ -95,6 +95,7 @@ class DeviceMask {
   DeviceMask(const std::vector<std::uint8_t>& h, unsigned offset) {
     EXPECT_EQ(cudaMalloc(&base_, h.size() + 16), cudaSuccess);
     if (!h.empty()) EXPECT_EQ(cudaMemcpy(base_ + offset, h.data(), h.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // landed before any stream reads it (DeviceInput)
     ptr_ = reinterpret_cast<const bool*>(base_ + offset);
   }
   ~DeviceMask() { cudaFree(base_); }

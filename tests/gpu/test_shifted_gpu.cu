@@ -29,6 +29,7 @@ class ExactBuffer {
   T* at(std::size_t offset_bytes, const std::vector<T>& h) const {
     T* p = reinterpret_cast<T*>(static_cast<unsigned char*>(base_) + offset_bytes);
     if (!h.empty()) EXPECT_EQ(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // landed before any stream reads it (DeviceInput)
     return p;
   }
 

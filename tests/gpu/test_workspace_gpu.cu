@@ -130,7 +130,9 @@ TEST(test_workspace, eight_streams_from_four_threads) {
       for (int k = 0; k < streams_per_thread; ++k) {
         cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking);
         cudaMalloc(&d[k], n * sizeof(float));
-        cudaMemcpy(d[k], inputs[t * streams_per_thread + k].data(), n * sizeof(float), cudaMemcpyHostToDevice);
+        // On the stream that reads it: a legacy-stream copy is not ordered before it.
+        cudaMemcpyAsync(d[k], inputs[t * streams_per_thread + k].data(), n * sizeof(float), cudaMemcpyHostToDevice,
+                        s[k]);
       }
       for (int r = 0; r < rounds; ++r)
         for (int k = 0; k < streams_per_thread; ++k) sum(d[k], n, out + r * streams_per_thread + k, s[k]);

@@ -219,7 +219,8 @@ constexpr ReduceTuning reduce_tuning() {
                                                               : Tuning::value;
   constexpr bool element_work = Source::arrays == 1 && !plain_values_v<Source> && tree_flaggable<A, Op>;
   constexpr ReduceTuning t = element_work ? Tuning::with_element_work(by_op) : by_op;
-  constexpr bool records = Source::arrays == 1 && !is_element_v<typename Source::element_type>;
+  using T = typename Source::element_type;
+  constexpr bool records = Source::arrays == 1 && !is_element_v<T> && !is_complex_v<T>;
   return records ? Tuning::with_record_waves(t) : t;
 }
 

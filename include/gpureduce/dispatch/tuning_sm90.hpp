@@ -85,7 +85,7 @@ struct TuningSm90 {
     if (limit < t.single_block_max_bytes) t.single_block_max_bytes = limit;
     return t;
   }
-  // Arrays of records (structs, complex numbers; read in vectors or one per load) from 16x L2
+  // Arrays of records (structs read in vectors or one per load; not complex numbers) from 16x L2
   // (800 MB on an H100 or H200) run on 6 waves of resident blocks (3960 on 132 SMs at 5 blocks
   // per SM), not one: each block reads a sixth as much, and blocks that start as others finish
   // even out SMs whose loads come back later, where one wave waits for its slowest SM. The grid
@@ -100,7 +100,12 @@ struct TuningSm90 {
   // pairs of floats lose (H200 256 MB 1.034-1.040); 4 waves (2640) were within 1% of 6, 4096
   // blocks (a partial last wave) up to 2% behind on the H200. Sums of numbers stay on one wave: at
   // 1 to 4 GB 3960 blocks took 1.003-1.009 of the time on the H100 (int32, int8, float64), 0.992-
-  // 0.997 on the H200.
+  // 0.997 on the H200; complex<float> 2 GB 1.005-1.008 on the H100 (record_probe). Through the
+  // library, H100, tools/probes/record_probe.cu against a800104, two rounds (bench/results/
+  // *_records_2c10d3b_round*.txt), time at 2^26 / 2^28 records: two doubles from byte 8 0.963-0.966 /
+  // 0.930-0.931 (CUB's time over ours 0.967-0.971 -> 1.005-1.006, 0.931-0.933 -> 1.001-1.003), 20-
+  // byte records 0.978-0.979 / 0.984 (0.984 -> 1.006-1.008, 0.974 -> 0.990-0.991), two floats from
+  // byte 4 at 2^28 0.981-0.985, three doubles 0.985-0.992, two aligned doubles 0.988-0.990.
   static constexpr ReduceTuning with_record_waves(ReduceTuning t) {
     t.waves_min_l2 = 16;
     t.grid_waves = 6;
