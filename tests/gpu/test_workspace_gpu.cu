@@ -88,9 +88,11 @@ TEST(test_workspace, trim_workspace_frees_unheld_chunks) {
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
   auto& pool = current_pool();
-  std::vector<cudaStream_t> streams(2 * detail::slots_per_chunk);  // at least one chunk of their own
-  GridSums sums(seed, streams.size());
   const auto before = pool.counts();
+  // The free slots (of chunks other streams hold slots in), then two chunks of their own: the test
+  // holds wherever earlier tests left the pool (--gtest_repeat).
+  std::vector<cudaStream_t> streams(before.free + 2 * detail::slots_per_chunk);
+  GridSums sums(seed, streams.size());
   for (std::size_t i = 0; i < streams.size(); ++i) {
     GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
     sums.run(streams[i], i);
