@@ -11,6 +11,7 @@
 
 #include "../../src/bench/timer.hpp"
 #include "probe_setup.cuh"
+#include "small_records.cuh"
 
 #include <cstdint>
 #include <cstdio>
@@ -20,38 +21,16 @@ namespace {
 
 using u64 = unsigned long long;
 
-struct Point {
-  double x, y, z;
-};
-struct Pixel {
-  std::uint8_t r, g, b;
-};
-struct Doubles {  // 16 bytes, 8-byte aligned
-  double a, b;
-};
-struct Floats {  // 8 bytes, 4-byte aligned
-  float a, b;
-};
-struct Five {  // 20 bytes
-  float v[5];
-};
 struct Fields {  // in double: exact sums of ones at every size
   __host__ __device__ double operator()(const Point& p) const { return p.x + p.y + p.z; }
   __host__ __device__ double operator()(const Doubles& d) const { return d.a + d.b; }
-  __host__ __device__ double operator()(const Floats& f) const { return double(f.a) + f.b; }
+  __host__ __device__ double operator()(const Pair& f) const { return double(f.a) + f.b; }
   __host__ __device__ double operator()(const Five& f) const {
     return double(f.v[0]) + f.v[1] + f.v[2] + f.v[3] + f.v[4];
   }
   __host__ __device__ double operator()(float3 f) const { return double(f.x) + f.y + f.z; }
   __host__ __device__ std::int64_t operator()(Pixel p) const { return p.r + 2 * p.g + p.b; }
 };
-
-// Zeros and ones, one in 64 a one: sums exact in any order.
-template <class T>
-__global__ void fill(T* p, u64 n) {
-  for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += u64(gridDim.x) * blockDim.x)
-    p[i] = T(((i * 0x9E3779B97F4A7C15ull) >> 58) == 0);
-}
 
 }  // namespace
 
@@ -104,10 +83,10 @@ int main() {
       std::fflush(stdout);
     }
   };
-  const auto floats = [&](u64 b) { fill<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
-  const auto doubles = [&](u64 b) { fill<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
-  const auto bytes = [&](u64 b) { fill<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
-  const auto ints = [&](u64 b) { fill<int><<<1024, 256, 0, s>>>(reinterpret_cast<int*>(in.get()), b / 4); };
+  const auto floats = [&](u64 b) { fill_sparse_ones<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
+  const auto doubles = [&](u64 b) { fill_sparse_ones<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
+  const auto bytes = [&](u64 b) { fill_sparse_ones<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
+  const auto ints = [&](u64 b) { fill_sparse_ones<int><<<1024, 256, 0, s>>>(reinterpret_cast<int*>(in.get()), b / 4); };
   // A record type read from `offset` bytes into the buffer, summed as Fields says.
   const auto records = [&]<class R, class Acc>(const char* name, std::size_t offset, auto fill_input) {
     const auto* p = reinterpret_cast<const R*>(in.get() + offset);
@@ -121,38 +100,27 @@ int main() {
          });
   };
   records.operator()<Doubles, double>("pair of doubles from byte 8 (per load)", 8, doubles);
-  records.operator()<Floats, double>("pair of floats from byte 4 (per load)", 4, floats);
+  records.operator()<Pair, double>("pair of floats from byte 4 (per load)", 4, floats);
   records.operator()<Five, double>("5 floats (20 B, per load)", 0, floats);
   records.operator()<Doubles, double>("pair of doubles from byte 0 (vectors)", 0, doubles);
   records.operator()<float3, double>("float3 (vectors)", 0, floats);
   records.operator()<Point, double>("point, 3 doubles (vectors)", 0, doubles);
   records.operator()<Pixel, std::int64_t>("3-byte pixel (vectors)", 0, bytes);
-  const auto* i32 = reinterpret_cast<const int*>(in.get());
-  rows("int32 sum", 4, 8, ints,
-       [&](u64 n, void* o, const gpureduce::Options& opt) {
-         gpureduce::reduce(i32, n, static_cast<std::int64_t*>(o), gpureduce::Sum{}, s, opt);
-       },
-       [&](void* t, std::size_t& b, u64 n, void* o) {
-         return cub::DeviceReduce::TransformReduce(t, b, i32, static_cast<std::int64_t*>(o), std::int64_t(n),
-                                                   cuda::std::plus<>{}, cuda::std::identity{}, std::int64_t(0), s);
-       });
-  const auto* i8 = reinterpret_cast<const std::int8_t*>(in.get());
-  rows("int8 sum", 1, 8, bytes,
-       [&](u64 n, void* o, const gpureduce::Options& opt) {
-         gpureduce::reduce(i8, n, static_cast<std::int64_t*>(o), gpureduce::Sum{}, s, opt);
-       },
-       [&](void* t, std::size_t& b, u64 n, void* o) {
-         return cub::DeviceReduce::TransformReduce(t, b, i8, static_cast<std::int64_t*>(o), std::int64_t(n),
-                                                   cuda::std::plus<>{}, cuda::std::identity{}, std::int64_t(0), s);
-       });
-  const auto* f64 = reinterpret_cast<const double*>(in.get());
-  rows("float64 sum", 8, 8, doubles,
-       [&](u64 n, void* o, const gpureduce::Options& opt) {
-         gpureduce::reduce(f64, n, static_cast<double*>(o), gpureduce::Sum{}, s, opt);
-       },
-       [&](void* t, std::size_t& b, u64 n, void* o) {
-         return cub::DeviceReduce::Sum(t, b, f64, static_cast<double*>(o), std::int64_t(n), s);
-       });
+  // A sum of numbers of type T into Acc, against CUB's Sum of them converted to Acc.
+  const auto number_sum = [&]<class T, class Acc>(const char* name, auto fill_input) {
+    const auto* p = reinterpret_cast<const T*>(in.get());
+    rows(name, sizeof(T), sizeof(Acc), fill_input,
+         [&](u64 n, void* o, const gpureduce::Options& opt) {
+           gpureduce::reduce(p, n, static_cast<Acc*>(o), gpureduce::Sum{}, s, opt);
+         },
+         [&](void* t, std::size_t& b, u64 n, void* o) {
+           return cub::DeviceReduce::TransformReduce(t, b, p, static_cast<Acc*>(o), std::int64_t(n),
+                                                     cuda::std::plus<>{}, cuda::std::identity{}, Acc{}, s);
+         });
+  };
+  number_sum.operator()<int, std::int64_t>("int32 sum", ints);
+  number_sum.operator()<std::int8_t, std::int64_t>("int8 sum", bytes);
+  number_sum.operator()<double, double>("float64 sum", doubles);
   const auto* f32 = reinterpret_cast<const float*>(in.get());
   rows("float32 argmax", 4, 16, floats,
        [&](u64 n, void* o, const gpureduce::Options& opt) {

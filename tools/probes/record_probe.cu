@@ -14,6 +14,7 @@
 
 #include "../../src/bench/timer.hpp"
 #include "probe_setup.cuh"
+#include "small_records.cuh"
 
 #include <cstdint>
 #include <cstdio>
@@ -27,44 +28,21 @@ using complex64 = cuda::std::complex<float>;
 struct Add3 {
   __host__ __device__ float3 operator()(float3 a, float3 b) const { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
 };
-struct Pixel {
-  std::uint8_t r, g, b;
-};
 struct Luma {
   __host__ __device__ std::int64_t operator()(Pixel p) const { return p.r + 2 * p.g + p.b; }
-};
-struct Point {
-  double x, y, z;
 };
 struct Coordinates {
   __host__ __device__ double operator()(const Point& p) const { return p.x + p.y + p.z; }
 };
-struct Doubles {  // 16 bytes, 8-byte aligned
-  double a, b;
-};
 struct Both {
   __host__ __device__ double operator()(const Doubles& d) const { return d.a + d.b; }
 };
-struct Floats {  // 8 bytes, 4-byte aligned
-  float a, b;
-};
-struct Five {  // 20 bytes: a vector of them would span 80 bytes, so always one per load
-  float v[5];
-};
 struct Fields {  // in double: exact sums of ones at every size
-  __host__ __device__ double operator()(const Floats& f) const { return double(f.a) + f.b; }
+  __host__ __device__ double operator()(const Pair& f) const { return double(f.a) + f.b; }
   __host__ __device__ double operator()(const Five& f) const {
     return double(f.v[0]) + f.v[1] + f.v[2] + f.v[3] + f.v[4];
   }
 };
-
-// Zeros and ones, one in 64 a one: the sums (below 2^24 in every float component) are exact in any
-// order, so gpureduce and CUB agree bit for bit.
-template <class T>
-__global__ void fill(T* p, u64 n) {
-  for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += u64(gridDim.x) * blockDim.x)
-    p[i] = T(((i * 0x9E3779B97F4A7C15ull) >> 58) == 0);
-}
 
 }  // namespace
 
@@ -110,11 +88,11 @@ int main() {
   const auto* pt = reinterpret_cast<const Point*>(in.get());
   const auto* dd = reinterpret_cast<const Doubles*>(in.get() + 8);  // 8 bytes into a 16-byte word
   const auto* da = reinterpret_cast<const Doubles*>(in.get());      // 16-byte aligned
-  const auto* fp = reinterpret_cast<const Floats*>(in.get() + 4);   // 4 bytes into an 8-byte word
+  const auto* fp = reinterpret_cast<const Pair*>(in.get() + 4);   // 4 bytes into an 8-byte word
   const auto* f5 = reinterpret_cast<const Five*>(in.get());
-  const auto floats = [&](u64 b) { fill<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
-  const auto bytes = [&](u64 b) { fill<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
-  const auto doubles = [&](u64 b) { fill<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
+  const auto floats = [&](u64 b) { fill_sparse_ones<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
+  const auto bytes = [&](u64 b) { fill_sparse_ones<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
+  const auto doubles = [&](u64 b) { fill_sparse_ones<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
   for (u64 n = u64(1) << 10; n <= max_n; n <<= 2) {
     row("complex<float> sum (8 B, vectors)", n, 8, 8, floats,
         [&](void* o) { gpureduce::reduce(c, n, static_cast<complex64*>(o), cuda::std::plus<>{}, complex64{}, s); },

@@ -1,6 +1,7 @@
-// What the probes of records off 16-byte boundaries share (shifted_probe.cu, crossover_probe.cu):
-// records whose address need not reach one, and a fill of small integers, whose sums are exact in
-// any order (so two kernels, or gpureduce and CUB, agree bit for bit).
+// What the probes of records share (record_probe.cu, grid_waves_probe.cu, shifted_probe.cu,
+// crossover_probe.cu): records, some of them of an alignment whose address need not reach a
+// 16-byte boundary, and fills whose sums are exact in any order (so two kernels, or gpureduce and
+// CUB, agree bit for bit).
 #pragma once
 
 #include <cstdint>
@@ -14,9 +15,25 @@ struct Pair {  // 8 bytes, 4-byte aligned
 struct Rgba {  // 4 bytes, 1-byte aligned
   std::uint8_t r, g, b, a;
 };
+struct Pixel {  // 3 bytes: vectors of 48
+  std::uint8_t r, g, b;
+};
+struct Point {  // 24 bytes: vectors of 48
+  double x, y, z;
+};
+struct Five {  // 20 bytes: a vector of them would span 80 bytes, so always one per load
+  float v[5];
+};
 
 template <class T>
 __global__ void fill_small(T* p, unsigned long long n) {
   for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += gridDim.x * 1ull * blockDim.x)
     p[i] = T(int((i * 0x9E3779B97F4A7C15ull) >> 61) - 3);
+}
+
+// Zeros and ones, one in 64 a one: sums exact in any order (below 2^24 in every float component).
+template <class T>
+__global__ void fill_sparse_ones(T* p, unsigned long long n) {
+  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += gridDim.x * 1ull * blockDim.x)
+    p[i] = T(((i * 0x9E3779B97F4A7C15ull) >> 58) == 0);
 }
