@@ -88,7 +88,8 @@ struct TuningSm90 {
   // Arrays of records (structs read in vectors or one per load; not complex numbers) from 16x L2
   // (800 MB on an H100 or H200) run on 6 waves of resident blocks (3960 on 132 SMs at 5 blocks
   // per SM), not one: each block reads a sixth as much, and blocks that start as others finish
-  // even out SMs whose loads come back later, where one wave waits for its slowest SM. The grid
+  // even out SMs whose loads come back later, where one wave waits for its slowest SM (CUB's first
+  // pass runs up to 5 waves, cub/util_arch.cuh subscription_factor). The grid
   // kernel forced to several sizes, each against the one-wave grid in one run (tools/probes/
   // grid_waves_probe.cu), time over one wave's at 512 MB / 1 GB / 4 GB, 3960 blocks; H100
   // (bench/results/*_waves_experiment_a800104.txt): two doubles 8 bytes past a 16-byte boundary
