@@ -33,8 +33,20 @@ struct Doubles {  // 16 bytes, 8-byte aligned
 struct alignas(16) Ints8 {  // 32 bytes: vectors of two 16-byte words
   int v[8];
 };
-struct Five {
+struct Five {  // 5 bytes, 1-byte aligned: vectors of 16 (80 bytes)
   std::uint8_t b[5];
+};
+struct Shorts5 {  // 10 bytes, 2-byte aligned: vectors of 8 (80 bytes)
+  std::uint16_t v[5];
+};
+struct Chars20 {  // 20 bytes, 1-byte aligned: vectors of 4 (80 bytes) from a multiple of 4
+  char c[20];
+};
+struct Floats5 {  // 20 bytes, 4-byte aligned: one per load (a vector of 80 bytes was slower)
+  float v[5];
+};
+struct Bytes7 {  // 7 bytes: a vector would span 112 bytes
+  std::uint8_t b[7];
 };
 struct Rgba {  // 4 bytes, 1-byte aligned
   std::uint8_t r, g, b, a;
@@ -93,7 +105,11 @@ TEST(test_record_sources, which_records_are_read_in_vectors) {
   expect_vectors_from<Longs4>(16, Read::shifted);  // vectors of two words
   expect_vectors_from<short3>(2);    // 6 bytes: vectors of 8 (48 bytes)
   expect_vectors_from<Ints8>(16);
-  expect_vectors_from<Five>(0);      // a vector would span 80 bytes
+  expect_vectors_from<Five>(1);      // 80 bytes: narrow records only
+  expect_vectors_from<Shorts5>(2);
+  expect_vectors_from<Chars20>(4, Read::shifted);
+  expect_vectors_from<Floats5>(0);
+  expect_vectors_from<Bytes7>(0);
 }
 
 static_assert(Vector<Pixel>::size == 16 && sizeof(Vector<Pixel>) == 48);
@@ -101,6 +117,8 @@ static_assert(Vector<float3>::size == 4 && sizeof(Vector<float3>) == 48);
 static_assert(Vector<Point>::size == 2 && sizeof(Vector<Point>) == 48);
 static_assert(Vector<short3>::size == 8 && Vector<Ints8>::size == 1 && sizeof(Vector<Ints8>) == 32);
 static_assert(Vector<cuda::std::complex<float>>::size == 2 && sizeof(Vector<float>) == 16);
+static_assert(Vector<Five>::size == 16 && Vector<Shorts5>::size == 8 && Vector<Chars20>::size == 4 &&
+              sizeof(Vector<Chars20>) == 80);
 static_assert(vector_span_bytes(1) == 16 && vector_span_bytes(8) == 16 && vector_span_bytes(16) == 16 &&
               vector_span_bytes(3) == 48 && vector_span_bytes(12) == 48 && vector_span_bytes(24) == 48 &&
               vector_span_bytes(32) == 32 && vector_span_bytes(20) == 80);
@@ -121,12 +139,13 @@ static_assert(requires(const float3* in, IndexedValue<float>* out) {
   try_transform_reduce(in, 1, out, Norm2{}, ArgMax{});
 });
 
-// Vectors of records that span 48 bytes, from every address a record may have: the head is the
-// fewest records that reach a 16-byte boundary, then whole vectors, then a tail shorter than one.
+// Vectors of records that span 48 or 80 bytes, from every address a record may have (of the
+// records' gcd with 16): the head is the fewest records that reach a 16-byte boundary, then whole
+// vectors, then a tail shorter than one.
 TEST(test_record_sources, wide_vectors_start_at_the_first_aligned_record) {
-  for (const unsigned elem : {3u, 12u, 24u}) {
-    const unsigned align = elem == 3 ? 1 : elem == 12 ? 4 : 8;
-    const std::uint64_t per_vec = 48 / elem;
+  for (const unsigned elem : {3u, 12u, 24u, 5u, 10u, 20u}) {
+    const unsigned align = elem == 3 || elem == 5 ? 1 : elem == 10 ? 2 : elem == 24 ? 8 : 4;
+    const std::uint64_t per_vec = vector_span_bytes(elem) / elem;
     for (std::uint64_t addr = 0x1000; addr < 0x1000 + 64; addr += align)
       for (const std::uint64_t n : {0ull, 1ull, 5ull, 15ull, 16ull, 47ull, 1000ull, 1001ull}) {
         SCOPED_TRACE("elem " + std::to_string(elem) + " addr " + std::to_string(addr) + " n " + std::to_string(n));
@@ -143,9 +162,9 @@ TEST(test_record_sources, wide_vectors_start_at_the_first_aligned_record) {
 }
 
 TEST(test_record_sources, a_record_source_has_no_scalar_edges) {
-  alignas(16) static const Five fives[8]{};
+  alignas(16) static const Floats5 fives[8]{};
   for (const std::uint64_t n : {0ull, 1ull, 7ull}) {
-    const VectorSplit s = RecordSource<Five>{fives + 1, {}}.split(n);
+    const VectorSplit s = RecordSource<Floats5>{fives + 1, {}}.split(n);
     EXPECT_EQ(s.head, 0u);
     EXPECT_EQ(s.vectors, n);
     EXPECT_EQ(s.tail, 0u);
@@ -156,7 +175,7 @@ TEST(test_record_sources, a_record_source_has_no_scalar_edges) {
 // head, and one block up to the one-block limit in vectors (dispatch tunes it as 16-byte elements:
 // 2048 records, one batch of the one-block kernel).
 TEST(test_record_sources, the_plan_counts_one_vector_per_record) {
-  using Source = RecordSource<Five>;
+  using Source = RecordSource<Floats5>;
   constexpr ReduceTuning t = detail::reduce_tuning<int, Source, UserOp<cuda::std::plus<int>, int>>();
   const std::uint64_t one_block_records = t.single_block_max_bytes / Source::split_bytes;
   EXPECT_EQ(one_block_records, 2048u);
@@ -171,26 +190,23 @@ TEST(test_record_sources, the_plan_counts_one_vector_per_record) {
 
 // Arrays of records, read one per load or in vectors, take 6 waves of blocks from 16x L2; numbers
 // (complex ones too) and their transforms one.
-struct Twice {
-  __host__ __device__ float operator()(float x) const { return 2 * x; }
-};
 TEST(test_record_sources, records_take_several_waves) {
   using Op = UserOp<cuda::std::plus<int>, int>;
-  constexpr ReduceTuning per_load = detail::reduce_tuning<int, RecordSource<Five>, Op>();
+  constexpr ReduceTuning per_load = detail::reduce_tuning<int, RecordSource<Floats5>, Op>();
   EXPECT_EQ(per_load.waves_min_l2, 16u);
   EXPECT_EQ(per_load.grid_waves, 6u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float3>, Op>().grid_waves), 6u);
   EXPECT_EQ((detail::reduce_tuning<int, ShiftedSource<Rgba>, Op>().grid_waves), 6u);
-  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float, Twice>, Op>().waves_min_l2), 0u);
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float, cuda::std::negate<float>>, Op>().waves_min_l2), 0u);
   using Complex = cuda::std::complex<float>;
   EXPECT_EQ((detail::reduce_tuning<Complex, ArraySource<Complex>, UserOp<cuda::std::plus<>, Complex>>().waves_min_l2), 0u);
   EXPECT_EQ((detail::reduce_tuning<std::int64_t, ArraySource<int>, Sum>().waves_min_l2), 0u);
 }
 
 // One block reads at most one of its batches where each value costs more than an operator (a
-// transform, a record's fields): 32 KB, 24 KB in vectors of 48 bytes, 16 KB of 1-byte elements.
-// Plain numbers keep their operator's limit, and so do accumulators the grid hands over with a
-// ticket (its hand-off costs more).
+// transform, a record's fields): 32 KB, 24 KB in vectors of 48 bytes, 40 KB in vectors of 80,
+// 16 KB of 1-byte elements. Plain numbers keep their operator's limit, and so do accumulators the
+// grid hands over with a ticket (its hand-off costs more).
 TEST(test_record_sources, values_with_work_leave_one_block_after_a_batch) {
   using Add = UserOp<cuda::std::plus<std::int64_t>, std::int64_t>;
   // Any transform but Identity counts; which one does not matter to the plan.
@@ -208,6 +224,7 @@ TEST(test_record_sources, values_with_work_leave_one_block_after_a_batch) {
   EXPECT_EQ(one_block_bytes(std::int64_t{}, ArraySource<Rgba>{}, Add{}), 32 * kb);
   EXPECT_EQ(one_block_bytes(std::int64_t{}, ShiftedSource<Rgba>{}, Add{}), 32 * kb);
   EXPECT_EQ(one_block_bytes(std::int64_t{}, ArraySource<Pixel>{}, Add{}), 24 * kb);
+  EXPECT_EQ(one_block_bytes(std::int64_t{}, ArraySource<Shorts5>{}, Add{}), 40 * kb);
   // argmax of transformed values: the batch, below the operator's own 56 KB.
   EXPECT_EQ(one_block_bytes(IndexedValue<float>{}, ArraySource<float, Negate>{}, ArgMax{}), 32 * kb);
   // Accumulators handed over with the ticket (float3) keep theirs: the grid costs more.
@@ -233,7 +250,7 @@ void expect_loads_inside(const VectorSplit& s, std::uint64_t addr, std::uint64_t
 }
 
 TEST(test_record_sources, shifted_vectors_load_only_the_array) {
-  for (const unsigned elem : {1u, 2u, 4u, 8u, 16u, 3u, 6u, 12u, 24u, 32u}) {
+  for (const unsigned elem : {1u, 2u, 4u, 8u, 16u, 3u, 6u, 12u, 24u, 32u, 5u, 10u, 20u}) {
     const unsigned per_vec = vector_span_bytes(elem) / elem;
     for (std::uint64_t addr = 0x1001; addr < 0x1010; ++addr)
       for (const std::uint64_t n : {0ull, 1ull, 2ull, 15ull, 16ull, 17ull, 47ull, 48ull, 49ull, 100ull, 1001ull}) {

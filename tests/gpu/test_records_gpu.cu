@@ -67,8 +67,8 @@ struct FieldSum {  // to a number: summed in int64
     return t;
   }
 };
-// Records whose vectors would span 80 bytes, read one per load (agent/sources.cuh, RecordSource),
-// in words of their alignment: 5 int8, 5 int16, 5 int32, 5 int64, and 20 int32 of 16-byte alignment.
+// Records of fields: 5 int8 or int16 (and 20 int8) read in vectors of 80 bytes; 5 int32, 5 int64,
+// 7 int8, 7 int16 and 20 int32 of 16-byte alignment one per load (agent/sources.cuh, vector_fits_v).
 template <class F, int N, std::size_t Align = alignof(F)>
 struct alignas(Align) Fields {
   F v[N];
@@ -238,9 +238,10 @@ TEST(test_records, records_with_functors_and_transforms) {
   }
 }
 
+// Sums of the fields of n random records R from `offset_bytes` past a 16-byte boundary, exact
+// under each kernel.
 template <class R>
-void check_fields_one_per_load(std::uint64_t n, std::uint64_t seed) {
-  static_assert(!vector_fits_v<R>, "read one per load");
+void check_field_sums(std::uint64_t n, std::uint64_t seed, unsigned offset_bytes = 0) {
   std::mt19937_64 rng(seed);
   std::vector<R> h(n);
   using F = std::remove_cvref_t<decltype(h[0].v[0])>;
@@ -250,10 +251,10 @@ void check_fields_one_per_load(std::uint64_t n, std::uint64_t seed) {
       x = F(std::int64_t(rng()) >> 30);  // narrower fields take the low bits
       want += std::int64_t(x);
     }
-  const DeviceInput<R> d(h, 1);
+  const DeviceInput<R> d(h, 0, offset_bytes);
   each_kernel([&](const Options& opt, const std::string& how) {
     SCOPED_TRACE(how + ", " + std::to_string(sizeof(R)) + "-byte records of " + std::to_string(alignof(R)) +
-                 "-byte alignment");
+                 "-byte alignment from byte " + std::to_string(offset_bytes));
     EXPECT_EQ(run_to_host<std::int64_t>(
                   [&](std::int64_t* o) { transform_reduce(d.get(), n, o, FieldSum{}, Sum{}, nullptr, opt); }),
               want);
@@ -265,18 +266,40 @@ TEST(test_records, records_one_per_load_in_words_of_their_alignment) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  static_assert(!vector_fits_v<Fields<std::int8_t, 7>> && !vector_fits_v<Fields<std::int16_t, 7>> &&
+                !vector_fits_v<Fields<std::int32_t, 5>> && !vector_fits_v<Fields<std::int64_t, 5>> &&
+                !vector_fits_v<Fields<std::int32_t, 20, 16>>);
   for (const std::uint64_t n : {0ull, 1ull, 33ull, 3001ull, 65537ull, 300001ull}) {
     SCOPED_TRACE("n=" + std::to_string(n));
-    check_fields_one_per_load<Fields<std::int8_t, 5>>(n, seed + n);
-    check_fields_one_per_load<Fields<std::int16_t, 5>>(n, seed + n + 1);
-    check_fields_one_per_load<Fields<std::int32_t, 5>>(n, seed + n + 2);
-    check_fields_one_per_load<Fields<std::int64_t, 5>>(n, seed + n + 3);
-    check_fields_one_per_load<Fields<std::int32_t, 20, 16>>(n, seed + n + 4);
+    check_field_sums<Fields<std::int8_t, 7>>(n, seed + n, 16 + 1);
+    check_field_sums<Fields<std::int16_t, 7>>(n, seed + n + 1, 16 + 2);
+    check_field_sums<Fields<std::int32_t, 5>>(n, seed + n + 2, 16 + 4);
+    check_field_sums<Fields<std::int64_t, 5>>(n, seed + n + 3, 16 + 8);
+    check_field_sums<Fields<std::int32_t, 20, 16>>(n, seed + n + 4, 16);
+  }
+}
+
+// Records of 1- and 2-byte alignment whose vectors span 80 bytes: 5 int8 fields from bytes 0 to 3
+// and 5 int16 from bytes 0 and 2 (aligned vectors after a scalar head), 20 int8 from bytes 0 to 3
+// (from byte 4 aligned, from the others in shifted vectors: thread/shifted_load.cuh).
+TEST(test_records, narrow_records_in_vectors_of_80_bytes) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  static_assert(Vector<Fields<std::int8_t, 5>>::size == 16 && Vector<Fields<std::int16_t, 5>>::size == 8 &&
+                Vector<Fields<std::int8_t, 20>>::size == 4);
+  for (const std::uint64_t n : {0ull, 1ull, 15ull, 17ull, 3001ull, 65537ull, 300001ull}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    for (const unsigned offset : {0u, 1u, 2u, 3u}) {
+      check_field_sums<Fields<std::int8_t, 5>>(n, seed + n + offset, offset);
+      check_field_sums<Fields<std::int8_t, 20>>(n, seed + n + offset + 4, offset);
+    }
+    for (const unsigned offset : {0u, 2u}) check_field_sums<Fields<std::int16_t, 5>>(n, seed + n + offset + 8, offset);
   }
 }
 
 // From 16x the L2 size records read one per load take grids of several waves (dispatch/
-// tuning_sm90.hpp, with_record_loads): 20-byte records from one record past a 16-byte boundary,
+// tuning_sm90.hpp, with_record_waves): 20-byte records from one record past a 16-byte boundary,
 // summed by field under the library's plan with either L2 policy, exact. Its own suite, out of
 // tools/sanitize.sh's filter: a gigabyte is slow under the sanitizers.
 TEST(test_record_waves, records_from_sixteen_times_l2_sum_exactly) {

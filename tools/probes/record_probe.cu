@@ -6,6 +6,10 @@
 // boundary, and from 8 bytes past one a record per load (agent/sources.cuh, RecordSource), as a
 // pair of floats 4 bytes past an 8-byte boundary and 20-byte records from any address. Each
 // result is compared with CUB's. Run by `tools/device-run COMMIT records`.
+//   record_probe [SIZES [FILTER]]
+// SIZES: record counts, comma-separated, each a number or 2^k (empty or left out: 2^10 to 2^28 in
+// steps of 4x); FILTER: only the rows whose name contains one of its |-separated parts (RECORD_SIZES and
+// RECORD_ONLY in device-run).
 #include <gpureduce/gpureduce.cuh>
 
 #include <cub/device/device_reduce.cuh>
@@ -18,7 +22,10 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -39,20 +46,63 @@ struct Both {
 };
 struct Fields {  // in double: exact sums of ones at every size
   __host__ __device__ double operator()(const Pair& f) const { return double(f.a) + f.b; }
-  __host__ __device__ double operator()(const Five& f) const {
-    return double(f.v[0]) + f.v[1] + f.v[2] + f.v[3] + f.v[4];
+  template <class R>
+  __host__ __device__ double operator()(const R& r) const {
+    double t = 0;
+    for (const auto x : r.v) t += double(x);
+    return t;
   }
 };
 
+// "2^k" or a number, each up to 2^28 (the buffer's size); exits with a message otherwise.
+std::vector<u64> parse_sizes(const char* list) {
+  std::vector<u64> sizes;
+  for (const char* p = list; *p;) {
+    char* end = nullptr;
+    const bool power = p[0] == '2' && p[1] == '^';
+    const u64 v = std::strtoull(power ? p + 2 : p, &end, 10);
+    const u64 n = power ? (v < 64 ? u64(1) << v : 0) : v;
+    if (end == p || n == 0 || n > (u64(1) << 28) || (*end != ',' && *end != '\0')) {
+      std::fprintf(stderr, "record_probe: bad size list '%s' (counts up to 2^28, e.g. 2^20,3000000)\n", list);
+      std::exit(2);
+    }
+    sizes.push_back(n);
+    p = *end == ',' ? end + 1 : end;
+  }
+  return sizes;
+}
+
+std::string size_name(u64 n) {
+  return (n & (n - 1)) == 0 ? "2^" + std::to_string(__builtin_ctzll(n)) : std::to_string(n);
+}
+
+// Whether `name` contains one of the |-separated parts of `filter` (an empty filter: every name).
+bool wanted(const std::string& name, const std::string& filter) {
+  if (filter.empty()) return true;
+  for (std::size_t from = 0;;) {
+    const std::size_t bar = filter.find('|', from);
+    if (name.find(filter.substr(from, bar - from)) != std::string::npos) return true;
+    if (bar == std::string::npos) return false;
+    from = bar + 1;
+  }
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  std::vector<u64> sizes;
+  if (argc > 1 && argv[1][0] != '\0') {
+    sizes = parse_sizes(argv[1]);
+  } else {
+    for (u64 n = u64(1) << 10; n <= u64(1) << 28; n <<= 2) sizes.push_back(n);
+  }
+  const char* only = argc > 2 ? argv[2] : "";
   const ProbeSetup setup = probe_setup();
   const cudaStream_t s = setup.stream;
   gpureduce::GpuTimer timer(s, setup.l2_bytes);
   constexpr int reps = 20;
   const u64 max_n = u64(1) << 28;
-  gpureduce::DeviceBuffer<unsigned char> in(max_n * sizeof(Point));  // the largest input's bytes
+  gpureduce::DeviceBuffer<unsigned char> in(max_n * sizeof(Nine));  // the largest input's bytes
   gpureduce::DeviceBuffer<unsigned char> out_a(64), out_b(64), temp(64 << 20);
   GPUREDUCE_CUDA(cudaStreamSynchronize(s));
   std::printf("records, median us of %d samples each (gpureduce and CUB alternating), L2 flushed before each\n\n",
@@ -62,6 +112,7 @@ int main() {
   // One row: ours(out) and cub(temp, bytes, out) on the same input of n records of `record` bytes.
   const auto row = [&](const char* name, u64 n, std::size_t record, std::size_t result, auto fill_input, auto ours,
                        auto cub) {
+    if (!wanted(name, only)) return;
     fill_input(n * record);
     std::size_t bytes = 0;
     GPUREDUCE_CUDA(cub(nullptr, bytes, out_b.get(), s));
@@ -78,7 +129,7 @@ int main() {
     unsigned char ra[64], rb[64];
     GPUREDUCE_CUDA(cudaMemcpy(ra, out_a.get(), result, cudaMemcpyDeviceToHost));
     GPUREDUCE_CUDA(cudaMemcpy(rb, out_b.get(), result, cudaMemcpyDeviceToHost));
-    std::printf("| %s | 2^%d | %.2f | %.2f | %.3f | %.0f | %s |\n", name, __builtin_ctzll(n), a.median_ms * 1e3,
+    std::printf("| %s | %s | %.2f | %.2f | %.3f | %.0f | %s |\n", name, size_name(n).c_str(), a.median_ms * 1e3,
                 b.median_ms * 1e3, b.median_ms / a.median_ms, double(n * record) / (a.median_ms * 1e6),
                 std::memcmp(ra, rb, result) == 0 ? "yes" : "NO");
   };
@@ -90,10 +141,15 @@ int main() {
   const auto* da = reinterpret_cast<const Doubles*>(in.get());      // 16-byte aligned
   const auto* fp = reinterpret_cast<const Pair*>(in.get() + 4);   // 4 bytes into an 8-byte word
   const auto* f5 = reinterpret_cast<const Five*>(in.get());
+  const auto* b5 = reinterpret_cast<const Bytes5*>(in.get());
+  const auto* f7 = reinterpret_cast<const Seven*>(in.get());
+  const auto* b7 = reinterpret_cast<const Bytes7*>(in.get());
+  const auto* s5 = reinterpret_cast<const Shorts5*>(in.get());
+  const auto* f9 = reinterpret_cast<const Nine*>(in.get());
   const auto floats = [&](u64 b) { fill_sparse_ones<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
   const auto bytes = [&](u64 b) { fill_sparse_ones<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
   const auto doubles = [&](u64 b) { fill_sparse_ones<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
-  for (u64 n = u64(1) << 10; n <= max_n; n <<= 2) {
+  for (const u64 n : sizes) {
     row("complex<float> sum (8 B, vectors)", n, 8, 8, floats,
         [&](void* o) { gpureduce::reduce(c, n, static_cast<complex64*>(o), cuda::std::plus<>{}, complex64{}, s); },
         [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
@@ -140,12 +196,21 @@ int main() {
           return cub::DeviceReduce::TransformReduce(t, b, fp, static_cast<double*>(o), std::int64_t(n),
                                                     cuda::std::plus<>{}, Fields{}, 0.0, st);
         });
-    row("5 floats sum (20 B, records)", n, 20, 8, floats,
-        [&](void* o) { gpureduce::transform_reduce(f5, n, static_cast<double*>(o), Fields{}, gpureduce::Sum{}, s); },
-        [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
-          return cub::DeviceReduce::TransformReduce(t, b, f5, static_cast<double*>(o), std::int64_t(n),
-                                                    cuda::std::plus<>{}, Fields{}, 0.0, st);
-        });
+    // Records of fields summed in double, each `size` bytes at `p`.
+    const auto fields = [&](const char* name, const auto* p, std::size_t size, auto fill) {
+      row(name, n, size, 8, fill,
+          [&](void* o) { gpureduce::transform_reduce(p, n, static_cast<double*>(o), Fields{}, gpureduce::Sum{}, s); },
+          [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
+            return cub::DeviceReduce::TransformReduce(t, b, p, static_cast<double*>(o), std::int64_t(n),
+                                                      cuda::std::plus<>{}, Fields{}, 0.0, st);
+          });
+    };
+    fields("5 floats sum (20 B, records)", f5, 20, floats);
+    fields("5 bytes sum (5 B, records)", b5, 5, bytes);
+    fields("7 bytes sum (7 B, records)", b7, 7, bytes);
+    fields("5 shorts sum (10 B, records)", s5, 10, bytes);
+    fields("7 floats sum (28 B, records)", f7, 28, floats);
+    fields("9 floats sum (36 B, records)", f9, 36, floats);
   }
   return 0;
 }

@@ -21,8 +21,23 @@ struct Pixel {  // 3 bytes: vectors of 48
 struct Point {  // 24 bytes: vectors of 48
   double x, y, z;
 };
-struct Five {  // 20 bytes: a vector of them would span 80 bytes, so always one per load
+struct Five {  // 20 bytes: 4 of them span 80 bytes
   float v[5];
+};
+struct Bytes5 {  // 5 bytes of 1-byte alignment: 16 of them span 80 bytes
+  std::uint8_t v[5];
+};
+struct Bytes7 {  // 7 bytes of 1-byte alignment: 16 of them span 112 bytes
+  std::uint8_t v[7];
+};
+struct Shorts5 {  // 10 bytes of 2-byte alignment: 8 of them span 80 bytes
+  std::uint16_t v[5];
+};
+struct Seven {  // 28 bytes: 4 of them span 112 bytes
+  float v[7];
+};
+struct Nine {  // 36 bytes: 4 of them would span 144 bytes
+  float v[9];
 };
 
 template <class T>

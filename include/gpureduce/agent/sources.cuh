@@ -5,7 +5,7 @@
 // are in flight before any value is used). Arrays of records (structs) are read in vectors of
 // whole records where their address reaches a 16-byte boundary; otherwise in vectors shifted into
 // place from aligned words (ShiftedSource) or one per load (RecordSource), as shifts_records_v says;
-// records whose vector would span more than 64 bytes one per load.
+// records whose vector would span more than 64 bytes (80 for narrow ones) one per load.
 #pragma once
 
 #include <gpureduce/grid/vector_split.hpp>
@@ -78,17 +78,33 @@ template <class T>
 inline constexpr bool plain_values_v<ArraySource<T, Identity>> = is_element_v<T> || is_complex_v<T>;
 
 // Records are read as numbers are, in vectors with a scalar head and tail, where a vector spans at
-// most 64 bytes (sizes 1-4, 6, 8, 12, 16, 24, 32, 48, 64) and the array's address reaches a 16-byte
-// boundary within the first vector's records: an address that is a multiple of gcd(size, 16).
-// Every address a T may have is, where its alignment is at least that (reads_as_vectors_v:
-// cuda::std::complex<float>, float2, int4 in 16-byte vectors; float3, 3-byte pixels, three doubles
-// in 48). A struct of two floats (8 bytes, 4-byte aligned) or of two doubles (16, 8) is read in
-// aligned vectors from an address that is (a cudaMalloc'd array of them), one record per load
-// otherwise (RecordSource); a 4-byte pixel of 1-byte alignment from an odd address, in shifted
-// vectors (ShiftedSource, below). Sizes whose vector would span 80 bytes or more are read one
-// record per load.
+// most 64 bytes (sizes 1-4, 6, 8, 12, 16, 24, 32, 48, 64), or 80 for records of 1- and 2-byte
+// alignment (5, 10, 20, ...), and the array's address reaches a 16-byte boundary within the first
+// vector's records: an address that is a multiple of gcd(size, 16). Every address a T may have is,
+// where its alignment is at least that (reads_as_vectors_v: cuda::std::complex<float>, float2,
+// int4 in 16-byte vectors; float3, 3-byte pixels, three doubles in 48). A struct of two floats (8
+// bytes, 4-byte aligned) or of two doubles (16, 8) is read in aligned vectors from an address
+// that is (a cudaMalloc'd array of them), one record per load otherwise (RecordSource); a 4-byte
+// pixel of 1-byte alignment from an odd address, in shifted vectors (ShiftedSource, below). Other
+// sizes are read one record per load.
+//
+// Why 80 bytes only for narrow records: one record per load takes a load per field there, each of
+// a warp's covering a few sectors, and a thread keeps 4 records of 5 or 10 bytes in flight, not
+// the 64 bytes of numbers. H100, tools/probes/record_probe.cu, vectors of up to 128 bytes for
+// alignments below 4 against one per load, two rounds alternating (bench/results/
+// *_records_narrow_vectors_experiment_74583e1_round*.txt against *_records_74583e1_beside_narrow_
+// vectors_round*.txt), time in vectors over one per load: 5 int8 fields 2^12 0.94-0.96 (one block),
+// 2^16-2^19 1.02-1.06, 2^21 0.90-0.92, 2^22 0.85, 2^24 0.96-0.97, 2^26 0.81, 2^28 0.76 (CUB's time
+// over ours 0.97 -> 1.28); 5 int16 fields 2^12 0.94-0.95, 2^16-2^19 0.98-1.02, 2^22 0.93, 2^26
+// 0.95, 2^28 0.94 (0.97 -> 1.03). Vectors of 112 bytes (7 int8 fields) took 1.39-1.41x the time at
+// 2^24 (117 MB), and 28-byte records of floats 1.43x at 2^22, with evict-first loads (with plain
+// loads 0.99x there, but 1.04-1.15x the evict-first vectors' time elsewhere below 4x L2: *_records_
+// narrow_vectors_plain_words_experiment_74583e1_round*.txt); records of 4-byte alignment in vectors
+// of 80 bytes 1.03-1.06x from 2^18 up (5 floats; 2^28 1858 against 1778 us, *_records_vectors_to_
+// 128_experiment_74583e1_round*.txt), so those keep one record per load.
 template <class T>
-inline constexpr bool vector_fits_v = vector_span_bytes(sizeof(T)) <= 64;
+inline constexpr bool vector_fits_v =
+    vector_span_bytes(sizeof(T)) <= 64 || (vector_span_bytes(sizeof(T)) == 80 && alignof(T) < 4);
 template <class T>
 inline constexpr bool reads_as_vectors_v =
     vector_fits_v<T> && vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);

@@ -48,9 +48,9 @@ struct TuningSm90 {
   // 257 blocks slowed float16 sums at 2^16-2^19 by 5-7% (*_ab_combiner_one_slot_per_thread_
   // fb571a3_vs_0f005a7.txt).
   static constexpr std::uint64_t few_blocks_max_batches = 2048;
-  // Records whose vectors span more than 16 bytes (grid/vector_split.hpp: 32, 48 or 64) keep about
-  // as many bytes in flight per thread in fewer vectors: 2 of 32 bytes, 1 of 48 or 64 (32 and 64
-  // chosen by that count, not measured). For 48 bytes, H100,
+  // Records whose vectors span more than 16 bytes (grid/vector_split.hpp: 32, 48, 64 or 80) keep
+  // about as many bytes in flight per thread in fewer vectors: 2 of 32 bytes, 1 of 48, 64 or 80
+  // (32, 64 and 80 chosen by that count, not measured). For 48 bytes, H100,
   // tools/probes/record_probe.cu, one 48-byte vector per thread against two, each in one run
   // against CUB (bench/results/*_records_unroll1_4f0a584.txt, *_records_4f0a584.txt), us: float3
   // sum 2^14 5.79 / 6.34, 2^16 6.11 / 6.67; three doubles 2^12 4.70 / 5.31, 2^16 5.82 / 6.18
@@ -66,7 +66,7 @@ struct TuningSm90 {
                                       .few_blocks_max_batches = few_blocks_max_batches};
   // Values that cost more than a load and an operator each (a transform, a record's fields): one
   // block up to one of its batches (512 threads x single_unroll vectors: 32 KB, 24 KB for vectors
-  // of 48 bytes, 2048 records read one per load), 16 KB for elements of 1 byte, never above the
+  // of 48 bytes, 40 KB for 80, 2048 records read one per load), 16 KB for elements of 1 byte, never above the
   // operator's own limit. One SM does all of that work in one block; beyond a batch the grid
   // spreads it and is faster. Only where the grid's blocks hand over flagged partials (dispatch
   // decides): with the ticket (accumulators of 9-16 bytes but argmin/argmax) the grid costs about
