@@ -17,7 +17,58 @@
 
 namespace gpureduce {
 
-// EvictFirst: ld.global.cs, whose lines L2 evicts first; otherwise a plain load. A kernel template
+namespace detail {
+// One word of 1, 2, 4, 8 or 16 bytes of a record, kept in L1 (L1::evict_last) and evict-first in L2
+// (an evict-first cache policy): the loads of a record's other words, which cover the same sectors
+// across the warp's lanes, then find them in L1. With ld.global.cs (evict-first in L1 as well)
+// those sectors were gone before the last word's load came, where a grid of one wave streamed an
+// input of 2 to 4x L2 through L2 after the bench's flush: 36-byte records of floats at 2^22
+// (151 MB) took 74.4 us against CUB's 68.6. H100, tools/probes/record_probe.cu, two rounds against
+// 74583e1 (bench/results/*_records_l1_last_l2_first_experiment_74583e1_round*.txt against *_records_
+// 74583e1_beside_records_l1_last_l2_first_records_plain_round*.txt), time over .cs loads': those
+// 0.885-0.888 (CUB's time over ours 0.916-0.925 -> 1.041-1.046), 28-byte records at 2^22 0.980-
+// 0.981, the others 0.975-1.02 from 2^20 to 2^24 (up to 1.06 at 2^16, 0.2-0.3 us). Plain loads
+// (evict-normal in L2) fixed that row too, 0.873-0.878, but took 1.02-1.25x the time from 2^20 to
+// 2^23.
+template <class W>
+__device__ __forceinline__ W load_record_word(const W* p) {
+  std::uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  if constexpr (sizeof(W) == 16) {
+    uint4 w;
+    asm("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+        : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+        : "l"(p), "l"(policy));
+    W r;
+    __builtin_memcpy(&r, &w, sizeof r);
+    return r;
+  } else if constexpr (sizeof(W) == 8) {
+    static_assert(std::is_unsigned_v<W>);
+    unsigned long long w;
+    asm("ld.global.L1::evict_last.L2::cache_hint.u64 %0, [%1], %2;" : "=l"(w) : "l"(p), "l"(policy));
+    return W(w);
+  } else if constexpr (sizeof(W) == 4) {
+    static_assert(std::is_unsigned_v<W>);
+    unsigned w;
+    asm("ld.global.L1::evict_last.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(w) : "l"(p), "l"(policy));
+    return W(w);
+  } else {
+    static_assert(std::is_unsigned_v<W> && sizeof(W) <= 2);
+    unsigned short w;
+    if constexpr (sizeof(W) == 2)
+      asm("ld.global.L1::evict_last.L2::cache_hint.u16 %0, [%1], %2;" : "=h"(w) : "l"(p), "l"(policy));
+    else asm("ld.global.L1::evict_last.L2::cache_hint.u8 %0, [%1], %2;" : "=h"(w) : "l"(p), "l"(policy));
+    return W(w);
+  }
+}
+template <std::size_t Bytes>
+using unsigned_word_t = std::conditional_t<
+    Bytes == 1, std::uint8_t,
+    std::conditional_t<Bytes == 2, std::uint16_t, std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>>>;
+}  // namespace detail
+
+// EvictFirst: ld.global.cs, whose lines L2 evicts first (vectors of records spanning several
+// words: detail::load_record_word, above); otherwise a plain load. A kernel template
 // argument, not a runtime choice: each runtime choice measured slowed some kernels (A/B runs
 // against f7af4c8, bench/results/*_ab_*_vs_f7af4c8.txt). A C++ branch between the two loads made
 // the compiler keep two copies of the loop: int8 argmax twice as slow (aa3a2e6). Both loads
@@ -32,11 +83,22 @@ struct VectorLoad {
     if constexpr (sizeof(V) > 16) {
       // A vector of records spanning several 16-byte words (grid/vector_split.hpp): one load per
       // word, where the compiler might copy a struct of 1-byte-aligned records byte by byte.
+      // Evict-first ones kept in L1 as a record's words are (detail::load_record_word): the
+      // warp's loads of one word cover half of each sector that the next word's cover again.
+      // H100, record_probe, two rounds against 7127bf6 (bench/results/*_records_and_wide_
+      // vectors_l1_last_experiment_7127bf6_round*.txt against *_records_7127bf6_beside_records_
+      // and_wide_vectors_l1_last_records_l1_last_round*.txt, records' words alone in *_records_
+      // l1_last_experiment_7127bf6_round*.txt): 5-byte records (80-byte vectors) at 2^24
+      // 0.940-0.957 of ld.global.cs's time, where records' words alone gave 0.991-0.992; 48-byte
+      // vectors (float3, 3-byte pixels, 24-byte points) 0.996-1.014 from 2^22 up.
       constexpr unsigned words = sizeof(V) / 16;
       const auto* q = reinterpret_cast<const uint4*>(p);
       uint4 w[words];
 #pragma unroll
-      for (unsigned k = 0; k < words; ++k) w[k] = (*this)(q + k);
+      for (unsigned k = 0; k < words; ++k) {
+        if constexpr (EvictFirst) w[k] = detail::load_record_word(q + k);
+        else w[k] = q[k];
+      }
       V r;
       __builtin_memcpy(&r, w, sizeof r);
       return r;
@@ -53,37 +115,11 @@ struct VectorLoad {
 };
 using PlainLoad = VectorLoad<false>;
 
-namespace detail {
-// One word of 1, 2, 4 or 8 bytes, loaded evict-first (ld.global.cs).
-template <class W>
-__device__ __forceinline__ W load_evict_first(const W* p) {
-  static_assert(std::is_unsigned_v<W> && sizeof(W) <= 8);
-  if constexpr (sizeof(W) == 8) {
-    unsigned long long w;
-    asm("ld.global.cs.u64 %0, [%1];" : "=l"(w) : "l"(p));
-    return W(w);
-  } else if constexpr (sizeof(W) == 4) {
-    unsigned w;
-    asm("ld.global.cs.u32 %0, [%1];" : "=r"(w) : "l"(p));
-    return W(w);
-  } else {
-    unsigned short w;
-    if constexpr (sizeof(W) == 2) asm("ld.global.cs.u16 %0, [%1];" : "=h"(w) : "l"(p));
-    else asm("ld.global.cs.u8 %0, [%1];" : "=h"(w) : "l"(p));
-    return W(w);
-  }
-}
-template <std::size_t Bytes>
-using unsigned_word_t = std::conditional_t<
-    Bytes == 1, std::uint8_t,
-    std::conditional_t<Bytes == 2, std::uint16_t, std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>>>;
-}  // namespace detail
-
-// A record read whole, one per load (RecordSource in agent/sources.cuh), evict-first where the
-// kernel's vectors are: in words of its alignment (at most 16 bytes), as the compiler splits a
-// plain load of it.
+// A record read whole, one per load (RecordSource in agent/sources.cuh), evict-first in L2 where
+// the kernel's vectors are (detail::load_record_word): in words of its alignment (at most 16
+// bytes), as the compiler splits a plain load of it.
 template <bool EvictFirst, class T>
-__device__ __forceinline__ T load_record(const VectorLoad<EvictFirst>& load, const T* p) {
+__device__ __forceinline__ T load_record(const VectorLoad<EvictFirst>&, const T* p) {
   if constexpr (!EvictFirst) {
     return *p;
   } else {
@@ -92,10 +128,7 @@ __device__ __forceinline__ T load_record(const VectorLoad<EvictFirst>& load, con
     constexpr std::size_t words = sizeof(T) / align;
     W w[words];
 #pragma unroll
-    for (std::size_t k = 0; k < words; ++k) {
-      if constexpr (align == 16) w[k] = load(reinterpret_cast<const uint4*>(p) + k);
-      else w[k] = detail::load_evict_first(reinterpret_cast<const W*>(p) + k);
-    }
+    for (std::size_t k = 0; k < words; ++k) w[k] = detail::load_record_word(reinterpret_cast<const W*>(p) + k);
     T r;
     __builtin_memcpy(&r, w, sizeof r);
     return r;
