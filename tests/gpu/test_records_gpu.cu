@@ -298,6 +298,34 @@ TEST(test_records, narrow_records_in_vectors_of_80_bytes) {
   }
 }
 
+// Records of more than 8 bytes read one per load stay on 257 blocks up to 4096 batches (dispatch/
+// tuning_sm90.hpp, with_record_loads): 20-byte records just below and just above that, each block
+// reading 16 batches, then one wave; exact under the library's plan. Outside the sanitizers'
+// filter, as below (84 MB).
+TEST(test_record_waves, records_on_few_blocks_up_to_4096_batches_sum_exactly) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  using R = Fields<std::int32_t, 5>;
+  constexpr std::uint64_t limit = 4096 * 1024;  // batches x records per batch
+  static_assert(detail::reduce_tuning<std::int64_t, RecordSource<R, FieldSum>, Sum>().few_blocks_max_batches == 4096);
+  for (const std::uint64_t n : {limit - 5, limit + 3}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::vector<R> h(n);
+    std::uint64_t x = seed | 1;
+    std::int64_t want = 0;
+    for (R& r : h)
+      for (std::int32_t& v : r.v) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        v = std::int32_t(x >> 33) - (1 << 30);
+        want += v;
+      }
+    const DeviceInput<R> d(h, 1);
+    EXPECT_EQ(run_to_host<std::int64_t>([&](std::int64_t* o) { transform_reduce(d.get(), n, o, FieldSum{}, Sum{}); }),
+              want);
+  }
+}
+
 // From 16x the L2 size records read one per load take grids of several waves (dispatch/
 // tuning_sm90.hpp, with_record_waves): 20-byte records from one record past a 16-byte boundary,
 // summed by field under the library's plan with either L2 policy, exact. Its own suite, out of

@@ -197,6 +197,12 @@ struct RecordSource {
   }
 };
 
+// Whether a source reads its records one per load (the launch plan's tuning differs).
+template <class Source>
+inline constexpr bool reads_one_per_load_v = false;
+template <class T, class Transform>
+inline constexpr bool reads_one_per_load_v<RecordSource<T, Transform>> = true;
+
 // Calls f with the source of one array: ArraySource for numbers and records read in aligned
 // vectors from `in`; for records whose address does not reach a 16-byte boundary ShiftedSource or
 // RecordSource (two kernels where alignment alone does not decide); RecordSource for the largest.

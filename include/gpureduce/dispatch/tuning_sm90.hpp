@@ -112,6 +112,23 @@ struct TuningSm90 {
     t.grid_waves = 6;
     return t;
   }
+  // Records of more than 8 bytes read one per load (a load per word of each: agent/sources.cuh,
+  // RecordSource) keep the few-blocks grid (at most polled_grid_blocks, each block reading several
+  // batches) up to 4096 batches rather than 2048: 4M records, 64 MB of 16 bytes, 151 MB of 36.
+  // Fewer warps per SM share its L1, where a record's loads find the sectors its first load
+  // brought. H100, tools/probes/record_probe.cu, 4096 against 2048 in one build of d31f91e each,
+  // three rounds alternating (bench/results/*_records_few_blocks_4096_experiment_d31f91e_round*.txt
+  // against *_records_d31f91e_beside_records_few_blocks_4096_round*.txt), time at 2.5M-4M
+  // records: 36-byte structs of floats 0.930-0.944 (2^22: CUB's time over ours 1.041 -> 1.108),
+  // 20-byte 0.930-0.954, 28-byte 0.947-0.964, pairs of doubles 8 bytes past a 16-byte boundary
+  // 0.960-0.980, 7-byte records 0.951-0.999; pairs of floats (8 bytes) 0.986-1.020, at 2^22
+  // 1.012-1.016, so they keep 2048. 8192 and 16384 batches, two rounds (*_records_few_blocks_
+  // {8192,16384}_experiment_d31f91e_round*.txt): pairs of floats 1.03-1.05x and 28-byte structs
+  // 1.015x at 2^23 (8192); 16384 up to 1.08x at 2^24 (1.20x in single rounds).
+  static constexpr ReduceTuning with_record_loads(ReduceTuning t) {
+    t.few_blocks_max_batches = 2 * few_blocks_max_batches;
+    return t;
+  }
   // Integer sums of 8- and 16-bit elements (four per instruction, thread/packed_sum.hpp): one block
   // up to 64 KB for every element size. A/B against the 32 KB limit for int8, same run:
   // 40000 elements 5.11 -> 4.78 us, 2^16 5.38 -> 4.86 (0.90x), 50001 5.39 -> 5.54 (odd tail)
