@@ -188,15 +188,20 @@ TEST(test_record_sources, the_plan_counts_one_vector_per_record) {
   }
 }
 
-// Records of more than 8 bytes read one per load stay on the few-blocks grid (257 blocks) up to
-// 4096 batches of 256 threads x 4 records; pairs of floats, records in vectors and numbers up to
-// 2048.
+// Records read one per load of more than 8 bytes or of 1- and 2-byte alignment stay on the
+// few-blocks grid (257 blocks) up to 4096 batches of 256 threads x 4 records, and take 6 waves
+// from 4x L2; pairs of floats, records in vectors and numbers keep 2048 batches (and 16x L2 or one
+// wave).
 TEST(test_record_sources, records_one_per_load_keep_few_blocks_longer) {
   using Op = UserOp<cuda::std::plus<int>, int>;
   constexpr ReduceTuning t = detail::reduce_tuning<int, RecordSource<Floats5>, Op>();
   EXPECT_EQ(t.few_blocks_max_batches, 4096u);
+  EXPECT_EQ(t.waves_min_l2, 4u);
   EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Doubles>, Op>().few_blocks_max_batches), 4096u);
+  EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Bytes7>, Op>().few_blocks_max_batches), 4096u);
+  EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Bytes7>, Op>().waves_min_l2), 4u);
   EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Pair>, Op>().few_blocks_max_batches), 2048u);
+  EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Pair>, Op>().waves_min_l2), 16u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float3>, Op>().few_blocks_max_batches), 2048u);
   EXPECT_EQ((detail::reduce_tuning<std::int64_t, ArraySource<int>, Sum>().few_blocks_max_batches), 2048u);
   const auto blocks = [&](std::uint64_t n) {
@@ -206,13 +211,14 @@ TEST(test_record_sources, records_one_per_load_keep_few_blocks_longer) {
   EXPECT_EQ(blocks(std::uint64_t(4096) * 1024 + 1), 1056u);
 }
 
-// Arrays of records, read one per load or in vectors, take 6 waves of blocks from 16x L2; numbers
-// (complex ones too) and their transforms one.
+// Arrays of records, read one per load or in vectors, take 6 waves of blocks from 16x L2 (those
+// above from 4x); numbers (complex ones too) and their transforms one.
 TEST(test_record_sources, records_take_several_waves) {
   using Op = UserOp<cuda::std::plus<int>, int>;
-  constexpr ReduceTuning per_load = detail::reduce_tuning<int, RecordSource<Floats5>, Op>();
+  constexpr ReduceTuning per_load = detail::reduce_tuning<int, RecordSource<Pair>, Op>();
   EXPECT_EQ(per_load.waves_min_l2, 16u);
   EXPECT_EQ(per_load.grid_waves, 6u);
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float3>, Op>().waves_min_l2), 16u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float3>, Op>().grid_waves), 6u);
   EXPECT_EQ((detail::reduce_tuning<int, ShiftedSource<Rgba>, Op>().grid_waves), 6u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float, cuda::std::negate<float>>, Op>().waves_min_l2), 0u);

@@ -326,22 +326,20 @@ TEST(test_record_waves, records_on_few_blocks_up_to_4096_batches_sum_exactly) {
   }
 }
 
-// From 16x the L2 size records read one per load take grids of several waves (dispatch/
-// tuning_sm90.hpp, with_record_waves): 20-byte records from one record past a 16-byte boundary,
-// summed by field under the library's plan with either L2 policy, exact. Its own suite, out of
-// tools/sanitize.sh's filter: a gigabyte is slow under the sanitizers.
-TEST(test_record_waves, records_from_sixteen_times_l2_sum_exactly) {
-  GPUREDUCE_REQUIRE_GPU();
+// Records read one per load take grids of several waves (dispatch/tuning_sm90.hpp,
+// with_record_waves and with_record_loads): `times` x the L2 size + 4097 records from
+// `offset_bytes`, summed by field under the library's plan with either L2 policy, exact.
+template <class R>
+void check_waves(unsigned times, unsigned offset_bytes, std::uint64_t seed) {
   int device = 0, l2 = 0;
   GPUREDUCE_CHECK_CUDA(cudaGetDevice(&device));
   GPUREDUCE_CHECK_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-  using R = Fields<std::int32_t, 5>;
-  const std::uint64_t n = 16 * std::uint64_t(l2) / sizeof(R) + 4097;
+  const std::uint64_t n = times * std::uint64_t(l2) / sizeof(R) + 4097;
+  SCOPED_TRACE(std::to_string(n) + " records of " + std::to_string(sizeof(R)) + " bytes from byte " +
+               std::to_string(offset_bytes));
   std::size_t free_bytes = 0, total = 0;
   GPUREDUCE_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total));
   if (free_bytes < n * sizeof(R) + (1u << 28)) GTEST_SKIP() << "needs " << n * sizeof(R) << " bytes of device memory";
-  const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   std::vector<R> h(n);
   std::uint64_t x = seed | 1;
   std::int64_t want = 0;
@@ -351,7 +349,7 @@ TEST(test_record_waves, records_from_sixteen_times_l2_sum_exactly) {
       v = std::int32_t(x >> 33) - (1 << 30);
       want += v;
     }
-  const DeviceInput<R> d(h, 1);
+  const DeviceInput<R> d(h, 0, offset_bytes);
   for (const L2Policy l2_policy : {L2Policy::automatic, L2Policy::evict_first}) {
     SCOPED_TRACE("l2 policy " + std::to_string(int(l2_policy)));
     Options opt;
@@ -360,6 +358,22 @@ TEST(test_record_waves, records_from_sixteen_times_l2_sum_exactly) {
                   [&](std::int64_t* o) { transform_reduce(d.get(), n, o, FieldSum{}, Sum{}, nullptr, opt); }),
               want);
   }
+}
+
+// 20-byte records (several waves from 4x L2) at 4x and 16x, pairs of int32 from 4 bytes past an
+// 8-byte boundary (from 16x) at 16x. Its own suite, out of tools/sanitize.sh's filter: a gigabyte is
+// slow under the sanitizers.
+TEST(test_record_waves, records_on_several_waves_sum_exactly) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  static_assert(detail::reduce_tuning<std::int64_t, RecordSource<Fields<std::int32_t, 5>, FieldSum>, Sum>()
+                    .waves_min_l2 == 4);
+  static_assert(detail::reduce_tuning<std::int64_t, RecordSource<Fields<std::int32_t, 2>, FieldSum>, Sum>()
+                    .waves_min_l2 == 16);
+  check_waves<Fields<std::int32_t, 5>>(4, 20, seed);
+  check_waves<Fields<std::int32_t, 5>>(16, 20, seed + 1);
+  check_waves<Fields<std::int32_t, 2>>(16, 4, seed + 2);
 }
 
 // The built-in sum, product and dot of complex numbers, in their own type (as NumPy and PyTorch;

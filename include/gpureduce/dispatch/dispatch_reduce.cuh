@@ -209,8 +209,8 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
 // The launch constants of a reduction. Dot products (two arrays) take their own one-block limit, per
 // array; values that cost more than one operator each a lower one (tuning_sm90.hpp), where the
 // grid hands its partials over in flagged slots. Records read one per load count as 16-byte
-// elements (RecordSource::split_bytes), and those of more than 8 bytes stay on few blocks longer.
-// Large arrays of records take grids of several waves.
+// elements (RecordSource::split_bytes); those that take many loads (with_record_loads) stay on few
+// blocks longer and take several waves sooner. Large arrays of records take grids of several waves.
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
   using Tuning = TuningSm90<Source::split_bytes>;
@@ -223,7 +223,8 @@ constexpr ReduceTuning reduce_tuning() {
   using T = typename Source::element_type;
   constexpr bool records = Source::arrays == 1 && !is_element_v<T> && !is_complex_v<T>;
   constexpr ReduceTuning u = records ? Tuning::with_record_waves(t) : t;
-  return reads_one_per_load_v<Source> && sizeof(T) > 8 ? Tuning::with_record_loads(u) : u;
+  constexpr bool many_loads = reads_one_per_load_v<Source> && (sizeof(T) > 8 || alignof(T) < 4);
+  return many_loads ? Tuning::with_record_loads(u) : u;
 }
 
 template <class A, class Out, class Source, class Op>

@@ -112,21 +112,31 @@ struct TuningSm90 {
     t.grid_waves = 6;
     return t;
   }
-  // Records of more than 8 bytes read one per load (a load per word of each: agent/sources.cuh,
-  // RecordSource) keep the few-blocks grid (at most polled_grid_blocks, each block reading several
-  // batches) up to 4096 batches rather than 2048: 4M records, 64 MB of 16 bytes, 151 MB of 36.
-  // Fewer warps per SM share its L1, where a record's loads find the sectors its first load
-  // brought. H100, tools/probes/record_probe.cu, 4096 against 2048 in one build of d31f91e each,
-  // three rounds alternating (bench/results/*_records_few_blocks_4096_experiment_d31f91e_round*.txt
-  // against *_records_d31f91e_beside_records_few_blocks_4096_round*.txt), time at 2.5M-4M
-  // records: 36-byte structs of floats 0.930-0.944 (2^22: CUB's time over ours 1.041 -> 1.108),
-  // 20-byte 0.930-0.954, 28-byte 0.947-0.964, pairs of doubles 8 bytes past a 16-byte boundary
-  // 0.960-0.980, 7-byte records 0.951-0.999; pairs of floats (8 bytes) 0.986-1.020, at 2^22
-  // 1.012-1.016, so they keep 2048. 8192 and 16384 batches, two rounds (*_records_few_blocks_
-  // {8192,16384}_experiment_d31f91e_round*.txt): pairs of floats 1.03-1.05x and 28-byte structs
-  // 1.015x at 2^23 (8192); 16384 up to 1.08x at 2^24 (1.20x in single rounds).
+  // Records read one per load (a load per word of each: agent/sources.cuh, RecordSource) of more
+  // than 8 bytes, or of 1- and 2-byte alignment (a load per 1 or 2 bytes), dispatch decides:
+  // - keep the few-blocks grid (at most polled_grid_blocks, each block reading several batches)
+  //   up to 4096 batches rather than 2048: 4M records, 64 MB of 16 bytes, 151 MB of 36. Fewer
+  //   warps per SM share its L1, where a record's later loads find the sectors its first load
+  //   brought. H100, tools/probes/record_probe.cu, 4096 against 2048 in one build of d31f91e
+  //   each, three rounds alternating (bench/results/*_records_few_blocks_4096_experiment_d31f91e_
+  //   round*.txt against *_records_d31f91e_beside_records_few_blocks_4096_round*.txt), time at
+  //   2.5M-4M records: 36-byte structs of floats 0.930-0.944 (2^22: CUB's time over ours 1.041 ->
+  //   1.108), 20-byte 0.930-0.954, 28-byte 0.947-0.964, pairs of doubles 8 bytes past a 16-byte
+  //   boundary 0.960-0.980, 7-byte records 0.951-0.999; pairs of floats (8 bytes, 4-byte
+  //   aligned) 0.986-1.020, at 2^22 1.012-1.016, so they keep 2048. 8192 and 16384 batches, two
+  //   rounds (*_records_few_blocks_{8192,16384}_experiment_d31f91e_round*.txt): pairs of floats
+  //   1.03-1.05x and 28-byte structs 1.015x at 2^23 (8192); 16384 up to 1.08x at 2^24 (1.20x in
+  //   single rounds).
+  // - run on grid_waves waves from 4x L2 (where the loads turn plain), not 16x. Against 4ccf2ab,
+  //   two rounds (*_records_waves_from_4x_l2_experiment_4ccf2ab_round*.txt against *_records_
+  //   4ccf2ab_beside_records_waves_from_4x_l2_round*.txt), time from 4x L2 to 16x: 7-byte
+  //   records 2^25 and 2^26 0.941-0.946 (2^26: CUB's time over ours 0.969 -> 1.029), 20-byte
+  //   0.979-0.984 (2^25: 0.995 -> 1.015), 36-byte 0.979-0.989, 28-byte 0.986-1.000, pairs of
+  //   doubles 0.977-0.992 (2^25: 0.988 -> 1.011); pairs of floats at 2^25 (256 MB) 1.011-1.013,
+  //   as on the H200 in grid_waves_probe (above).
   static constexpr ReduceTuning with_record_loads(ReduceTuning t) {
     t.few_blocks_max_batches = 2 * few_blocks_max_batches;
+    t.waves_min_l2 = evict_first_max_l2;
     return t;
   }
   // Integer sums of 8- and 16-bit elements (four per instruction, thread/packed_sum.hpp): one block
