@@ -238,19 +238,30 @@ TEST(test_records, records_with_functors_and_transforms) {
   }
 }
 
+// n records R of random fields, each the low bits of a xorshift draw (fast enough for 2^28 draws),
+// and in *sum the sum of all their fields.
+template <class R>
+std::vector<R> random_fields(std::uint64_t n, std::uint64_t seed, std::int64_t* sum) {
+  std::vector<R> h(n);
+  using F = std::remove_cvref_t<decltype(h[0].v[0])>;
+  std::uint64_t x = seed | 1;
+  std::int64_t total = 0;
+  for (R& r : h)
+    for (F& v : r.v) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      v = F(std::int64_t(x) >> 30);  // narrower fields take the low bits
+      total += std::int64_t(v);
+    }
+  *sum = total;
+  return h;
+}
+
 // Sums of the fields of n random records R from `offset_bytes` past a 16-byte boundary, exact
 // under each kernel.
 template <class R>
 void check_field_sums(std::uint64_t n, std::uint64_t seed, unsigned offset_bytes = 0) {
-  std::mt19937_64 rng(seed);
-  std::vector<R> h(n);
-  using F = std::remove_cvref_t<decltype(h[0].v[0])>;
   std::int64_t want = 0;
-  for (R& r : h)
-    for (F& x : r.v) {
-      x = F(std::int64_t(rng()) >> 30);  // narrower fields take the low bits
-      want += std::int64_t(x);
-    }
+  const std::vector<R> h = random_fields<R>(n, seed, &want);
   const DeviceInput<R> d(h, 0, offset_bytes);
   each_kernel([&](const Options& opt, const std::string& how) {
     SCOPED_TRACE(how + ", " + std::to_string(sizeof(R)) + "-byte records of " + std::to_string(alignof(R)) +
@@ -298,7 +309,7 @@ TEST(test_records, narrow_records_in_vectors_of_80_bytes) {
   }
 }
 
-// Records of more than 8 bytes read one per load stay on 257 blocks up to 4096 batches (dispatch/
+// Records read one per load that take many loads stay on 257 blocks up to 4096 batches (dispatch/
 // tuning_sm90.hpp, with_record_loads): 20-byte records just below and just above that, each block
 // reading 16 batches, then one wave; exact under the library's plan. Outside the sanitizers'
 // filter, as below (84 MB).
@@ -311,15 +322,8 @@ TEST(test_record_waves, records_on_few_blocks_up_to_4096_batches_sum_exactly) {
   static_assert(detail::reduce_tuning<std::int64_t, RecordSource<R, FieldSum>, Sum>().few_blocks_max_batches == 4096);
   for (const std::uint64_t n : {limit - 5, limit + 3}) {
     SCOPED_TRACE("n=" + std::to_string(n));
-    std::vector<R> h(n);
-    std::uint64_t x = seed | 1;
     std::int64_t want = 0;
-    for (R& r : h)
-      for (std::int32_t& v : r.v) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        v = std::int32_t(x >> 33) - (1 << 30);
-        want += v;
-      }
+    const std::vector<R> h = random_fields<R>(n, seed + n, &want);
     const DeviceInput<R> d(h, 1);
     EXPECT_EQ(run_to_host<std::int64_t>([&](std::int64_t* o) { transform_reduce(d.get(), n, o, FieldSum{}, Sum{}); }),
               want);
@@ -340,15 +344,8 @@ void check_waves(unsigned times, unsigned offset_bytes, std::uint64_t seed) {
   std::size_t free_bytes = 0, total = 0;
   GPUREDUCE_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total));
   if (free_bytes < n * sizeof(R) + (1u << 28)) GTEST_SKIP() << "needs " << n * sizeof(R) << " bytes of device memory";
-  std::vector<R> h(n);
-  std::uint64_t x = seed | 1;
   std::int64_t want = 0;
-  for (R& r : h)
-    for (std::int32_t& v : r.v) {  // xorshift: fast enough for 2^28 draws
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      v = std::int32_t(x >> 33) - (1 << 30);
-      want += v;
-    }
+  const std::vector<R> h = random_fields<R>(n, seed, &want);
   const DeviceInput<R> d(h, 0, offset_bytes);
   for (const L2Policy l2_policy : {L2Policy::automatic, L2Policy::evict_first}) {
     SCOPED_TRACE("l2 policy " + std::to_string(int(l2_policy)));
