@@ -99,7 +99,9 @@ inline constexpr bool plain_values_v<ArraySource<T, Identity>> = is_element_v<T>
 // 0.95, 2^28 0.94 (0.97 -> 1.03). Vectors of 112 bytes (7 int8 fields) took 1.39-1.41x the time at
 // 2^24 (117 MB), and 28-byte records of floats 1.43x at 2^22, with evict-first loads (with plain
 // loads 0.99x there, but 1.04-1.15x the evict-first vectors' time elsewhere below 4x L2: *_records_
-// narrow_vectors_plain_words_experiment_74583e1_round*.txt); records of 4-byte alignment in vectors
+// narrow_vectors_plain_words_experiment_74583e1_round*.txt; with detail::load_record_word's loads
+// still 1.35x at 2^24 and 1.03-1.22x from 2^10 to 2^22, 0.84-0.86x from 2^26 up: *_records_
+// narrow_vectors_112_experiment_d31f91e_round*.txt); records of 4-byte alignment in vectors
 // of 80 bytes 1.03-1.06x from 2^18 up (5 floats; 2^28 1858 against 1778 us, *_records_vectors_to_
 // 128_experiment_74583e1_round*.txt), so those keep one record per load.
 template <class T>

@@ -66,9 +66,9 @@ struct TuningSm90 {
                                       .few_blocks_max_batches = few_blocks_max_batches};
   // Values that cost more than a load and an operator each (a transform, a record's fields): one
   // block up to one of its batches (512 threads x single_unroll vectors: 32 KB, 24 KB for vectors
-  // of 48 bytes, 40 KB for 80, 2048 records read one per load), 16 KB for elements of 1 byte, never above the
-  // operator's own limit. One SM does all of that work in one block; beyond a batch the grid
-  // spreads it and is faster. Only where the grid's blocks hand over flagged partials (dispatch
+  // of 48 bytes, 40 KB for 80, 2048 records read one per load), 16 KB for elements of 1 byte,
+  // never above the operator's own limit. One SM does all of that work in one block; beyond a
+  // batch the grid spreads it and is faster. Only where the grid's blocks hand over flagged partials (dispatch
   // decides): with the ticket (accumulators of 9-16 bytes but argmin/argmax) the grid costs about
   // 0.9 us more, and a float3 sum of 48 KB took 5.66-5.68 us in the grid against 4.74-4.83 in one
   // block (bench/results/*_records_551c0cc_round*.txt against *_records_c16923c_beside_551c0cc_
@@ -131,7 +131,7 @@ struct TuningSm90 {
   //   two rounds (*_records_waves_from_4x_l2_experiment_4ccf2ab_round*.txt against *_records_
   //   4ccf2ab_beside_records_waves_from_4x_l2_round*.txt), time from 4x L2 to 16x: 7-byte
   //   records 2^25 and 2^26 0.941-0.946 (2^26: CUB's time over ours 0.969 -> 1.029), 20-byte
-  //   0.979-0.984 (2^25: 0.995 -> 1.015), 36-byte 0.979-0.989, 28-byte 0.986-1.000, pairs of
+  //   0.979-0.984 (2^25: 0.995 -> 1.015), 36-byte 0.979-0.989, 28-byte 0.986-1.001, pairs of
   //   doubles 0.977-0.992 (2^25: 0.988 -> 1.011); pairs of floats at 2^25 (256 MB) 1.011-1.013,
   //   as on the H200 in grid_waves_probe (above).
   static constexpr ReduceTuning with_record_loads(ReduceTuning t) {
