@@ -1,9 +1,23 @@
 // Compiled for sm_75, the oldest architecture CUDA 13 builds for (tests/CMakeLists.txt): the
-// production path's sm_80+ instructions (redux.sync warp steps, max.NaN.f32) must have their
-// fallbacks. One instantiation per kind of partial that takes a different warp step.
+// production path's sm_80+ instructions (redux.sync warp steps, max.NaN.f32, the cache policy of
+// records' loads) must have their fallbacks. One instantiation per kind of partial that takes a
+// different warp step, and records read one per load and in vectors of several words.
 #include <gpureduce/gpureduce.cuh>
 
 #include <cstdint>
+
+struct Floats5 {  // one per load
+  float v[5];
+};
+struct Pixel {  // vectors of 48 bytes
+  std::uint8_t r, g, b;
+};
+struct Fields5 {
+  __host__ __device__ float operator()(const Floats5& f) const { return f.v[0] + f.v[1] + f.v[2] + f.v[3] + f.v[4]; }
+};
+struct Luma {
+  __host__ __device__ std::int64_t operator()(Pixel p) const { return p.r + 2 * p.g + p.b; }
+};
 
 void oldest_arch_instantiations(cudaStream_t s, const std::int8_t* i8, const int* i32, const std::int64_t* i64,
                                 const float* f32, const double* f64, const __half* f16, void* out) {
@@ -19,4 +33,8 @@ void oldest_arch_instantiations(cudaStream_t s, const std::int8_t* i8, const int
   gpureduce::bit_xor(i64, 100, static_cast<std::int64_t*>(out), s);
   gpureduce::all(i8, 100, static_cast<bool*>(out), s);
   gpureduce::sum(f32, 100, static_cast<double*>(out), s, {.exact = true});
+  gpureduce::transform_reduce(reinterpret_cast<const Floats5*>(f32), 100, static_cast<float*>(out), Fields5{},
+                              gpureduce::Sum{}, s);
+  gpureduce::transform_reduce(reinterpret_cast<const Pixel*>(i8), 100, static_cast<std::int64_t*>(out), Luma{},
+                              gpureduce::Sum{}, s);
 }

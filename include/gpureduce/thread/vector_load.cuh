@@ -18,13 +18,41 @@
 namespace gpureduce {
 
 namespace detail {
+// One word of 1, 2, 4, 8 or 16 bytes, ld.global.cs (evict-first in L1 and L2).
+template <class W>
+__device__ __forceinline__ W load_word_cs(const W* p) {
+  if constexpr (sizeof(W) == 16) {
+    uint4 w;
+    asm("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w) : "l"(p));
+    W r;
+    __builtin_memcpy(&r, &w, sizeof r);
+    return r;
+  } else if constexpr (sizeof(W) == 8) {
+    static_assert(std::is_unsigned_v<W>);
+    unsigned long long w;
+    asm("ld.global.cs.u64 %0, [%1];" : "=l"(w) : "l"(p));
+    return W(w);
+  } else if constexpr (sizeof(W) == 4) {
+    static_assert(std::is_unsigned_v<W>);
+    unsigned w;
+    asm("ld.global.cs.u32 %0, [%1];" : "=r"(w) : "l"(p));
+    return W(w);
+  } else {
+    static_assert(std::is_unsigned_v<W> && sizeof(W) <= 2);
+    unsigned short w;
+    if constexpr (sizeof(W) == 2) asm("ld.global.cs.u16 %0, [%1];" : "=h"(w) : "l"(p));
+    else asm("ld.global.cs.u8 %0, [%1];" : "=h"(w) : "l"(p));
+    return W(w);
+  }
+}
 // One word of 1, 2, 4, 8 or 16 bytes of a record, kept in L1 (L1::evict_last) and evict-first in L2
 // (an evict-first cache policy): the loads of a record's other words, which cover the same sectors
 // across the warp's lanes, then find them in L1. With ld.global.cs (evict-first in L1 as well)
 // those sectors were gone before the last word's load came, where a grid of one wave streamed an
 // input of 2 to 4x L2 through L2 after the bench's flush: 36-byte records of floats at 2^22
-// (151 MB) took 74.4 us against CUB's 68.6. H100, tools/probes/record_probe.cu, two rounds against
-// 74583e1 (bench/results/*_records_l1_last_l2_first_experiment_74583e1_round*.txt against *_records_
+// (151 MB) took 74.4 us against CUB's 68.6 (below sm_80, which has neither createpolicy nor cache
+// hints, they still are loaded so). H100, tools/probes/record_probe.cu, two rounds against 74583e1
+// (bench/results/*_records_l1_last_l2_first_experiment_74583e1_round*.txt against *_records_
 // 74583e1_beside_records_l1_last_l2_first_records_plain_round*.txt), time over .cs loads': those
 // 0.885-0.888 (CUB's time over ours 0.916-0.925 -> 1.041-1.046), 28-byte records at 2^22 0.980-
 // 0.981, the others 0.975-1.02 from 2^20 to 2^24 (up to 1.06 at 2^16, 0.2-0.3 us). Plain loads
@@ -32,6 +60,9 @@ namespace detail {
 // 2^23.
 template <class W>
 __device__ __forceinline__ W load_record_word(const W* p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  return load_word_cs(p);  // createpolicy and cache hints need sm_80
+#else
   std::uint64_t policy;
   asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
   if constexpr (sizeof(W) == 16) {
@@ -60,6 +91,7 @@ __device__ __forceinline__ W load_record_word(const W* p) {
     else asm("ld.global.L1::evict_last.L2::cache_hint.u8 %0, [%1], %2;" : "=h"(w) : "l"(p), "l"(policy));
     return W(w);
   }
+#endif
 }
 template <std::size_t Bytes>
 using unsigned_word_t = std::conditional_t<
@@ -103,11 +135,7 @@ struct VectorLoad {
       __builtin_memcpy(&r, w, sizeof r);
       return r;
     } else if constexpr (EvictFirst) {
-      uint4 w;
-      asm("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w) : "l"(p));
-      V r;
-      __builtin_memcpy(&r, &w, sizeof r);
-      return r;
+      return detail::load_word_cs(p);
     } else {
       return *p;
     }
