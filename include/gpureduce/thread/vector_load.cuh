@@ -18,29 +18,46 @@
 namespace gpureduce {
 
 namespace detail {
-// One word of 1, 2, 4, 8 or 16 bytes, ld.global.cs (evict-first in L1 and L2).
-template <class W>
-__device__ __forceinline__ W load_word_cs(const W* p) {
+// One word of 1, 2, 4, 8 or 16 bytes: ld.global.cs (evict-first in L1 and L2), or with KeepInL1
+// ld.global.L1::evict_last under an L2 cache policy (sm_80+).
+template <bool KeepInL1, class W>
+__device__ __forceinline__ W load_word(const W* p, [[maybe_unused]] std::uint64_t policy) {
   if constexpr (sizeof(W) == 16) {
     uint4 w;
-    asm("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w) : "l"(p));
+    if constexpr (KeepInL1)
+      asm("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+          : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+          : "l"(p), "l"(policy));
+    else asm("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w) : "l"(p));
     W r;
     __builtin_memcpy(&r, &w, sizeof r);
     return r;
   } else if constexpr (sizeof(W) == 8) {
     static_assert(std::is_unsigned_v<W>);
     unsigned long long w;
-    asm("ld.global.cs.u64 %0, [%1];" : "=l"(w) : "l"(p));
+    if constexpr (KeepInL1)
+      asm("ld.global.L1::evict_last.L2::cache_hint.u64 %0, [%1], %2;" : "=l"(w) : "l"(p), "l"(policy));
+    else asm("ld.global.cs.u64 %0, [%1];" : "=l"(w) : "l"(p));
     return W(w);
   } else if constexpr (sizeof(W) == 4) {
     static_assert(std::is_unsigned_v<W>);
     unsigned w;
-    asm("ld.global.cs.u32 %0, [%1];" : "=r"(w) : "l"(p));
+    if constexpr (KeepInL1)
+      asm("ld.global.L1::evict_last.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(w) : "l"(p), "l"(policy));
+    else asm("ld.global.cs.u32 %0, [%1];" : "=r"(w) : "l"(p));
+    return W(w);
+  } else if constexpr (sizeof(W) == 2) {
+    static_assert(std::is_unsigned_v<W>);
+    unsigned short w;
+    if constexpr (KeepInL1)
+      asm("ld.global.L1::evict_last.L2::cache_hint.u16 %0, [%1], %2;" : "=h"(w) : "l"(p), "l"(policy));
+    else asm("ld.global.cs.u16 %0, [%1];" : "=h"(w) : "l"(p));
     return W(w);
   } else {
-    static_assert(std::is_unsigned_v<W> && sizeof(W) <= 2);
+    static_assert(std::is_unsigned_v<W> && sizeof(W) == 1);
     unsigned short w;
-    if constexpr (sizeof(W) == 2) asm("ld.global.cs.u16 %0, [%1];" : "=h"(w) : "l"(p));
+    if constexpr (KeepInL1)
+      asm("ld.global.L1::evict_last.L2::cache_hint.u8 %0, [%1], %2;" : "=h"(w) : "l"(p), "l"(policy));
     else asm("ld.global.cs.u8 %0, [%1];" : "=h"(w) : "l"(p));
     return W(w);
   }
@@ -61,36 +78,11 @@ __device__ __forceinline__ W load_word_cs(const W* p) {
 template <class W>
 __device__ __forceinline__ W load_record_word(const W* p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  return load_word_cs(p);  // createpolicy and cache hints need sm_80
+  return load_word<false>(p, 0);  // createpolicy and cache hints need sm_80
 #else
   std::uint64_t policy;
   asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-  if constexpr (sizeof(W) == 16) {
-    uint4 w;
-    asm("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-        : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
-        : "l"(p), "l"(policy));
-    W r;
-    __builtin_memcpy(&r, &w, sizeof r);
-    return r;
-  } else if constexpr (sizeof(W) == 8) {
-    static_assert(std::is_unsigned_v<W>);
-    unsigned long long w;
-    asm("ld.global.L1::evict_last.L2::cache_hint.u64 %0, [%1], %2;" : "=l"(w) : "l"(p), "l"(policy));
-    return W(w);
-  } else if constexpr (sizeof(W) == 4) {
-    static_assert(std::is_unsigned_v<W>);
-    unsigned w;
-    asm("ld.global.L1::evict_last.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(w) : "l"(p), "l"(policy));
-    return W(w);
-  } else {
-    static_assert(std::is_unsigned_v<W> && sizeof(W) <= 2);
-    unsigned short w;
-    if constexpr (sizeof(W) == 2)
-      asm("ld.global.L1::evict_last.L2::cache_hint.u16 %0, [%1], %2;" : "=h"(w) : "l"(p), "l"(policy));
-    else asm("ld.global.L1::evict_last.L2::cache_hint.u8 %0, [%1], %2;" : "=h"(w) : "l"(p), "l"(policy));
-    return W(w);
-  }
+  return load_word<true>(p, policy);
 #endif
 }
 template <std::size_t Bytes>
@@ -135,7 +127,7 @@ struct VectorLoad {
       __builtin_memcpy(&r, w, sizeof r);
       return r;
     } else if constexpr (EvictFirst) {
-      return detail::load_word_cs(p);
+      return detail::load_word<false>(p, 0);
     } else {
       return *p;
     }
