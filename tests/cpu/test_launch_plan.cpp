@@ -158,6 +158,13 @@ TEST(test_dispatch_launch_plan, large_inputs_may_take_several_waves) {
   EXPECT_EQ(grid_block_limit(from, 20, l2, 4096, w), 4096u);
   EXPECT_EQ(grid_block_limit(from, 20, l2, 5000, w), 5000u);  // plan_launch caps it at max_grid_blocks
   EXPECT_EQ(grid_block_limit(std::uint64_t(1) << 40, 4, l2, 660, t), 660u);  // 0: never
+  EXPECT_FALSE(several_waves(from - 1, 20, l2, w));
+  EXPECT_TRUE(several_waves(from, 20, l2, w));
+  EXPECT_FALSE(several_waves(std::uint64_t(1) << 40, 4, l2, t));
+  // Their kernel's unroll: the tuning's own unless it names another.
+  EXPECT_EQ(waves_kernel_tuning(w).grid_unroll, t.grid_unroll);
+  w.waves_unroll = 2 * t.grid_unroll;
+  EXPECT_EQ(waves_kernel_tuning(w).grid_unroll, 2 * t.grid_unroll);
   // The plan then reads with that many blocks.
   EXPECT_EQ(plan_launch(from, 0, 16, w, grid_block_limit(from, 20, l2, 660, w)).blocks, 3960u);
   EXPECT_EQ(plan_launch(from, 0, 16, w, grid_block_limit(from, 20, l2, 5000, w)).blocks, max_grid_blocks);

@@ -211,6 +211,26 @@ TEST(test_record_sources, records_one_per_load_keep_few_blocks_longer) {
   EXPECT_EQ(blocks(std::uint64_t(4096) * 1024 + 1), 1056u);
 }
 
+// Of those, records of under 24 bytes loaded in words of up to 4 bytes keep 8 in flight per thread
+// in grids of several waves (their own kernel); the others, and every other grid, keep 4.
+TEST(test_record_sources, small_records_one_per_load_keep_more_in_flight_on_waves) {
+  using Op = UserOp<cuda::std::plus<int>, int>;
+  const auto waves_unroll = []<class Source>(Source) {
+    return waves_kernel_tuning(detail::reduce_tuning<int, Source, Op>()).grid_unroll;
+  };
+  EXPECT_EQ(waves_unroll(RecordSource<Floats5>{}), 8);
+  EXPECT_EQ(waves_unroll(RecordSource<Bytes7>{}), 8);
+  EXPECT_EQ(waves_unroll(RecordSource<Doubles>{}), 4);  // 8-byte words
+  EXPECT_EQ(waves_unroll(RecordSource<Pair>{}), 4);     // not one of those that take many loads
+  EXPECT_EQ(waves_unroll(RecordSource<Point>{}), 4);    // 24 bytes
+  EXPECT_EQ(waves_unroll(ArraySource<float3>{}), 1);    // 48-byte vectors, as the grid's own
+  EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Floats5>, Op>().grid_unroll), 4);
+  // The plan of that kernel: batches of 8 x 256 records.
+  constexpr ReduceTuning t = waves_kernel_tuning(detail::reduce_tuning<int, RecordSource<Floats5>, Op>());
+  EXPECT_EQ(plan_launch(std::uint64_t(2048) * 100, 0x1000, 16, t, 1056).blocks, 100u);
+  EXPECT_EQ(plan_launch(std::uint64_t(1) << 30, 0x1000, 16, t, 3960).blocks, 3960u);
+}
+
 // Arrays of records, read one per load or in vectors, take 6 waves of blocks from 16x L2 (those
 // above from 4x); numbers (complex ones too) and their transforms one.
 TEST(test_record_sources, records_take_several_waves) {

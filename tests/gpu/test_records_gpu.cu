@@ -357,9 +357,10 @@ void check_waves(unsigned times, unsigned offset_bytes, std::uint64_t seed) {
   }
 }
 
-// 20-byte records (several waves from 4x L2) at 4x and 16x, pairs of int32 from 4 bytes past an
-// 8-byte boundary (from 16x) at 16x. Its own suite, out of tools/sanitize.sh's filter: a gigabyte is
-// slow under the sanitizers.
+// 20-byte records (several waves from 4x L2, 8 in flight per thread there) at 4x and 16x, 7-byte
+// records (the same) from byte 1 at 4x, pairs of int32 from 4 bytes past an 8-byte boundary (from
+// 16x, 4 in flight) at 16x. Its own suite, out of tools/sanitize.sh's filter: a gigabyte is slow
+// under the sanitizers.
 TEST(test_record_waves, records_on_several_waves_sum_exactly) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
@@ -368,8 +369,11 @@ TEST(test_record_waves, records_on_several_waves_sum_exactly) {
                     .waves_min_l2 == 4);
   static_assert(detail::reduce_tuning<std::int64_t, RecordSource<Fields<std::int32_t, 2>, FieldSum>, Sum>()
                     .waves_min_l2 == 16);
+  static_assert(detail::reduce_tuning<std::int64_t, RecordSource<Fields<std::int8_t, 7>, FieldSum>, Sum>()
+                    .waves_unroll == 8);
   check_waves<Fields<std::int32_t, 5>>(4, 20, seed);
   check_waves<Fields<std::int32_t, 5>>(16, 20, seed + 1);
+  check_waves<Fields<std::int8_t, 7>>(4, 1, seed + 3);
   check_waves<Fields<std::int32_t, 2>>(16, 4, seed + 2);
 }
 

@@ -110,16 +110,16 @@ class RelaxedCaptureScope {
   cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
 };
 
-// What a launch needs to know of the current device: the resident blocks of each of up to two
-// kernels (the grid kernel with plain and with evict-first loads), cached per kernel set and
-// device, so a call makes one lookup.
+// What a launch needs to know of the current device: the resident blocks of each of up to three
+// kernels (the grid kernel with plain and with evict-first loads, and the one for grids of several
+// waves), cached per kernel set and device, so a call makes one lookup.
 struct DeviceLimits {
-  std::uint64_t resident_blocks[2];  // on all SMs, in the order of the kernels
+  std::uint64_t resident_blocks[3];  // on all SMs, in the order of the kernels
   std::uint64_t sm_count;
   std::uint64_t l2_bytes;
 };
 template <unsigned Threads, auto... Kernels>
-  requires(sizeof...(Kernels) >= 1 && sizeof...(Kernels) <= 2)
+  requires(sizeof...(Kernels) >= 1 && sizeof...(Kernels) <= 3)
 Status device_limits(int device, DeviceLimits* out) {
   static std::mutex m;
   static std::unordered_map<int, DeviceLimits> cache;
@@ -133,7 +133,7 @@ Status device_limits(int device, DeviceLimits* out) {
     return Status::from_cuda(e);
   if (const cudaError_t e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device); e != cudaSuccess)
     return Status::from_cuda(e);
-  DeviceLimits d{{0, 0}, std::uint64_t(sms), std::uint64_t(l2)};
+  DeviceLimits d{{0, 0, 0}, std::uint64_t(sms), std::uint64_t(l2)};
   int k = 0;
   cudaError_t e = cudaSuccess;
   for (const void* kernel : {reinterpret_cast<const void*>(Kernels)...}) {
@@ -210,7 +210,8 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
 // array; values that cost more than one operator each a lower one (tuning_sm90.hpp), where the
 // grid hands its partials over in flagged slots. Records read one per load count as 16-byte
 // elements (RecordSource::split_bytes); those that take many loads (with_record_loads) stay on few
-// blocks longer and take several waves sooner. Large arrays of records take grids of several waves.
+// blocks longer and take several waves sooner, the small ones among them with more records in
+// flight there. Large arrays of records take grids of several waves.
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
   using Tuning = TuningSm90<Source::split_bytes>;
@@ -224,7 +225,8 @@ constexpr ReduceTuning reduce_tuning() {
   constexpr bool records = Source::arrays == 1 && !is_element_v<T> && !is_complex_v<T>;
   constexpr ReduceTuning u = records ? Tuning::with_record_waves(t) : t;
   constexpr bool many_loads = reads_one_per_load_v<Source> && (sizeof(T) > 8 || alignof(T) < 4);
-  return many_loads ? Tuning::with_record_loads(u) : u;
+  constexpr ReduceTuning v = many_loads ? Tuning::with_record_loads(u) : u;
+  return many_loads && sizeof(T) < 24 && alignof(T) < 8 ? Tuning::with_small_record_loads(v) : v;
 }
 
 template <class A, class Out, class Source, class Op>
@@ -238,6 +240,9 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
       grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, true, false, A, Out, Source, Op>;
   constexpr auto grid_combiner =
       grid_combiner_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, A, Out, Source, Op>();
+  constexpr ReduceTuning waves_tuning = waves_kernel_tuning(tuning);
+  constexpr auto grid_waves =
+      grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, waves_tuning.grid_unroll, false, false, A, Out, Source, Op>;
 
   try {
     const RelaxedCaptureScope relaxed;
@@ -245,14 +250,21 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     if (const Status s = check_call(src, n, out, stream, opt, on_stream_device); !s) return s;
     const int device = on_stream_device.device();
     DeviceLimits limits{};
-    if (const Status s = device_limits<tuning.grid_threads, grid, grid_evict_first>(device, &limits); !s) return s;
-    const bool evict_first = evict_first_loads(opt.l2, n, sizeof(T) * Source::arrays, limits.l2_bytes, tuning);
+    if (const Status s = device_limits<tuning.grid_threads, grid, grid_evict_first, grid_waves>(device, &limits); !s)
+      return s;
+    constexpr unsigned bytes = sizeof(T) * Source::arrays;
+    const bool evict_first = evict_first_loads(opt.l2, n, bytes, limits.l2_bytes, tuning);
+    // Grids of several waves with plain loads take their own kernel where the tuning gives it
+    // another unroll.
+    const bool waves = waves_tuning.grid_unroll != tuning.grid_unroll && !evict_first &&
+                       several_waves(n, bytes, limits.l2_bytes, tuning);
+    const std::uint64_t max_blocks =
+        grid_block_limit(n, bytes, limits.l2_bytes, limits.resident_blocks[waves ? 2 : evict_first], tuning);
     // The combiner kernel loads evict-first, as every grid of up to max_combiner_blocks does unless
     // the caller asks for plain loads.
-    const std::uint64_t max_blocks =
-        grid_block_limit(n, sizeof(T) * Source::arrays, limits.l2_bytes, limits.resident_blocks[evict_first], tuning);
-    const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, tuning, max_blocks, opt.force_kernel,
-                                        opt.force_blocks, tree_flaggable<A, Op> && evict_first);
+    const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, waves ? waves_tuning : tuning,
+                                        max_blocks, opt.force_kernel, opt.force_blocks,
+                                        tree_flaggable<A, Op> && evict_first);
     if (plan.kernel == Kernel::one_block) {
       const VectorSplit split = src.split(n);
       const auto one_block = [&]<unsigned Threads>() {
@@ -271,7 +283,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
       if (const Status s = workspace_slot(stream, &slot); !s) return s;
       ws = slot + slot_result_bytes;
     }
-    const auto kernel = plan.combiner ? grid_combiner : evict_first ? grid_evict_first : grid;
+    const auto kernel = plan.combiner ? grid_combiner : evict_first ? grid_evict_first : waves ? grid_waves : grid;
     return Status::from_cuda(
         launch_kernel(kernel, unsigned(plan.blocks), tuning.grid_threads, stream, src, n, out, ws, op));
   } catch (const std::bad_alloc&) {

@@ -35,6 +35,8 @@ struct ReduceTuning {
   // blocks, as many as max_grid_blocks holds, rather than one (0: never).
   unsigned waves_min_l2 = 0;
   unsigned grid_waves = 1;
+  // Vectors in flight per thread of grids of several waves whose loads are plain (0: grid_unroll).
+  int waves_unroll = 0;
 };
 
 // The largest grid whose last block polls one slot per thread: one slot per other block
@@ -111,11 +113,22 @@ GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t add
 // The most blocks the grid kernel gets (plan_launch's max_resident_blocks): one wave of `resident`
 // blocks, or for n elements of `bytes_per_element` of at least t.waves_min_l2 times l2_bytes,
 // t.grid_waves whole waves, as many as fit in max_grid_blocks (at least one).
+GPUREDUCE_HD constexpr bool several_waves(std::uint64_t n, unsigned bytes_per_element, std::uint64_t l2_bytes,
+                                          const ReduceTuning& t) {
+  return t.waves_min_l2 != 0 && n >= std::uint64_t(t.waves_min_l2) * l2_bytes / bytes_per_element;
+}
 GPUREDUCE_HD constexpr std::uint64_t grid_block_limit(std::uint64_t n, unsigned bytes_per_element,
                                                       std::uint64_t l2_bytes, std::uint64_t resident,
                                                       const ReduceTuning& t) {
-  if (t.waves_min_l2 == 0 || n < std::uint64_t(t.waves_min_l2) * l2_bytes / bytes_per_element) return resident;
+  if (!several_waves(n, bytes_per_element, l2_bytes, t)) return resident;
   return resident * max_u64(1, min_u64(t.grid_waves, max_grid_blocks / max_u64(resident, 1)));
+}
+
+// The tuning of the grid kernel that reads grids of several waves with plain loads (waves_unroll
+// vectors in flight per thread), for plan_launch.
+GPUREDUCE_HD constexpr ReduceTuning waves_kernel_tuning(ReduceTuning t) {
+  if (t.waves_unroll != 0) t.grid_unroll = t.waves_unroll;
+  return t;
 }
 
 // How the grid kernel's loads treat L2 (Options::l2; docs/production.md, "Loads and L2").

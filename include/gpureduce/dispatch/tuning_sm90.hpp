@@ -139,6 +139,20 @@ struct TuningSm90 {
     t.waves_min_l2 = evict_first_max_l2;
     return t;
   }
+  // Of those, records of under 24 bytes loaded in words of 1, 2 or 4 bytes keep 8 in flight per
+  // thread rather than 4 (under 96 bytes) in those grids of several waves, a kernel of their own
+  // (plain loads; 44-64 registers, 4-5 blocks per SM). H100, tools/probes/record_probe.cu, two
+  // rounds alternating against b20f80e (bench/results/*_records_waves8_experiment_b20f80e_
+  // round*.txt against *_records_b20f80e_beside_waves8_round*.txt), time at 2^25 / 2^26 / 2^27 /
+  // 2^28 records: 7-byte records 0.989 / 0.991-0.993 / 0.985-0.986 / 0.983 (2^28: CUB's time over
+  // ours 1.004 -> 1.022-1.023), 20-byte 1.006-1.009 / 0.998-0.999 / 0.993-0.995 / 0.987 (2^28:
+  // 0.990-0.991 -> 1.004-1.005; 2^24 1.008-1.009, 1.015-1.018 -> 1.007-1.010). Pairs of doubles
+  // (8-byte words) took 1.001-1.003 at 2^26-2^28, 28- and 36-byte structs 1.000 and 1.002-1.006:
+  // they keep 4.
+  static constexpr ReduceTuning with_small_record_loads(ReduceTuning t) {
+    t.waves_unroll = 2 * t.grid_unroll;
+    return t;
+  }
   // Integer sums of 8- and 16-bit elements (four per instruction, thread/packed_sum.hpp): one block
   // up to 64 KB for every element size. A/B against the 32 KB limit for int8, same run:
   // 40000 elements 5.11 -> 4.78 us, 2^16 5.38 -> 4.86 (0.90x), 50001 5.39 -> 5.54 (odd tail)
