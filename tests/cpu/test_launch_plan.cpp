@@ -123,6 +123,11 @@ TEST(test_dispatch_launch_plan, forced_shapes) {
   EXPECT_EQ(p.kernel, Kernel::grid);
   EXPECT_EQ(p.blocks, 7u);
   EXPECT_EQ(plan_launch(5, 0, 4, t, resident, Kernel::grid, 1u << 20).blocks, max_grid_blocks);
+  // The kernel of grids of several waves at any size: a grid, sized as the grid kernel's.
+  const LaunchPlan w = plan_launch(5, 0, 4, t, resident, Kernel::waves);
+  EXPECT_EQ(w.kernel, Kernel::waves);
+  EXPECT_EQ(w.blocks, 1u);
+  EXPECT_EQ(plan_launch(1u << 28, 0, 4, t, resident, Kernel::waves).blocks, resident);
 }
 
 TEST(test_dispatch_launch_plan, loads_evict_first_up_to_four_times_l2) {

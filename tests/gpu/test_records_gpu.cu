@@ -257,22 +257,27 @@ std::vector<R> random_fields(std::uint64_t n, std::uint64_t seed, std::int64_t* 
 }
 
 // Sums of the fields of n random records R from `offset_bytes` past a 16-byte boundary, exact
-// under each kernel.
+// under each kernel, and under the kernel of grids of several waves (8 records in flight per thread
+// for some of them: tuning_sm90.hpp, with_small_record_loads) forced on 3 and 300 blocks.
 template <class R>
 void check_field_sums(std::uint64_t n, std::uint64_t seed, unsigned offset_bytes = 0) {
   std::int64_t want = 0;
   const std::vector<R> h = random_fields<R>(n, seed, &want);
   const DeviceInput<R> d(h, 0, offset_bytes);
-  each_kernel([&](const Options& opt, const std::string& how) {
+  const auto check = [&](const Options& opt, const std::string& how) {
     SCOPED_TRACE(how + ", " + std::to_string(sizeof(R)) + "-byte records of " + std::to_string(alignof(R)) +
                  "-byte alignment from byte " + std::to_string(offset_bytes));
     EXPECT_EQ(run_to_host<std::int64_t>(
                   [&](std::int64_t* o) { transform_reduce(d.get(), n, o, FieldSum{}, Sum{}, nullptr, opt); }),
               want);
-  });
+  };
+  each_kernel(check);
+  for (const std::uint64_t blocks : {3ull, 300ull})
+    check(Options{.force_kernel = Kernel::waves, .force_blocks = blocks}, "waves kernel, blocks " + std::to_string(blocks));
 }
 
-// Loaded evict-first (thread/vector_load.cuh, load_record) as words of 1, 2, 4, 8 and 16 bytes.
+// Loaded evict-first (thread/vector_load.cuh, load_record) as words of 1, 2, 4, 8 and 16 bytes,
+// and plainly on several waves (7 int8, 7 int16 and 5 int32: 8 in flight per thread).
 TEST(test_records, records_one_per_load_in_words_of_their_alignment) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();

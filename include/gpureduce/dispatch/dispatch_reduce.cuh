@@ -256,15 +256,16 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     const bool evict_first = evict_first_loads(opt.l2, n, bytes, limits.l2_bytes, tuning);
     // Grids of several waves with plain loads take their own kernel where the tuning gives it
     // another unroll.
-    const bool waves = waves_tuning.grid_unroll != tuning.grid_unroll && !evict_first &&
-                       several_waves(n, bytes, limits.l2_bytes, tuning);
+    const bool waves = opt.force_kernel == Kernel::waves ||
+                       (waves_tuning.grid_unroll != tuning.grid_unroll && !evict_first &&
+                        several_waves(n, bytes, limits.l2_bytes, tuning));
     const std::uint64_t max_blocks =
         grid_block_limit(n, bytes, limits.l2_bytes, limits.resident_blocks[waves ? 2 : evict_first], tuning);
     // The combiner kernel loads evict-first, as every grid of up to max_combiner_blocks does unless
     // the caller asks for plain loads.
     const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, waves ? waves_tuning : tuning,
                                         max_blocks, opt.force_kernel, opt.force_blocks,
-                                        tree_flaggable<A, Op> && evict_first);
+                                        tree_flaggable<A, Op> && evict_first && !waves);
     if (plan.kernel == Kernel::one_block) {
       const VectorSplit split = src.split(n);
       const auto one_block = [&]<unsigned Threads>() {
@@ -283,7 +284,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
       if (const Status s = workspace_slot(stream, &slot); !s) return s;
       ws = slot + slot_result_bytes;
     }
-    const auto kernel = plan.combiner ? grid_combiner : evict_first ? grid_evict_first : waves ? grid_waves : grid;
+    const auto kernel = plan.combiner ? grid_combiner : waves ? grid_waves : evict_first ? grid_evict_first : grid;
     return Status::from_cuda(
         launch_kernel(kernel, unsigned(plan.blocks), tuning.grid_threads, stream, src, n, out, ws, op));
   } catch (const std::bad_alloc&) {

@@ -43,7 +43,10 @@ struct ReduceTuning {
 // (kernel/reduce_kernels.cuh, fold_flagged).
 GPUREDUCE_HD constexpr std::uint64_t polled_grid_blocks(const ReduceTuning& t) { return std::uint64_t(t.grid_threads) + 1; }
 
-enum class Kernel : unsigned char { automatic, one_block, grid };
+// grid: the grid kernel the size calls for; waves: the one for grids of several waves with plain
+// loads (ReduceTuning::waves_unroll; the plain grid kernel itself where that is not set), at any
+// size.
+enum class Kernel : unsigned char { automatic, one_block, grid, waves };
 
 // The grid workspace holds one partial per block; 4096 blocks cover 31 resident blocks per SM on a
 // 132-SM H100. Layout (zero-filled once; every launch leaves it ready for the next on its stream):
