@@ -166,10 +166,21 @@ TEST(test_dispatch_launch_plan, large_inputs_may_take_several_waves) {
   EXPECT_FALSE(several_waves(from - 1, 20, l2, w));
   EXPECT_TRUE(several_waves(from, 20, l2, w));
   EXPECT_FALSE(several_waves(std::uint64_t(1) << 40, 4, l2, t));
-  // Their kernel's unroll: the tuning's own unless it names another.
+  // Their kernel's unroll: the tuning's own unless it names another, which then reads from
+  // waves_unroll_min_l2 (and from waves_min_l2, where that is more).
   EXPECT_EQ(waves_kernel_tuning(w).grid_unroll, t.grid_unroll);
-  w.waves_unroll = 2 * t.grid_unroll;
-  EXPECT_EQ(waves_kernel_tuning(w).grid_unroll, 2 * t.grid_unroll);
+  EXPECT_FALSE(reads_on_waves_kernel(std::uint64_t(1) << 40, 20, l2, w));
+  ReduceTuning u = w;
+  u.waves_unroll = 2 * t.grid_unroll;
+  u.waves_unroll_min_l2 = 32;
+  EXPECT_EQ(waves_kernel_tuning(u).grid_unroll, 2 * t.grid_unroll);
+  EXPECT_FALSE(reads_on_waves_kernel(32 * l2 / 20 - 1, 20, l2, u));
+  EXPECT_TRUE(reads_on_waves_kernel(32 * l2 / 20, 20, l2, u));
+  u.waves_unroll_min_l2 = 4;
+  EXPECT_FALSE(reads_on_waves_kernel(from - 1, 20, l2, u));
+  EXPECT_TRUE(reads_on_waves_kernel(from, 20, l2, u));
+  u.waves_unroll = t.grid_unroll;
+  EXPECT_FALSE(reads_on_waves_kernel(from, 20, l2, u));
   // The plan then reads with that many blocks.
   EXPECT_EQ(plan_launch(from, 0, 16, w, grid_block_limit(from, 20, l2, 660, w)).blocks, 3960u);
   EXPECT_EQ(plan_launch(from, 0, 16, w, grid_block_limit(from, 20, l2, 5000, w)).blocks, max_grid_blocks);

@@ -212,7 +212,8 @@ TEST(test_record_sources, records_one_per_load_keep_few_blocks_longer) {
 }
 
 // Of those, records of under 24 bytes loaded in words of up to 4 bytes keep 8 in flight per thread
-// in grids of several waves (their own kernel); the others, and every other grid, keep 4.
+// in grids of several waves (their own kernel), from 4x L2 for words of 1 and 2 bytes and 32x for
+// words of 4; the others, and every other grid, keep 4.
 TEST(test_record_sources, small_records_one_per_load_keep_more_in_flight_on_waves) {
   using Op = UserOp<cuda::std::plus<int>, int>;
   const auto waves_unroll = []<class Source>(Source) {
@@ -220,6 +221,8 @@ TEST(test_record_sources, small_records_one_per_load_keep_more_in_flight_on_wave
   };
   EXPECT_EQ(waves_unroll(RecordSource<Floats5>{}), 8);
   EXPECT_EQ(waves_unroll(RecordSource<Bytes7>{}), 8);
+  EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Floats5>, Op>().waves_unroll_min_l2), 32u);
+  EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Bytes7>, Op>().waves_unroll_min_l2), 4u);
   EXPECT_EQ(waves_unroll(RecordSource<Doubles>{}), 4);  // 8-byte words
   EXPECT_EQ(waves_unroll(RecordSource<Pair>{}), 4);     // not one of those that take many loads
   EXPECT_EQ(waves_unroll(RecordSource<Point>{}), 4);    // 24 bytes

@@ -362,9 +362,9 @@ void check_waves(unsigned times, unsigned offset_bytes, std::uint64_t seed) {
   }
 }
 
-// 20-byte records (several waves from 4x L2, 8 in flight per thread there) at 4x and 16x, 7-byte
-// records (the same) from byte 1 at 4x, pairs of int32 from 4 bytes past an 8-byte boundary (from
-// 16x, 4 in flight) at 16x. Its own suite, out of tools/sanitize.sh's filter: a gigabyte is slow
+// 20-byte records (several waves from 4x L2; 8 in flight per thread from 32x) at 4x and 16x, 7-byte
+// records (8 in flight from 4x) from byte 1 at 4x, pairs of int32 from 4 bytes past an 8-byte
+// boundary (several waves from 16x) at 16x. Its own suite, out of tools/sanitize.sh's filter: a gigabyte is slow
 // under the sanitizers.
 TEST(test_record_waves, records_on_several_waves_sum_exactly) {
   GPUREDUCE_REQUIRE_GPU();

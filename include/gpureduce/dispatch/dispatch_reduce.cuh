@@ -226,7 +226,7 @@ constexpr ReduceTuning reduce_tuning() {
   constexpr ReduceTuning u = records ? Tuning::with_record_waves(t) : t;
   constexpr bool many_loads = reads_one_per_load_v<Source> && (sizeof(T) > 8 || alignof(T) < 4);
   constexpr ReduceTuning v = many_loads ? Tuning::with_record_loads(u) : u;
-  return many_loads && sizeof(T) < 24 && alignof(T) < 8 ? Tuning::with_small_record_loads(v) : v;
+  return many_loads && sizeof(T) < 24 && alignof(T) < 8 ? Tuning::with_small_record_loads(v, alignof(T)) : v;
 }
 
 template <class A, class Out, class Source, class Op>
@@ -257,8 +257,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     // Grids of several waves with plain loads take their own kernel where the tuning gives it
     // another unroll.
     const bool waves = opt.force_kernel == Kernel::waves ||
-                       (waves_tuning.grid_unroll != tuning.grid_unroll && !evict_first &&
-                        several_waves(n, bytes, limits.l2_bytes, tuning));
+                       (!evict_first && reads_on_waves_kernel(n, bytes, limits.l2_bytes, tuning));
     const std::uint64_t max_blocks =
         grid_block_limit(n, bytes, limits.l2_bytes, limits.resident_blocks[waves ? 2 : evict_first], tuning);
     // The combiner kernel loads evict-first, as every grid of up to max_combiner_blocks does unless

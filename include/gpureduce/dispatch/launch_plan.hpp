@@ -35,8 +35,10 @@ struct ReduceTuning {
   // blocks, as many as max_grid_blocks holds, rather than one (0: never).
   unsigned waves_min_l2 = 0;
   unsigned grid_waves = 1;
-  // Vectors in flight per thread of grids of several waves whose loads are plain (0: grid_unroll).
+  // Vectors in flight per thread of grids of several waves whose loads are plain, for inputs of at
+  // least waves_unroll_min_l2 times the L2 size (0: grid_unroll).
   int waves_unroll = 0;
+  unsigned waves_unroll_min_l2 = 0;
 };
 
 // The largest grid whose last block polls one slot per thread: one slot per other block
@@ -132,6 +134,14 @@ GPUREDUCE_HD constexpr std::uint64_t grid_block_limit(std::uint64_t n, unsigned 
 GPUREDUCE_HD constexpr ReduceTuning waves_kernel_tuning(ReduceTuning t) {
   if (t.waves_unroll != 0) t.grid_unroll = t.waves_unroll;
   return t;
+}
+
+// Whether n elements of `bytes_per_element`, read with plain loads, take that kernel rather than
+// the grid kernel: several waves, waves_unroll other than grid_unroll, from waves_unroll_min_l2.
+GPUREDUCE_HD constexpr bool reads_on_waves_kernel(std::uint64_t n, unsigned bytes_per_element,
+                                                  std::uint64_t l2_bytes, const ReduceTuning& t) {
+  return t.waves_unroll != 0 && t.waves_unroll != t.grid_unroll && several_waves(n, bytes_per_element, l2_bytes, t) &&
+         n >= std::uint64_t(t.waves_unroll_min_l2) * l2_bytes / bytes_per_element;
 }
 
 // How the grid kernel's loads treat L2 (Options::l2; docs/production.md, "Loads and L2").

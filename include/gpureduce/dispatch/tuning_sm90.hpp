@@ -139,18 +139,24 @@ struct TuningSm90 {
     t.waves_min_l2 = evict_first_max_l2;
     return t;
   }
-  // Of those, records of under 24 bytes loaded in words of 1, 2 or 4 bytes keep 8 in flight per
-  // thread rather than 4 (under 96 bytes) in those grids of several waves, a kernel of their own
-  // (plain loads; 44-64 registers, 4-5 blocks per SM). H100, tools/probes/record_probe.cu, two
-  // rounds alternating against b20f80e (bench/results/*_records_waves8_experiment_b20f80e_
-  // round*.txt against *_records_b20f80e_beside_waves8_round*.txt), time at 2^25 / 2^26 / 2^27 /
-  // 2^28 records: 7-byte records 0.989 / 0.991-0.993 / 0.985-0.986 / 0.983 (2^28: CUB's time over
-  // ours 1.004 -> 1.022-1.023), 20-byte 1.006-1.009 / 0.998-0.999 / 0.993-0.995 / 0.987 (2^28:
-  // 0.990-0.991 -> 1.004-1.005; 2^24 1.008-1.009, 1.015-1.018 -> 1.007-1.010). Pairs of doubles
-  // (8-byte words) took 1.001-1.003 at 2^26-2^28, 28- and 36-byte structs 1.000 and 1.002-1.006:
-  // they keep 4.
-  static constexpr ReduceTuning with_small_record_loads(ReduceTuning t) {
+  // Of those, records of under 24 bytes loaded in words of 1, 2 or 4 bytes (`word`) keep 8 in
+  // flight per thread rather than 4 (under 96 bytes) in those grids of several waves, a kernel of
+  // their own (plain loads; 44-64 registers, 4-5 blocks per SM): from 4x L2 for words of 1 and 2
+  // bytes, from 32x (1.6 GB) for words of 4. Two rounds alternating against b20f80e (tools/probes/
+  // record_probe.cu; bench/results/*_records_waves8_experiment_b20f80e_round*.txt and *_records_
+  // 903879f_round*.txt, against *_records_b20f80e_beside_{waves8,903879f}_round*.txt), time at 2^24
+  // / 2^25 / 2^26 / 2^27 / 2^28 records:
+  // - 7-byte records, H100: below 4x L2 / 0.989-0.993 / 0.990-0.993 / 0.985-0.986 / 0.980-0.983
+  //   (2^28: CUB's time over ours 1.004 -> 1.021-1.025); H200 (two rounds at 903879f, 8 in flight
+  //   from 4x L2): 0.999-1.000 at 2^25, 0.984-0.986, 0.976-0.978, 0.976-0.978.
+  // - 20-byte structs of floats, H100: 1.008-1.013 / 1.006-1.009 / 0.998-1.001 / 0.992-0.995 /
+  //   0.987-0.988 (2^28: 0.990-0.992 -> 1.003-1.005); H200: 1.017-1.018 / 1.016-1.027 / 1.008 /
+  //   0.995-0.996 / 0.987-0.989 (2^24-2^25: 1.011-1.022 -> 0.995-1.001): hence 32x.
+  // - Pairs of doubles (8-byte words), H100: 1.001-1.003 at 2^26-2^28; 28- and 36-byte structs
+  //   1.000 and 1.002-1.006. They keep 4.
+  static constexpr ReduceTuning with_small_record_loads(ReduceTuning t, std::size_t word) {
     t.waves_unroll = 2 * t.grid_unroll;
+    t.waves_unroll_min_l2 = word < 4 ? evict_first_max_l2 : 32;
     return t;
   }
   // Integer sums of 8- and 16-bit elements (four per instruction, thread/packed_sum.hpp): one block
