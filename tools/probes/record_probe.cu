@@ -4,8 +4,10 @@
 // numbers are; float3, 3-byte pixels and 24-byte points in vectors of 48 bytes (grid/
 // vector_split.hpp); a pair of doubles of 8-byte alignment in 16-byte vectors from a 16-byte
 // boundary, and from 8 bytes past one a record per load (agent/sources.cuh, RecordSource), as a
-// pair of floats 4 bytes past an 8-byte boundary and 20-byte records from any address. Each
-// result is compared with CUB's. Run by `tools/device-run COMMIT records`.
+// pair of floats 4 bytes past an 8-byte boundary and 20-byte records from any address; records of
+// fields (5, 7 and 9 int8, 5 and 7 int16, 5, 7 and 9 floats) in 80-byte vectors or one per load.
+// Each result is compared with CUB's. Run by `tools/device-run COMMIT records`, or for several
+// builds by `tools/records-ab`.
 //   record_probe [SIZES [FILTER]]
 // SIZES: record counts, comma-separated, each a number or 2^k (empty or left out: 2^10 to 2^28 in
 // steps of 4x); FILTER: only the rows whose name contains one of its |-separated parts (RECORD_SIZES and
@@ -146,6 +148,8 @@ int main(int argc, char** argv) {
   const auto* b7 = reinterpret_cast<const Bytes7*>(in.get());
   const auto* s5 = reinterpret_cast<const Shorts5*>(in.get());
   const auto* f9 = reinterpret_cast<const Nine*>(in.get());
+  const auto* b9 = reinterpret_cast<const Bytes9*>(in.get());
+  const auto* s7 = reinterpret_cast<const Shorts7*>(in.get());
   const auto floats = [&](u64 b) { fill_sparse_ones<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
   const auto bytes = [&](u64 b) { fill_sparse_ones<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
   const auto doubles = [&](u64 b) { fill_sparse_ones<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
@@ -211,6 +215,8 @@ int main(int argc, char** argv) {
     fields("5 shorts sum (10 B, records)", s5, 10, bytes);
     fields("7 floats sum (28 B, records)", f7, 28, floats);
     fields("9 floats sum (36 B, records)", f9, 36, floats);
+    fields("9 bytes sum (9 B, records)", b9, 9, bytes);
+    fields("7 shorts sum (14 B, records)", s7, 14, bytes);
   }
   return 0;
 }
