@@ -152,8 +152,9 @@ struct TuningSm90 {
   // - 20-byte structs of floats, H100: 1.008-1.013 / 1.006-1.009 / 0.998-1.001 / 0.992-0.995 /
   //   0.987-0.988 (2^28: 0.990-0.992 -> 1.003-1.005); H200: 1.017-1.018 / 1.016-1.027 / 1.008 /
   //   0.995-0.996 / 0.987-0.989 (2^24-2^25: 1.011-1.022 -> 0.995-1.001): hence 32x.
-  // - 9 int8 and 7 int16 fields, H100 (*_records_dca33c7_round*.txt): 0.962-0.978 and 0.984-0.998
-  //   from 2^25 up (still 0.978x and 0.981-0.992x CUB at 2^26-2^28). 16 in flight for words of 1
+  // - 9 int8 and 7 int16 fields, H100 (*_records_dca33c7_round*.txt): 0.962-0.978 (one round at
+  //   2^27: 1.016) and 0.984-0.998 from 2^25 up; still 0.978x CUB at 2^28 and 0.981-0.992x at
+  //   2^26-2^28. 16 in flight for words of 1
   //   and 2 bytes took 1.06-1.29x the time (*_records_unroll16_experiment_dca33c7_round*.txt).
   // - Pairs of doubles (8-byte words), H100: 1.001-1.003 at 2^26-2^28; 28- and 36-byte structs
   //   1.000 and 1.002-1.006. They keep 4.
