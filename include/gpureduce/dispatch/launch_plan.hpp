@@ -115,13 +115,16 @@ GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t add
   return {k, t.grid_threads, readers};
 }
 
-// The most blocks the grid kernel gets (plan_launch's max_resident_blocks): one wave of `resident`
-// blocks, or for n elements of `bytes_per_element` of at least t.waves_min_l2 times l2_bytes,
-// t.grid_waves whole waves, as many as fit in max_grid_blocks (at least one).
+// Whether n elements of `bytes_per_element` run on grids of several waves: at least t.waves_min_l2
+// times l2_bytes.
 GPUREDUCE_HD constexpr bool several_waves(std::uint64_t n, unsigned bytes_per_element, std::uint64_t l2_bytes,
                                           const ReduceTuning& t) {
   return t.waves_min_l2 != 0 && n >= std::uint64_t(t.waves_min_l2) * l2_bytes / bytes_per_element;
 }
+
+// The most blocks the grid kernel gets (plan_launch's max_resident_blocks): one wave of `resident`
+// blocks, or where several_waves, t.grid_waves whole waves, as many as fit in max_grid_blocks (at
+// least one).
 GPUREDUCE_HD constexpr std::uint64_t grid_block_limit(std::uint64_t n, unsigned bytes_per_element,
                                                       std::uint64_t l2_bytes, std::uint64_t resident,
                                                       const ReduceTuning& t) {

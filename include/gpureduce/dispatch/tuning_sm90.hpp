@@ -154,8 +154,8 @@ struct TuningSm90 {
   //   0.995-0.996 / 0.987-0.989 (2^24-2^25: 1.011-1.022 -> 0.995-1.001): hence 32x.
   // - 9 int8 and 7 int16 fields, H100 (*_records_dca33c7_round*.txt): 0.962-0.978 (one round at
   //   2^27: 1.016) and 0.984-0.998 from 2^25 up; still 0.978x CUB at 2^28 and 0.981-0.992x at
-  //   2^26-2^28. 16 in flight for words of 1
-  //   and 2 bytes took 1.06-1.29x the time (*_records_unroll16_experiment_dca33c7_round*.txt).
+  //   2^26-2^28. 16 in flight for words of 1 and 2 bytes took 1.06-1.29x the time (*_records_
+  //   unroll16_experiment_dca33c7_round*.txt).
   // - Pairs of doubles (8-byte words), H100: 1.001-1.003 at 2^26-2^28; 28- and 36-byte structs
   //   1.000 and 1.002-1.006. They keep 4.
   static constexpr ReduceTuning with_small_record_loads(ReduceTuning t, std::size_t word) {
