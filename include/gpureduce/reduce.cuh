@@ -159,7 +159,7 @@ Status try_reduce(const T* in, std::uint64_t n, Out* out, F f, Init identity, cu
   static_assert(std::is_convertible_v<T, A> || (is_element_v<T> && is_element_v<A>),
                 "gpureduce: the elements do not convert to the accumulator (the identity's type): "
                 "transform them (transform_reduce)");
-  return with_array_source(in, Identity{}, [&](const auto& src) {
+  return with_array_source(in, n, Identity{}, [&](const auto& src) {
     return detail::dispatch_reduce<A>(src, n, out, Op{f, static_cast<A>(identity)}, stream, opt);
   });
 }
@@ -182,7 +182,7 @@ Status try_transform_reduce(const T* in, std::uint64_t n, Out* out, Transform tr
   detail::check_types<U, Op, A, Out>();
   if constexpr (detail::is_arg_op_v<Op>)
     if (n == 0) return Status::fail(Errc::empty_input, "argmin/argmax of an empty input has no index");
-  return with_array_source(in, transform, [&](const auto& src) {
+  return with_array_source(in, n, transform, [&](const auto& src) {
     return detail::dispatch_reduce<A>(src, n, out, detail::with_options(op, opt), stream, opt);
   });
 }
@@ -208,7 +208,7 @@ Status try_transform_reduce(const T* in, std::uint64_t n, Out* out, Transform tr
                 "gpureduce: the transform's result does not convert to the accumulator (the identity's type)");
   using Op = UserOp<F, A>;
   detail::check_types<T, Op, A, Out>();
-  return with_array_source(in, transform, [&](const auto& src) {
+  return with_array_source(in, n, transform, [&](const auto& src) {
     return detail::dispatch_reduce<A>(src, n, out, Op{f, static_cast<A>(identity)}, stream, opt);
   });
 }

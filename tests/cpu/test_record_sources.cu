@@ -48,6 +48,15 @@ struct Floats5 {  // 20 bytes, 4-byte aligned: one per load (a vector of 80 byte
 struct Bytes7 {  // 7 bytes: a vector would span 112 bytes
   std::uint8_t b[7];
 };
+struct Bytes9 {  // 9 bytes: vectors of 16 (144 bytes) from a size
+  std::uint8_t b[9];
+};
+struct Shorts7 {  // 14 bytes, 2-byte aligned: vectors of 8 (112 bytes) from a size
+  std::uint16_t v[7];
+};
+struct Chars14 {  // 14 bytes, 1-byte aligned: an odd address never reaches a vector
+  char c[14];
+};
 struct Rgba {  // 4 bytes, 1-byte aligned
   std::uint8_t r, g, b, a;
 };
@@ -68,8 +77,8 @@ static_assert(!is_record_v<float> && !is_record_v<__half> && !is_record_v<NotCop
 // rest one record per load.
 enum class Read { aligned, shifted, one_per_load };
 template <class T>
-Read how_read(std::uintptr_t addr) {
-  return with_array_source(reinterpret_cast<const T*>(addr), Identity{}, [](const auto& src) {
+Read how_read(std::uintptr_t addr, std::uint64_t n = 1) {
+  return with_array_source(reinterpret_cast<const T*>(addr), n, Identity{}, [](const auto& src) {
     using S = std::remove_cvref_t<decltype(src)>;
     return std::is_same_v<S, ArraySource<T>>     ? Read::aligned
            : std::is_same_v<S, ShiftedSource<T>> ? Read::shifted
@@ -111,6 +120,42 @@ TEST(test_record_sources, which_records_are_read_in_vectors) {
   expect_vectors_from<Floats5>(0);
   expect_vectors_from<Bytes7>(0);
 }
+
+// Narrow records whose vectors span 112 or 144 bytes, from every address: in vectors from
+// wide_vectors_min vectors of them, one per load below.
+TEST(test_record_sources, narrow_records_in_vectors_of_112_and_144_bytes_from_a_size) {
+  const auto expect = []<class T>(T, std::uint64_t per_vec) {
+    static_assert(reads_wide_vectors_v<T>);
+    EXPECT_EQ(Vector<T>::size, per_vec);
+    for (std::uintptr_t addr = 0x1000; addr < 0x1040; addr += alignof(T)) {
+      SCOPED_TRACE("size " + std::to_string(sizeof(T)) + " address " + std::to_string(addr));
+      EXPECT_EQ(how_read<T>(addr, wide_vectors_min * per_vec - 1), Read::one_per_load);
+      EXPECT_EQ(how_read<T>(addr, wide_vectors_min * per_vec), Read::aligned);
+      EXPECT_EQ(how_read<T>(addr, std::uint64_t(1) << 33), Read::aligned);
+    }
+  };
+  expect(Bytes7{}, 16);
+  expect(Bytes9{}, 16);
+  expect(Shorts7{}, 8);
+  static_assert(!reads_wide_vectors_v<Chars14> && !reads_wide_vectors_v<Floats5> && !reads_wide_vectors_v<Five>);
+  EXPECT_EQ(how_read<Chars14>(0x1001, std::uint64_t(1) << 30), Read::one_per_load);
+  EXPECT_EQ(how_read<Floats5>(0x1000, std::uint64_t(1) << 30), Read::one_per_load);
+  for (const std::uint64_t n : {0ull, 123457ull, 1ull << 30}) {
+    const VectorSplit s = VectorSplit::make(0x1003, n, sizeof(Bytes9));
+    EXPECT_EQ(s.head + s.vectors * 16 + s.tail, n);
+    if (s.vectors > 0) EXPECT_EQ((0x1003 + s.head * sizeof(Bytes9)) % 16, 0u);
+  }
+}
+
+// Vectors of 5 words and more are staged in the grid kernels' whole batches (8 warps of 256
+// threads), never in the one-block kernel's (warps 0) nor elsewhere; 48-byte vectors never.
+static_assert(ArraySource<Five>::stages_v<WarpContiguous<PlainLoad, 8>> &&
+              ArraySource<Bytes9>::stages_v<WarpContiguous<VectorLoad<true>, 8>> &&
+              ArraySource<Shorts7>::stages_v<WarpContiguous<PlainLoad, 8>>);
+static_assert(!ArraySource<Five>::stages_v<WarpContiguous<PlainLoad, 0>> && !ArraySource<Five>::stages_v<PlainLoad> &&
+              !ArraySource<float3>::stages_v<WarpContiguous<PlainLoad, 8>> &&
+              !ArraySource<int>::stages_v<WarpContiguous<PlainLoad, 8>>);
+static_assert(ArraySource<Bytes9>::vector_words == 9 && ArraySource<Shorts7>::vector_words == 7);
 
 static_assert(Vector<Pixel>::size == 16 && sizeof(Vector<Pixel>) == 48);
 static_assert(Vector<float3>::size == 4 && sizeof(Vector<float3>) == 48);
@@ -204,6 +249,11 @@ TEST(test_record_sources, records_one_per_load_keep_few_blocks_longer) {
   EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Pair>, Op>().waves_min_l2), 16u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float3>, Op>().few_blocks_max_batches), 2048u);
   EXPECT_EQ((detail::reduce_tuning<std::int64_t, ArraySource<int>, Sum>().few_blocks_max_batches), 2048u);
+  // Records in vectors of 112 and 144 bytes take the same; those of 80 bytes do not.
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Bytes9>, Op>().few_blocks_max_batches), 4096u);
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Shorts7>, Op>().waves_min_l2), 4u);
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Five>, Op>().few_blocks_max_batches), 2048u);
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Five>, Op>().waves_min_l2), 16u);
   const auto blocks = [&](std::uint64_t n) {
     return plan_launch(n, 0x1000, RecordSource<Floats5>::split_bytes, t, 1056).blocks;
   };
@@ -227,6 +277,7 @@ TEST(test_record_sources, small_records_one_per_load_keep_more_in_flight_on_wave
   EXPECT_EQ(waves_unroll(RecordSource<Pair>{}), 4);     // not one of those that take many loads
   EXPECT_EQ(waves_unroll(RecordSource<Point>{}), 4);    // 24 bytes
   EXPECT_EQ(waves_unroll(ArraySource<float3>{}), 1);    // 48-byte vectors, as the grid's own
+  EXPECT_EQ(waves_unroll(ArraySource<Bytes9>{}), 1);    // 144-byte vectors too
   EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Floats5>, Op>().grid_unroll), 4);
   // The plan of that kernel: batches of 8 x 256 records.
   constexpr ReduceTuning t = waves_kernel_tuning(detail::reduce_tuning<int, RecordSource<Floats5>, Op>());

@@ -12,6 +12,7 @@
 #include <thrust/complex.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <random>
 #include <type_traits>
@@ -67,8 +68,9 @@ struct FieldSum {  // to a number: summed in int64
     return t;
   }
 };
-// Records of fields: 5 int8 or int16 (and 20 int8) read in vectors of 80 bytes; 5 int32, 5 int64,
-// 7 int8, 7 int16 and 20 int32 of 16-byte alignment one per load (agent/sources.cuh, vector_fits_v).
+// Records of fields: 5 int8 or int16 (and 20 int8) read in vectors of 80 bytes; 5 int32, 5 int64
+// and 20 int32 of 16-byte alignment one per load (agent/sources.cuh, vector_fits_v); 7 int8, 9 int8
+// and 7 int16 one per load or, from a size, in vectors of 112 and 144 bytes.
 template <class F, int N, std::size_t Align = alignof(F)>
 struct alignas(Align) Fields {
   F v[N];
@@ -314,6 +316,32 @@ TEST(test_records, narrow_records_in_vectors_of_80_bytes) {
   }
 }
 
+// Records of 1- and 2-byte alignment whose vectors span 112 or 144 bytes: one per load below
+// wide_vectors_min vectors, in vectors from there (agent/sources.cuh, reads_wide_vectors_v), staged
+// through shared memory in the grid kernels' whole batches; 7 and 9 int8 fields from two bytes
+// each, 7 int16 from bytes 0 and 2, one record short of that size, at it, and past it with a
+// partial batch and a scalar tail.
+TEST(test_records, narrow_records_in_vectors_of_112_and_144_bytes) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  static_assert(reads_wide_vectors_v<Fields<std::int8_t, 7>> && reads_wide_vectors_v<Fields<std::int8_t, 9>> &&
+                reads_wide_vectors_v<Fields<std::int16_t, 7>>);
+  const auto sizes = [](std::uint64_t per_vec) {
+    const std::uint64_t from = wide_vectors_min * per_vec;
+    return std::array<std::uint64_t, 3>{from - 1, from, from + 256 * per_vec + 5};
+  };
+  for (const std::uint64_t n : sizes(16)) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    for (const unsigned offset : {0u, 3u}) check_field_sums<Fields<std::int8_t, 7>>(n, seed + n + offset, offset);
+    for (const unsigned offset : {1u, 2u}) check_field_sums<Fields<std::int8_t, 9>>(n, seed + n + offset + 4, offset);
+  }
+  for (const std::uint64_t n : sizes(8)) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    for (const unsigned offset : {0u, 2u}) check_field_sums<Fields<std::int16_t, 7>>(n, seed + n + offset + 8, offset);
+  }
+}
+
 // Records read one per load that take many loads stay on 257 blocks up to 4096 batches (dispatch/
 // tuning_sm90.hpp, with_record_loads): 20-byte records just below and just above that, each block
 // reading 16 batches, then one wave; exact under the library's plan. Outside the sanitizers'
@@ -363,7 +391,7 @@ void check_waves(unsigned times, unsigned offset_bytes, std::uint64_t seed) {
 }
 
 // 20-byte records (several waves from 4x L2; 8 in flight per thread from 32x) at 4x and 16x, 7-byte
-// records (8 in flight from 4x) from byte 1 at 4x, pairs of int32 from 4 bytes past an 8-byte
+// records (in staged vectors of 112 bytes there) from byte 1 at 4x, pairs of int32 from 4 bytes past an 8-byte
 // boundary (several waves from 16x) at 16x. Its own suite, out of tools/sanitize.sh's filter: a gigabyte is slow
 // under the sanitizers.
 TEST(test_record_waves, records_on_several_waves_sum_exactly) {

@@ -5,7 +5,9 @@
 // are in flight before any value is used). Arrays of records (structs) are read in vectors of
 // whole records where their address reaches a 16-byte boundary; otherwise in vectors shifted into
 // place from aligned words (ShiftedSource) or one per load (RecordSource), as shifts_records_v says;
-// records whose vector would span more than 64 bytes (80 for narrow ones) one per load.
+// records whose vector would span more than 64 bytes (80 for narrow ones) one per load, but for
+// narrow ones of 112 and 144 bytes, in vectors from a size (reads_wide_vectors_v). Vectors of
+// 80 bytes and more are staged through shared memory in the grid kernels' whole batches.
 #pragma once
 
 #include <gpureduce/grid/vector_split.hpp>
@@ -53,10 +55,56 @@ struct ArraySource {
   __device__ __forceinline__ void consume(T x, std::uint64_t i, Sink&& sink) const {
     sink(transform(x), std::int64_t(i));
   }
+  // Vectors of many 16-byte words (records: 80 bytes and more) are staged in the grid kernels'
+  // whole batches: the warp's 32 vectors are loaded as its lanes' consecutive words, each warp load
+  // 512 contiguous bytes, and consume_vector hands them round through shared memory. Loaded by
+  // their own lanes, word k of 32 vectors 80-144 bytes apart, each warp load touched every
+  // sector of the span, 16 bytes of each, which the next word's load covered again through L1.
+  // H100, tools/probes/record_probe.cu, two rounds alternating against 1eccd93 (bench/results/
+  // *_records_staged_experiment_1eccd93_round*.txt against *_records_1eccd93_beside_staged_staged2_
+  // round*.txt), time staged over not: 5 int8 fields (80-byte vectors) 0.85 at 2^24, 0.88-0.96 at
+  // 2^26, 0.97 at 2^28; 5 int16 0.93-0.95 from 2^24 up; 0.97-1.03 below (*_records_staged_mid_
+  // experiment_*). Vectors of 48 bytes (float3, 3-byte pixels, 24-byte points) stay as they are:
+  // staged, 0.99-1.03 of the time at every size.
+  static constexpr unsigned vector_words = sizeof(Vector<T>) / vector_bytes;
+  template <class Load>
+  static constexpr bool stages_v = vector_words >= 5 && staging_warps_v<Load> != 0 &&
+                                   staging_warps_v<Load> * vector_words * sizeof(uint4) * warp_threads <= 40 * 1024;
+  template <unsigned Warps>  // of the block, each with its own stage
+  struct Staged {
+    uint4 w[vector_words];
+  };
   // The vector starting at element `first` (16-byte aligned).
   template <class Load>
-  __device__ __forceinline__ Vector<T> load_vector(std::uint64_t first, const Load& load) const {
-    return load(reinterpret_cast<const Vector<T>*>(data + first));
+  __device__ __forceinline__ auto load_vector(std::uint64_t first, const Load& load) const {
+    if constexpr (stages_v<Load>) {
+      const unsigned lane = threadIdx.x % warp_threads;
+      const auto* warp_first = reinterpret_cast<const uint4*>(data + first) - lane * vector_words;
+      Staged<staging_warps_v<Load>> r;
+#pragma unroll
+      for (unsigned k = 0; k < vector_words; ++k) r.w[k] = load(warp_first + k * warp_threads + lane);
+      return r;
+    } else {
+      return load(reinterpret_cast<const Vector<T>*>(data + first));
+    }
+  }
+  // Every lane of the warp together: its words in, its vector's out (an odd number of words apart
+  // per lane, so no two lanes of a quarter-warp read the same bank).
+  template <unsigned Warps, class Sink>
+  __device__ __forceinline__ void consume_vector(const Staged<Warps>& x, std::uint64_t first, Sink&& sink) const {
+    __shared__ uint4 stage[Warps][vector_words * warp_threads];
+    const unsigned lane = threadIdx.x % warp_threads;
+    uint4* s = stage[threadIdx.x / warp_threads];
+#pragma unroll
+    for (unsigned k = 0; k < vector_words; ++k) s[k * warp_threads + lane] = x.w[k];
+    __syncwarp();
+    uint4 w[vector_words];
+#pragma unroll
+    for (unsigned k = 0; k < vector_words; ++k) w[k] = s[lane * vector_words + k];
+    __syncwarp();  // before the next vector's words go in
+    Vector<T> v;
+    __builtin_memcpy(&v, w, sizeof v);
+    consume_vector(v, first, sink);
   }
   // Hands the vector's transformed values, indices first.., to sink(values, first).
   template <class Sink>
@@ -110,6 +158,28 @@ inline constexpr bool vector_fits_v =
 template <class T>
 inline constexpr bool reads_as_vectors_v =
     vector_fits_v<T> && vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
+
+// Narrow records whose vectors span 112 or 144 bytes from every address they may have (7 and 9
+// int8 fields, 7 and 9 int16) are read in vectors, staged (ArraySource::load_vector), from
+// wide_vectors_min vectors up (2^21 records of 7 or 9 bytes, 2^20 of 14), one per load below,
+// where a thread's 8-16 records of one vector left too few threads to spread their fields' work
+// over. H100, record_probe against 1eccd93, two rounds alternating (bench/results/*_records_
+// staged_experiment_1eccd93_round*.txt, *_records_staged_mid_experiment_1eccd93_round*.txt), time
+// in staged vectors over one per load (CUB's time over ours, before -> after):
+// - 7 int8 fields: 2^18 1.08, 2^19-2^20 1.03-1.05, 2^21 0.95, 2^22 0.89, 2^24 0.79-0.80, 2^26
+//   0.78-0.85, 2^28 0.76 (1.02 -> 1.34);
+// - 9 int8 fields: 2^16 1.29, 2^18 1.13, 2^19-2^20 1.04-1.07, 2^21 0.95-0.96, 2^22 0.91, 2^24-2^26
+//   0.81-0.82, 2^28 0.79 (0.98 -> 1.24);
+// - 7 int16 fields: 2^16 1.07, 2^18-2^19 1.00-1.03, 2^20 0.96-0.98, 2^22 0.95, 2^24 0.95, 2^26
+//   0.92, 2^28 0.90 (0.98 -> 1.09).
+// Unstaged, such vectors took 0.84-1.00 of the time from 2^25 up but 1.05-1.17 at 2^22-2^24
+// (*_records_wide1_experiment_1eccd93_round*.txt). Records of 4-byte alignment in staged vectors
+// of 80 bytes (5 floats) gained 1% at most from 2^24 up, so they keep one record per load.
+template <class T>
+inline constexpr bool reads_wide_vectors_v = !vector_fits_v<T> && alignof(T) < 4 &&
+                                             vector_span_bytes(sizeof(T)) <= 144 &&
+                                             vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
+inline constexpr std::uint64_t wide_vectors_min = std::uint64_t(1) << 17;
 template <class T>
 GPUREDUCE_HD bool reaches_vectors(const T* p) {
   constexpr std::uintptr_t gcd = vector_bytes * sizeof(T) / vector_span_bytes(sizeof(T));  // gcd(size, 16)
@@ -205,17 +275,21 @@ inline constexpr bool reads_one_per_load_v = false;
 template <class T, class Transform>
 inline constexpr bool reads_one_per_load_v<RecordSource<T, Transform>> = true;
 
-// Calls f with the source of one array: ArraySource for numbers and records read in aligned
-// vectors from `in`; for records whose address does not reach a 16-byte boundary ShiftedSource or
-// RecordSource (two kernels where alignment alone does not decide); RecordSource for the largest.
+// Calls f with the source of n elements from `in`: ArraySource for numbers and records read in
+// aligned vectors; for records whose address does not reach a 16-byte boundary ShiftedSource or
+// RecordSource (two kernels where alignment alone does not decide); for records read in wide
+// vectors ArraySource or RecordSource by n; RecordSource for the largest.
 template <class T, class Transform, class F>
-decltype(auto) with_array_source(const T* in, Transform transform, F&& f) {
+decltype(auto) with_array_source(const T* in, std::uint64_t n, Transform transform, F&& f) {
   if constexpr (is_element_v<T> || reads_as_vectors_v<T>) {
     return f(ArraySource<T, Transform>{in, transform});
   } else if constexpr (vector_fits_v<T>) {
     if (reaches_vectors(in)) return f(ArraySource<T, Transform>{in, transform});
     if constexpr (shifts_records_v<T>) return f(ShiftedSource<T, Transform>{{in, transform}});
     else return f(RecordSource<T, Transform>{in, transform});
+  } else if constexpr (reads_wide_vectors_v<T>) {
+    if (n / Vector<T>::size >= wide_vectors_min) return f(ArraySource<T, Transform>{in, transform});
+    return f(RecordSource<T, Transform>{in, transform});
   } else {
     return f(RecordSource<T, Transform>{in, transform});
   }

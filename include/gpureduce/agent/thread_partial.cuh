@@ -88,8 +88,8 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   const VectorGrid<Unroll> g{vectors, BlockThreads, grid};
   const auto at_stride = [&](std::uint64_t v) { return [&, v](int k) { return v + std::uint64_t(k) * BlockThreads; }; };
   // Whole batches: every lane of a warp runs each of them, lane l + 1 on the vectors after lane l's
-  // (for shifted loads, thread/shifted_load.cuh).
-  const WarpContiguous<Load> whole{load};
+  // (for shifted loads, thread/shifted_load.cuh, and staged ones, agent/sources.cuh).
+  const WarpContiguous<Load, OneBlock ? 0u : BlockThreads / warp_threads> whole{load};
   const auto full = [&](std::uint64_t v) { batch(at_stride(v), every, whole); };
   if constexpr (Last == LastBatch::repeat) {
     g.template for_each_batch<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {

@@ -209,8 +209,9 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
 // The launch constants of a reduction. Dot products (two arrays) take their own one-block limit, per
 // array; values that cost more than one operator each a lower one (tuning_sm90.hpp), where the
 // grid hands its partials over in flagged slots. Records read one per load count as 16-byte
-// elements (RecordSource::split_bytes); those that take many loads (with_record_loads) stay on few
-// blocks longer and take several waves sooner, the small ones among them with more records in
+// elements (RecordSource::split_bytes); those that take many loads, and records in vectors of more
+// than 80 bytes (agent/sources.cuh, reads_wide_vectors_v), stay on few blocks longer and take
+// several waves sooner (with_record_loads), the small ones read one per load with more records in
 // flight there. Large arrays of records take grids of several waves.
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
@@ -225,7 +226,8 @@ constexpr ReduceTuning reduce_tuning() {
   constexpr bool records = Source::arrays == 1 && !is_element_v<T> && !is_complex_v<T>;
   constexpr ReduceTuning u = records ? Tuning::with_record_waves(t) : t;
   constexpr bool many_loads = reads_one_per_load_v<Source> && (sizeof(T) > 8 || alignof(T) < 4);
-  constexpr ReduceTuning v = many_loads ? Tuning::with_record_loads(u) : u;
+  constexpr bool wide_vectors = records && !reads_one_per_load_v<Source> && vector_span_bytes(sizeof(T)) > 80;
+  constexpr ReduceTuning v = many_loads || wide_vectors ? Tuning::with_record_loads(u) : u;
   return many_loads && sizeof(T) < 24 && alignof(T) < 8 ? Tuning::with_small_record_loads(v, alignof(T)) : v;
 }
 
