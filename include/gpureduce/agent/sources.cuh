@@ -151,7 +151,8 @@ inline constexpr bool plain_values_v<ArraySource<T, Identity>> = is_element_v<T>
 // still 1.35x at 2^24 and 1.03-1.22x from 2^10 to 2^22, 0.84-0.86x from 2^26 up: *_records_
 // narrow_vectors_112_experiment_d31f91e_round*.txt); records of 4-byte alignment in vectors
 // of 80 bytes 1.03-1.06x from 2^18 up (5 floats; 2^28 1858 against 1778 us, *_records_vectors_to_
-// 128_experiment_74583e1_round*.txt), so those keep one record per load.
+// 128_experiment_74583e1_round*.txt), so those keep one record per load. (Those vectors were
+// loaded by their own lanes; staged, 112 and 144 bytes are ahead from a size: below.)
 template <class T>
 inline constexpr bool vector_fits_v =
     vector_span_bytes(sizeof(T)) <= 64 || (vector_span_bytes(sizeof(T)) == 80 && alignof(T) < 4);
