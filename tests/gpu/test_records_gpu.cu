@@ -258,20 +258,30 @@ std::vector<R> random_fields(std::uint64_t n, std::uint64_t seed, std::int64_t* 
   return h;
 }
 
-// Sums of the fields of n random records R from `offset_bytes` past a 16-byte boundary, exact
-// under each kernel, and under the kernel of grids of several waves (8 records in flight per thread
-// for some of them: tuning_sm90.hpp, with_small_record_loads) forced on 3 and 300 blocks.
+// Sums of the fields of n random records R from `offset_bytes` past a 16-byte boundary, and the
+// first record of the largest field sum (argmax, its partial batch loaded whole), exact under each
+// kernel, and under the kernel of grids of several waves (8 records in flight per thread for some
+// of them: tuning_sm90.hpp, with_small_record_loads) forced on 3 and 300 blocks.
 template <class R>
 void check_field_sums(std::uint64_t n, std::uint64_t seed, unsigned offset_bytes = 0) {
   std::int64_t want = 0;
   const std::vector<R> h = random_fields<R>(n, seed, &want);
   const DeviceInput<R> d(h, 0, offset_bytes);
+  IndexedValue<std::int64_t> want_max{INT64_MIN, 0};
+  for (std::uint64_t i = 0; i < n; ++i)
+    if (const std::int64_t v = FieldSum{}(h[i]); v > want_max.value) want_max = {v, std::int64_t(i)};
   const auto check = [&](const Options& opt, const std::string& how) {
     SCOPED_TRACE(how + ", " + std::to_string(sizeof(R)) + "-byte records of " + std::to_string(alignof(R)) +
                  "-byte alignment from byte " + std::to_string(offset_bytes));
     EXPECT_EQ(run_to_host<std::int64_t>(
                   [&](std::int64_t* o) { transform_reduce(d.get(), n, o, FieldSum{}, Sum{}, nullptr, opt); }),
               want);
+    if (n == 0) return;
+    const auto got = run_to_host<IndexedValue<std::int64_t>>([&](IndexedValue<std::int64_t>* o) {
+      transform_reduce(d.get(), n, o, FieldSum{}, ArgMax{}, nullptr, opt);
+    });
+    EXPECT_EQ(got.value, want_max.value);
+    EXPECT_EQ(got.index, want_max.index);
   };
   each_kernel(check);
   for (const std::uint64_t blocks : {3ull, 300ull})
