@@ -329,14 +329,14 @@ TEST(test_records, narrow_records_in_vectors_of_80_bytes) {
 // Records of 1- and 2-byte alignment whose vectors span 112 or 144 bytes: one per load below
 // wide_vectors_min vectors, in vectors from there (agent/sources.cuh, reads_wide_vectors_v), staged
 // through shared memory in the grid kernels' whole batches; 7 and 9 int8 fields from two bytes
-// each, 7 int16 from bytes 0 and 2, one record short of that size, at it, and past it with a
-// partial batch and a scalar tail.
+// each, 7 int16 from bytes 0 and 2 and 9 int16 from byte 6, one record short of that size, at it,
+// and past it with a partial batch and a scalar tail.
 TEST(test_records, narrow_records_in_vectors_of_112_and_144_bytes) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   static_assert(reads_wide_vectors_v<Fields<std::int8_t, 7>> && reads_wide_vectors_v<Fields<std::int8_t, 9>> &&
-                reads_wide_vectors_v<Fields<std::int16_t, 7>>);
+                reads_wide_vectors_v<Fields<std::int16_t, 7>> && reads_wide_vectors_v<Fields<std::int16_t, 9>>);
   const auto sizes = [](std::uint64_t per_vec) {
     const std::uint64_t from = wide_vectors_min * per_vec;
     return std::array<std::uint64_t, 3>{from - 1, from, from + 256 * per_vec + 5};
@@ -349,6 +349,7 @@ TEST(test_records, narrow_records_in_vectors_of_112_and_144_bytes) {
   for (const std::uint64_t n : sizes(8)) {
     SCOPED_TRACE("n=" + std::to_string(n));
     for (const unsigned offset : {0u, 2u}) check_field_sums<Fields<std::int16_t, 7>>(n, seed + n + offset + 8, offset);
+    check_field_sums<Fields<std::int16_t, 9>>(n, seed + n + 12, 6);
   }
 }
 

@@ -5,7 +5,8 @@
 // vector_split.hpp); a pair of doubles of 8-byte alignment in 16-byte vectors from a 16-byte
 // boundary, and from 8 bytes past one a record per load (agent/sources.cuh, RecordSource), as a
 // pair of floats 4 bytes past an 8-byte boundary and 20-byte records from any address; records of
-// fields (5, 7 and 9 int8, 5 and 7 int16, 5, 7 and 9 floats) in 80-byte vectors or one per load.
+// fields (5, 7 and 9 int8, 5, 7 and 9 int16, 5, 7 and 9 floats) in vectors of 80 bytes, in staged
+// vectors of 112 and 144 bytes from a size, or one per load.
 // Each result is compared with CUB's. Run by `tools/device-run COMMIT records`, or for several
 // builds by `tools/records-ab`.
 //   record_probe [SIZES [FILTER]]
@@ -150,6 +151,7 @@ int main(int argc, char** argv) {
   const auto* f9 = reinterpret_cast<const Nine*>(in.get());
   const auto* b9 = reinterpret_cast<const Bytes9*>(in.get());
   const auto* s7 = reinterpret_cast<const Shorts7*>(in.get());
+  const auto* s9 = reinterpret_cast<const Shorts9*>(in.get());
   const auto floats = [&](u64 b) { fill_sparse_ones<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
   const auto bytes = [&](u64 b) { fill_sparse_ones<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
   const auto doubles = [&](u64 b) { fill_sparse_ones<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
@@ -217,6 +219,7 @@ int main(int argc, char** argv) {
     fields("9 floats sum (36 B, records)", f9, 36, floats);
     fields("9 bytes sum (9 B, records)", b9, 9, bytes);
     fields("7 shorts sum (14 B, records)", s7, 14, bytes);
+    fields("9 shorts sum (18 B, records)", s9, 18, bytes);
   }
   return 0;
 }

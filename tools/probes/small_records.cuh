@@ -33,11 +33,14 @@ struct Bytes7 {  // 7 bytes of 1-byte alignment: 16 of them span 112 bytes
 struct Shorts5 {  // 10 bytes of 2-byte alignment: 8 of them span 80 bytes
   std::uint16_t v[5];
 };
-struct Bytes9 {  // 9 bytes of 1-byte alignment: 16 of them would span 144 bytes
+struct Bytes9 {  // 9 bytes of 1-byte alignment: 16 of them span 144 bytes
   std::uint8_t v[9];
 };
-struct Shorts7 {  // 14 bytes of 2-byte alignment: 8 of them would span 112 bytes
+struct Shorts7 {  // 14 bytes of 2-byte alignment: 8 of them span 112 bytes
   std::uint16_t v[7];
+};
+struct Shorts9 {  // 18 bytes of 2-byte alignment: 8 of them span 144 bytes
+  std::uint16_t v[9];
 };
 struct Seven {  // 28 bytes: 4 of them span 112 bytes
   float v[7];
