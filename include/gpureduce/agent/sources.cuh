@@ -88,8 +88,8 @@ struct ArraySource {
       return load(reinterpret_cast<const Vector<T>*>(data + first));
     }
   }
-  // Every lane of the warp together: its words in, its vector's out (an odd number of words apart
-  // per lane, so no two lanes of a quarter-warp read the same bank).
+  // Every lane of the warp together: its words in, its vector's out (5, 7 or 9 words apart per
+  // lane, an odd number, so no two lanes of a quarter-warp read the same bank).
   template <unsigned Warps, class Sink>
   __device__ __forceinline__ void consume_vector(const Staged<Warps>& x, std::uint64_t first, Sink&& sink) const {
     __shared__ uint4 stage[Warps][vector_words * warp_threads];
@@ -162,7 +162,7 @@ inline constexpr bool reads_as_vectors_v =
 
 // Narrow records whose vectors span 112 or 144 bytes from every address they may have (7 and 9
 // int8 fields, 7 and 9 int16) are read in vectors, staged (ArraySource::load_vector), from
-// wide_vectors_min vectors up (2^21 records of 7 or 9 bytes, 2^20 of 14), one per load below,
+// wide_vectors_min vectors up (2^21 records of 7 or 9 bytes, 2^20 of 14 or 18), one per load below,
 // where a thread's 8-16 records of one vector left too few threads to spread their fields' work
 // over. H100, record_probe against 1eccd93, two rounds alternating (bench/results/*_records_
 // staged_experiment_1eccd93_round*.txt, *_records_staged_mid_experiment_1eccd93_round*.txt), time
