@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace gpureduce {
 namespace {
@@ -53,6 +54,12 @@ struct Bytes9 {  // 9 bytes: vectors of 16 (144 bytes) from a size
 };
 struct Shorts7 {  // 14 bytes, 2-byte aligned: vectors of 8 (112 bytes) from a size
   std::uint16_t v[7];
+};
+struct Shorts15 {  // 30 bytes, 2-byte aligned: vectors of 8 (240 bytes) from a size
+  std::uint16_t v[15];
+};
+struct Bytes11 {  // 11 bytes: 16 of them span 176 bytes, read one per load
+  std::uint8_t b[11];
 };
 struct Chars14 {  // 14 bytes, 1-byte aligned: an odd address never reaches a vector
   char c[14];
@@ -121,23 +128,27 @@ TEST(test_record_sources, which_records_are_read_in_vectors) {
   expect_vectors_from<Bytes7>(0);
 }
 
-// Narrow records whose vectors span 112 or 144 bytes, from every address: in vectors from
-// wide_vectors_min vectors of them, one per load below.
-TEST(test_record_sources, narrow_records_in_vectors_of_112_and_144_bytes_from_a_size) {
+// Narrow records whose vectors span 112 or 144 bytes, and 176-240 bytes of 8 records, from every
+// address: in vectors from wide_vectors_min vectors of them, one per load below.
+TEST(test_record_sources, narrow_records_in_vectors_of_112_to_240_bytes_from_a_size) {
   const auto expect = []<class T>(T, std::uint64_t per_vec) {
     static_assert(reads_wide_vectors_v<T>);
     EXPECT_EQ(Vector<T>::size, per_vec);
     for (std::uintptr_t addr = 0x1000; addr < 0x1040; addr += alignof(T)) {
       SCOPED_TRACE("size " + std::to_string(sizeof(T)) + " address " + std::to_string(addr));
-      EXPECT_EQ(how_read<T>(addr, wide_vectors_min * per_vec - 1), Read::one_per_load);
-      EXPECT_EQ(how_read<T>(addr, wide_vectors_min * per_vec), Read::aligned);
+      EXPECT_EQ(how_read<T>(addr, wide_vectors_min<T> * per_vec - 1), Read::one_per_load);
+      EXPECT_EQ(how_read<T>(addr, wide_vectors_min<T> * per_vec), Read::aligned);
       EXPECT_EQ(how_read<T>(addr, std::uint64_t(1) << 33), Read::aligned);
     }
   };
   expect(Bytes7{}, 16);
   expect(Bytes9{}, 16);
   expect(Shorts7{}, 8);
-  static_assert(!reads_wide_vectors_v<Chars14> && !reads_wide_vectors_v<Floats5> && !reads_wide_vectors_v<Five>);
+  expect(Shorts15{}, 8);
+  static_assert(wide_vectors_min<Bytes9> == 1u << 17 && wide_vectors_min<Shorts15> == 1u << 18);
+  static_assert(!reads_wide_vectors_v<Chars14> && !reads_wide_vectors_v<Floats5> && !reads_wide_vectors_v<Five> &&
+                !reads_wide_vectors_v<Bytes11>);
+  EXPECT_EQ(how_read<Bytes11>(0x1003, std::uint64_t(1) << 30), Read::one_per_load);
   EXPECT_EQ(how_read<Chars14>(0x1001, std::uint64_t(1) << 30), Read::one_per_load);
   EXPECT_EQ(how_read<Floats5>(0x1000, std::uint64_t(1) << 30), Read::one_per_load);
   for (const std::uint64_t n : {0ull, 123457ull, 1ull << 30}) {
@@ -151,11 +162,46 @@ TEST(test_record_sources, narrow_records_in_vectors_of_112_and_144_bytes_from_a_
 // threads), never in the one-block kernel's (warps 0) nor elsewhere; 48-byte vectors never.
 static_assert(ArraySource<Five>::stages_v<WarpContiguous<PlainLoad, 8>> &&
               ArraySource<Bytes9>::stages_v<WarpContiguous<VectorLoad<true>, 8>> &&
-              ArraySource<Shorts7>::stages_v<WarpContiguous<PlainLoad, 8>>);
+              ArraySource<Shorts7>::stages_v<WarpContiguous<PlainLoad, 8>> &&
+              ArraySource<Shorts15>::stages_v<WarpContiguous<PlainLoad, 8>>);
 static_assert(!ArraySource<Five>::stages_v<WarpContiguous<PlainLoad, 0>> && !ArraySource<Five>::stages_v<PlainLoad> &&
               !ArraySource<float3>::stages_v<WarpContiguous<PlainLoad, 8>> &&
               !ArraySource<int>::stages_v<WarpContiguous<PlainLoad, 8>>);
-static_assert(ArraySource<Bytes9>::vector_words == 9 && ArraySource<Shorts7>::vector_words == 7);
+static_assert(ArraySource<Bytes9>::vector_words == 9 && ArraySource<Shorts7>::vector_words == 7 &&
+              ArraySource<Shorts15>::vector_words == 15);
+// A block's stage within 40 KB: vectors of 15 words in two parts, 9 in one.
+static_assert(ArraySource<Bytes9>::stage_parts<8> == 1 && ArraySource<Shorts15>::stage_parts<8> == 2);
+
+// Every lane's words of the warp's 32 vectors go into the stage exactly once, in the part that
+// holds the vector they belong to, where the lane that owns it reads them back in order.
+TEST(test_record_sources, warp_stage_hands_every_lane_its_own_vector) {
+  for (const unsigned words : {5u, 7u, 9u, 11u, 13u, 15u, 16u}) {
+    for (const unsigned parts : {1u, 2u, 4u}) {
+      SCOPED_TRACE(std::to_string(words) + " words in " + std::to_string(parts) + " parts");
+      const WarpStage layout{words, parts};
+      std::vector<int> written(words * warp_threads, 0);
+      for (unsigned p = 0; p < parts; ++p) {
+        std::vector<int> stage(layout.part_words(), -1);
+        for (unsigned k = layout.first_round(p); k < layout.end_round(p); ++k) {
+          for (unsigned lane = 0; lane < warp_threads; ++lane) {
+            const unsigned word = k * warp_threads + lane, i = layout.slot(k, lane, p);
+            const bool in_part = word / layout.part_words() == p;
+            EXPECT_EQ(i < layout.part_words(), in_part) << "round " << k << " lane " << lane;
+            if (layout.whole_round(k, p)) EXPECT_TRUE(in_part) << "round " << k << " lane " << lane;
+            if (!in_part) continue;
+            ++written[word];
+            stage[i] = int(word);
+          }
+        }
+        for (unsigned lane = 0; lane < warp_threads; ++lane) {
+          if (layout.part_of(lane) != p) continue;
+          for (unsigned j = 0; j < words; ++j) EXPECT_EQ(stage[layout.own_slot(lane, j)], int(lane * words + j));
+        }
+      }
+      EXPECT_TRUE(std::all_of(written.begin(), written.end(), [](int c) { return c == 1; }));
+    }
+  }
+}
 
 static_assert(Vector<Pixel>::size == 16 && sizeof(Vector<Pixel>) == 48);
 static_assert(Vector<float3>::size == 4 && sizeof(Vector<float3>) == 48);

@@ -152,6 +152,12 @@ int main(int argc, char** argv) {
   const auto* b9 = reinterpret_cast<const Bytes9*>(in.get());
   const auto* s7 = reinterpret_cast<const Shorts7*>(in.get());
   const auto* s9 = reinterpret_cast<const Shorts9*>(in.get());
+  const auto* b11 = reinterpret_cast<const Bytes11*>(in.get());
+  const auto* b13 = reinterpret_cast<const Bytes13*>(in.get());
+  const auto* b15 = reinterpret_cast<const Bytes15*>(in.get());
+  const auto* s11 = reinterpret_cast<const Shorts11*>(in.get());
+  const auto* s13 = reinterpret_cast<const Shorts13*>(in.get());
+  const auto* s15 = reinterpret_cast<const Shorts15*>(in.get());
   const auto floats = [&](u64 b) { fill_sparse_ones<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
   const auto bytes = [&](u64 b) { fill_sparse_ones<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
   const auto doubles = [&](u64 b) { fill_sparse_ones<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
@@ -220,6 +226,12 @@ int main(int argc, char** argv) {
     fields("9 bytes sum (9 B, records)", b9, 9, bytes);
     fields("7 shorts sum (14 B, records)", s7, 14, bytes);
     fields("9 shorts sum (18 B, records)", s9, 18, bytes);
+    fields("11 bytes sum (11 B, records)", b11, 11, bytes);
+    fields("13 bytes sum (13 B, records)", b13, 13, bytes);
+    fields("15 bytes sum (15 B, records)", b15, 15, bytes);
+    fields("11 shorts sum (22 B, records)", s11, 22, bytes);
+    fields("13 shorts sum (26 B, records)", s13, 26, bytes);
+    fields("15 shorts sum (30 B, records)", s15, 30, bytes);
   }
   return 0;
 }

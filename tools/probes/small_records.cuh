@@ -42,6 +42,24 @@ struct Shorts7 {  // 14 bytes of 2-byte alignment: 8 of them span 112 bytes
 struct Shorts9 {  // 18 bytes of 2-byte alignment: 8 of them span 144 bytes
   std::uint16_t v[9];
 };
+struct Bytes11 {  // 11 bytes of 1-byte alignment: 16 of them span 176 bytes
+  std::uint8_t v[11];
+};
+struct Bytes13 {  // 13 bytes of 1-byte alignment: 16 of them span 208 bytes
+  std::uint8_t v[13];
+};
+struct Bytes15 {  // 15 bytes of 1-byte alignment: 16 of them span 240 bytes
+  std::uint8_t v[15];
+};
+struct Shorts11 {  // 22 bytes of 2-byte alignment: 8 of them span 176 bytes
+  std::uint16_t v[11];
+};
+struct Shorts13 {  // 26 bytes of 2-byte alignment: 8 of them span 208 bytes
+  std::uint16_t v[13];
+};
+struct Shorts15 {  // 30 bytes of 2-byte alignment: 8 of them span 240 bytes
+  std::uint16_t v[15];
+};
 struct Seven {  // 28 bytes: 4 of them span 112 bytes
   float v[7];
 };

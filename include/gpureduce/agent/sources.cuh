@@ -6,8 +6,8 @@
 // whole records where their address reaches a 16-byte boundary; otherwise in vectors shifted into
 // place from aligned words (ShiftedSource) or one per load (RecordSource), as shifts_records_v says;
 // records whose vector would span more than 64 bytes (80 for narrow ones) one per load, but for
-// narrow ones of 112 and 144 bytes, in vectors from a size (reads_wide_vectors_v). Vectors of
-// 80 bytes and more are staged through shared memory in the grid kernels' whole batches.
+// narrow ones of 112-240 bytes, in vectors from a size (reads_wide_vectors_v). Vectors of 80 bytes
+// and more are staged through shared memory in the grid kernels' whole batches.
 #pragma once
 
 #include <gpureduce/grid/vector_split.hpp>
@@ -15,6 +15,7 @@
 #include <gpureduce/thread/operators.hpp>
 #include <gpureduce/thread/shifted_load.cuh>
 #include <gpureduce/thread/vector_load.cuh>
+#include <gpureduce/warp/warp_stage.hpp>
 
 #include <cstdint>
 #include <type_traits>
@@ -58,7 +59,7 @@ struct ArraySource {
   // Vectors of many 16-byte words (records: 80 bytes and more) are staged in the grid kernels'
   // whole batches: the warp's 32 vectors are loaded as its lanes' consecutive words, each warp load
   // 512 contiguous bytes, and consume_vector hands them round through shared memory. Loaded by
-  // their own lanes, word k of 32 vectors 80-144 bytes apart, each warp load touched every
+  // their own lanes, word k of 32 vectors 80-240 bytes apart, each warp load touched every
   // sector of the span, 16 bytes of each, which the next word's load covered again through L1.
   // H100, tools/probes/record_probe.cu, two rounds alternating against 1eccd93 (bench/results/
   // *_records_staged_experiment_1eccd93_round*.txt against *_records_1eccd93_beside_staged_staged2_
@@ -67,9 +68,15 @@ struct ArraySource {
   // experiment_*). Vectors of 48 bytes (float3, 3-byte pixels, 24-byte points) stay as they are:
   // staged, 0.99-1.03 of the time at every size.
   static constexpr unsigned vector_words = sizeof(Vector<T>) / vector_bytes;
+  // The parts a warp's stage takes its vectors in (warp/warp_stage.hpp), so that a block's stage
+  // fits in 40 KB: two for vectors of 176-240 bytes (11-15 words) in blocks of 8 warps.
+  template <unsigned Warps>
+  static constexpr unsigned stage_parts = Warps * vector_words * sizeof(uint4) * warp_threads <= 40 * 1024 ? 1 : 2;
   template <class Load>
-  static constexpr bool stages_v = vector_words >= 5 && staging_warps_v<Load> != 0 &&
-                                   staging_warps_v<Load> * vector_words * sizeof(uint4) * warp_threads <= 40 * 1024;
+  static constexpr bool stages_v =
+      vector_words >= 5 && staging_warps_v<Load> != 0 &&
+      staging_warps_v<Load> * vector_words * sizeof(uint4) * warp_threads / stage_parts<staging_warps_v<Load>> <=
+          40 * 1024;
   template <unsigned Warps>  // of the block, each with its own stage
   struct Staged {
     uint4 w[vector_words];
@@ -88,20 +95,29 @@ struct ArraySource {
       return load(reinterpret_cast<const Vector<T>*>(data + first));
     }
   }
-  // Every lane of the warp together: its words in, its vector's out (5, 7 or 9 words apart per
-  // lane, an odd number, so no two lanes of a quarter-warp read the same bank).
+  // Every lane of the warp together: its words in, its vector's out (warp/warp_stage.hpp; 5-15
+  // words apart per lane, an odd number, so no two lanes of a quarter-warp read the same bank).
   template <unsigned Warps, class Sink>
   __device__ __forceinline__ void consume_vector(const Staged<Warps>& x, std::uint64_t first, Sink&& sink) const {
-    __shared__ uint4 stage[Warps][vector_words * warp_threads];
+    constexpr WarpStage layout{vector_words, stage_parts<Warps>};
+    __shared__ uint4 stage[Warps][layout.part_words()];
     const unsigned lane = threadIdx.x % warp_threads;
     uint4* s = stage[threadIdx.x / warp_threads];
-#pragma unroll
-    for (unsigned k = 0; k < vector_words; ++k) s[k * warp_threads + lane] = x.w[k];
-    __syncwarp();
     uint4 w[vector_words];
 #pragma unroll
-    for (unsigned k = 0; k < vector_words; ++k) w[k] = s[lane * vector_words + k];
-    __syncwarp();  // before the next vector's words go in
+    for (unsigned p = 0; p < layout.parts; ++p) {
+#pragma unroll
+      for (unsigned k = layout.first_round(p); k < layout.end_round(p); ++k) {
+        const unsigned i = layout.slot(k, lane, p);
+        if (layout.whole_round(k, p) || i < layout.part_words()) s[i] = x.w[k];
+      }
+      __syncwarp();
+      if (layout.parts == 1 || layout.part_of(lane) == p) {
+#pragma unroll
+        for (unsigned j = 0; j < vector_words; ++j) w[j] = s[layout.own_slot(lane, j)];
+      }
+      __syncwarp();  // before the next part's or vector's words go in
+    }
     Vector<T> v;
     __builtin_memcpy(&v, w, sizeof v);
     consume_vector(v, first, sink);
@@ -152,7 +168,7 @@ inline constexpr bool plain_values_v<ArraySource<T, Identity>> = is_element_v<T>
 // narrow_vectors_112_experiment_d31f91e_round*.txt); records of 4-byte alignment in vectors
 // of 80 bytes 1.03-1.06x from 2^18 up (5 floats; 2^28 1858 against 1778 us, *_records_vectors_to_
 // 128_experiment_74583e1_round*.txt), so those keep one record per load. (Those vectors were
-// loaded by their own lanes; staged, 112 and 144 bytes are ahead from a size: below.)
+// loaded by their own lanes; staged, 112-240 bytes are ahead from a size: below.)
 template <class T>
 inline constexpr bool vector_fits_v =
     vector_span_bytes(sizeof(T)) <= 64 || (vector_span_bytes(sizeof(T)) == 80 && alignof(T) < 4);
@@ -161,26 +177,34 @@ inline constexpr bool reads_as_vectors_v =
     vector_fits_v<T> && vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
 
 // Narrow records whose vectors span 112 or 144 bytes from every address they may have (7 and 9
-// int8 fields, 7 and 9 int16) are read in vectors, staged (ArraySource::load_vector), from
-// wide_vectors_min vectors up (2^21 records of 7 or 9 bytes, 2^20 of 14 or 18), one per load below,
-// where a thread's 8-16 records of one vector left too few threads to spread their fields' work
-// over. H100, record_probe against 1eccd93, two rounds alternating (bench/results/*_records_
-// staged_experiment_1eccd93_round*.txt, *_records_staged_mid_experiment_1eccd93_round*.txt), time
-// in staged vectors over one per load (CUB's time over ours, before -> after):
+// int8 fields, 7 and 9 int16), and 176-240 bytes of 2-byte alignment (11, 13 and 15 int16), are
+// read in vectors, staged (ArraySource::load_vector), from wide_vectors_min<T> vectors up (2^21
+// records of 7 or 9 bytes, 2^20 of 14 or 18, 2^21 of 22-30), one per load below, where a thread's
+// 8-16 records of one vector left too few threads to spread their fields' work over. H100,
+// record_probe against 1eccd93, two rounds alternating (bench/results/*_records_staged_experiment_
+// 1eccd93_round*.txt, *_records_staged_mid_experiment_1eccd93_round*.txt), time in staged vectors
+// over one per load (CUB's time over ours, before -> after):
 // - 7 int8 fields: 2^18 1.08, 2^19-2^20 1.03-1.05, 2^21 0.95, 2^22 0.89, 2^24 0.79-0.80, 2^26
 //   0.78-0.85, 2^28 0.76 (1.02 -> 1.34);
 // - 9 int8 fields: 2^16 1.29, 2^18 1.13, 2^19-2^20 1.04-1.07, 2^21 0.95-0.96, 2^22 0.91, 2^24-2^26
 //   0.81-0.82, 2^28 0.79 (0.98 -> 1.24);
 // - 7 int16 fields: 2^16 1.07, 2^18-2^19 1.00-1.03, 2^20 0.96-0.98, 2^22 0.95, 2^24 0.95, 2^26
 //   0.92, 2^28 0.90 (0.98 -> 1.09).
-// Unstaged, such vectors took 0.84-1.00 of the time from 2^25 up but 1.05-1.17 at 2^22-2^24
-// (*_records_wide1_experiment_1eccd93_round*.txt). Records of 4-byte alignment in staged vectors
-// of 80 bytes (5 floats) gained 1% at most from 2^24 up, so they keep one record per load.
+// Against 6091338 (*_records_shorts_experiment_6091338_round*.txt against *_records_6091338_
+// beside_shorts_u4_round*.txt), staged in two parts: 11, 13 and 15 int16 fields 1.01-1.04 at
+// 2^20, 0.97-0.99 at 2^21, 0.95-0.98 at 2^22, 0.87-0.93 from 2^24 up (2^28: 0.964 -> 1.066,
+// 0.929 -> 1.063, 0.938 -> 1.074). 16 records of 11, 13 and 15 int8 fields to a vector took
+// 1.04-1.53x the time from 2^21 up (ptxas spilled the 13- and 15-byte kernels' registers;
+// *_records_parts_experiment_6091338_round*.txt), so those stay one per load.
+// Unstaged, vectors of 112 and 144 bytes took 0.84-1.00 of the time from 2^25 up but 1.05-1.17 at
+// 2^22-2^24 (*_records_wide1_experiment_1eccd93_round*.txt). Records of 4-byte alignment in staged
+// vectors of 80 bytes (5 floats) gained 1% at most from 2^24 up, so they keep one record per load.
 template <class T>
 inline constexpr bool reads_wide_vectors_v = !vector_fits_v<T> && alignof(T) < 4 &&
-                                             vector_span_bytes(sizeof(T)) <= 144 &&
+                                             vector_span_bytes(sizeof(T)) <= (alignof(T) == 2 ? 240 : 144) &&
                                              vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
-inline constexpr std::uint64_t wide_vectors_min = std::uint64_t(1) << 17;
+template <class T>
+inline constexpr std::uint64_t wide_vectors_min = std::uint64_t(1) << (vector_span_bytes(sizeof(T)) <= 144 ? 17 : 18);
 template <class T>
 GPUREDUCE_HD bool reaches_vectors(const T* p) {
   constexpr std::uintptr_t gcd = vector_bytes * sizeof(T) / vector_span_bytes(sizeof(T));  // gcd(size, 16)
@@ -289,7 +313,7 @@ decltype(auto) with_array_source(const T* in, std::uint64_t n, Transform transfo
     if constexpr (shifts_records_v<T>) return f(ShiftedSource<T, Transform>{{in, transform}});
     else return f(RecordSource<T, Transform>{in, transform});
   } else if constexpr (reads_wide_vectors_v<T>) {
-    if (n / Vector<T>::size >= wide_vectors_min) return f(ArraySource<T, Transform>{in, transform});
+    if (n / Vector<T>::size >= wide_vectors_min<T>) return f(ArraySource<T, Transform>{in, transform});
     return f(RecordSource<T, Transform>{in, transform});
   } else {
     return f(RecordSource<T, Transform>{in, transform});

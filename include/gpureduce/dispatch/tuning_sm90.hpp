@@ -134,7 +134,7 @@ struct TuningSm90 {
   //   0.979-0.984 (2^25: 0.995 -> 1.015), 36-byte 0.979-0.989, 28-byte 0.986-1.001, pairs of
   //   doubles 0.977-0.992 (2^25: 0.988 -> 1.011); pairs of floats at 2^25 (256 MB) 1.011-1.013,
   //   as on the H200 in grid_waves_probe (above).
-  // Records in staged vectors of 112 and 144 bytes (agent/sources.cuh, reads_wide_vectors_v) take
+  // Records in staged vectors of 112-240 bytes (agent/sources.cuh, reads_wide_vectors_v) take
   // the same, as measured (bench/results/*_records_staged_experiment_1eccd93_round*.txt): 4x
   // the L2 size is where their loads turn plain as well. Not measured without it.
   static constexpr ReduceTuning with_record_loads(ReduceTuning t) {
