@@ -58,8 +58,11 @@ struct Shorts7 {  // 14 bytes, 2-byte aligned: vectors of 8 (112 bytes) from a s
 struct Shorts15 {  // 30 bytes, 2-byte aligned: vectors of 8 (240 bytes) from a size
   std::uint16_t v[15];
 };
-struct Bytes11 {  // 11 bytes: 16 of them span 176 bytes, read one per load
+struct Bytes11 {  // 11 bytes: vectors of 16 (176 bytes) from a size
   std::uint8_t b[11];
+};
+struct Bytes13 {  // 13 bytes: 16 of them span 208 bytes, read one per load
+  std::uint8_t b[13];
 };
 struct Chars14 {  // 14 bytes, 1-byte aligned: an odd address never reaches a vector
   char c[14];
@@ -128,8 +131,8 @@ TEST(test_record_sources, which_records_are_read_in_vectors) {
   expect_vectors_from<Bytes7>(0);
 }
 
-// Narrow records whose vectors span 112 or 144 bytes, and 176-240 bytes of 8 records, from every
-// address: in vectors from wide_vectors_min vectors of them, one per load below.
+// Narrow records whose vectors span 112-176 bytes, and 208-240 bytes of 2-byte alignment, from
+// every address: in vectors from wide_vectors_min vectors of them, one per load below.
 TEST(test_record_sources, narrow_records_in_vectors_of_112_to_240_bytes_from_a_size) {
   const auto expect = []<class T>(T, std::uint64_t per_vec) {
     static_assert(reads_wide_vectors_v<T>);
@@ -144,11 +147,13 @@ TEST(test_record_sources, narrow_records_in_vectors_of_112_to_240_bytes_from_a_s
   expect(Bytes7{}, 16);
   expect(Bytes9{}, 16);
   expect(Shorts7{}, 8);
+  expect(Bytes11{}, 16);
   expect(Shorts15{}, 8);
-  static_assert(wide_vectors_min<Bytes9> == 1u << 17 && wide_vectors_min<Shorts15> == 1u << 18);
+  static_assert(wide_vectors_min<Bytes9> == 1u << 17 && wide_vectors_min<Bytes11> == 1u << 17 &&
+                wide_vectors_min<Shorts15> == 1u << 18);
   static_assert(!reads_wide_vectors_v<Chars14> && !reads_wide_vectors_v<Floats5> && !reads_wide_vectors_v<Five> &&
-                !reads_wide_vectors_v<Bytes11>);
-  EXPECT_EQ(how_read<Bytes11>(0x1003, std::uint64_t(1) << 30), Read::one_per_load);
+                !reads_wide_vectors_v<Bytes13>);
+  EXPECT_EQ(how_read<Bytes13>(0x1003, std::uint64_t(1) << 30), Read::one_per_load);
   EXPECT_EQ(how_read<Chars14>(0x1001, std::uint64_t(1) << 30), Read::one_per_load);
   EXPECT_EQ(how_read<Floats5>(0x1000, std::uint64_t(1) << 30), Read::one_per_load);
   for (const std::uint64_t n : {0ull, 123457ull, 1ull << 30}) {
@@ -169,8 +174,10 @@ static_assert(!ArraySource<Five>::stages_v<WarpContiguous<PlainLoad, 0>> && !Arr
               !ArraySource<int>::stages_v<WarpContiguous<PlainLoad, 8>>);
 static_assert(ArraySource<Bytes9>::vector_words == 9 && ArraySource<Shorts7>::vector_words == 7 &&
               ArraySource<Shorts15>::vector_words == 15);
-// A block's stage within 40 KB: vectors of 15 words in two parts, 9 in one.
-static_assert(ArraySource<Bytes9>::stage_parts<8> == 1 && ArraySource<Shorts15>::stage_parts<8> == 2);
+// A block's stage within 44 KB: vectors of 15 words in two parts, 11 and 9 in one.
+static_assert(ArraySource<Bytes9>::stage_parts<8> == 1 && ArraySource<Bytes11>::stage_parts<8> == 1 &&
+              ArraySource<Shorts15>::stage_parts<8> == 2);
+static_assert(ArraySource<Bytes11>::stages_v<WarpContiguous<PlainLoad, 8>>);
 
 // Every lane's words of the warp's 32 vectors go into the stage exactly once, in the part that
 // holds the vector they belong to, where the lane that owns it reads them back in order.

@@ -326,20 +326,21 @@ TEST(test_records, narrow_records_in_vectors_of_80_bytes) {
   }
 }
 
-// Records of 1- and 2-byte alignment whose vectors span 112 or 144 bytes, and 2-byte aligned ones
-// of 176-240 bytes: one per load below wide_vectors_min vectors, in vectors from there
+// Records of 1- and 2-byte alignment whose vectors span 112-176 bytes, and 2-byte aligned ones of
+// 208-240 bytes: one per load below wide_vectors_min vectors, in vectors from there
 // (agent/sources.cuh, reads_wide_vectors_v), staged through shared memory in the grid kernels'
-// whole batches, those of 176-240 bytes in two parts; 7 and 9 int8 fields from two bytes each, 7
+// whole batches, those of 208-240 bytes in two parts; 7 and 9 int8 fields from two bytes each, 7
 // int16 from bytes 0 and 2, 9 int16 from byte 6, 15 int16 from byte 0, one record short of that
-// size, at it, and past it with a partial batch and a scalar tail (11 int16 from byte 2 at the
-// first and the last).
+// size, at it, and past it with a partial batch and a scalar tail (11 int8 from byte 5 and 11
+// int16 from byte 2 at the first and the last).
 TEST(test_records, narrow_records_in_staged_vectors) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   static_assert(reads_wide_vectors_v<Fields<std::int8_t, 7>> && reads_wide_vectors_v<Fields<std::int8_t, 9>> &&
                 reads_wide_vectors_v<Fields<std::int16_t, 7>> && reads_wide_vectors_v<Fields<std::int16_t, 9>> &&
-                reads_wide_vectors_v<Fields<std::int16_t, 11>> && reads_wide_vectors_v<Fields<std::int16_t, 15>>);
+                reads_wide_vectors_v<Fields<std::int8_t, 11>> && reads_wide_vectors_v<Fields<std::int16_t, 11>> &&
+                reads_wide_vectors_v<Fields<std::int16_t, 15>>);
   const auto sizes = []<class R>(R) {
     const std::uint64_t per_vec = Vector<R>::size, from = wide_vectors_min<R> * per_vec;
     return std::array<std::uint64_t, 3>{from - 1, from, from + 256 * per_vec + 5};
@@ -348,6 +349,7 @@ TEST(test_records, narrow_records_in_staged_vectors) {
     SCOPED_TRACE("n=" + std::to_string(n));
     for (const unsigned offset : {0u, 3u}) check_field_sums<Fields<std::int8_t, 7>>(n, seed + n + offset, offset);
     for (const unsigned offset : {1u, 2u}) check_field_sums<Fields<std::int8_t, 9>>(n, seed + n + offset + 4, offset);
+    if (n % 16 != 0) check_field_sums<Fields<std::int8_t, 11>>(n, seed + n + 24, 5);
   }
   for (const std::uint64_t n : sizes(Fields<std::int16_t, 9>{})) {
     SCOPED_TRACE("n=" + std::to_string(n));

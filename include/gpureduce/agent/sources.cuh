@@ -69,14 +69,20 @@ struct ArraySource {
   // staged, 0.99-1.03 of the time at every size.
   static constexpr unsigned vector_words = sizeof(Vector<T>) / vector_bytes;
   // The parts a warp's stage takes its vectors in (warp/warp_stage.hpp), so that a block's stage
-  // fits in 40 KB: two for vectors of 176-240 bytes (11-15 words) in blocks of 8 warps.
+  // fits in 44 KB: one for vectors of up to 176 bytes (11 words) in blocks of 8 warps, two above.
+  // The grid kernel's other static shared memory is its warp partials, 512 bytes at most
+  // (accumulators of up to 16 bytes: reduce.cuh), so a block stays within 48 KB. Vectors of 176
+  // bytes in two parts (a 22 KB stage) took 1.02-1.13x the time of one record per load for 11
+  // int8 fields (ptxas: 242-246 registers against 80 in one part; bench/results/*_records_parts_
+  // experiment_6091338_round*.txt), and 1.00-1.01x that of one part for 11 int16.
+  static constexpr unsigned stage_bytes_max = 44 * 1024;
   template <unsigned Warps>
-  static constexpr unsigned stage_parts = Warps * vector_words * sizeof(uint4) * warp_threads <= 40 * 1024 ? 1 : 2;
+  static constexpr unsigned stage_parts = Warps * vector_words * sizeof(uint4) * warp_threads <= stage_bytes_max ? 1 : 2;
   template <class Load>
   static constexpr bool stages_v =
       vector_words >= 5 && staging_warps_v<Load> != 0 &&
       staging_warps_v<Load> * vector_words * sizeof(uint4) * warp_threads / stage_parts<staging_warps_v<Load>> <=
-          40 * 1024;
+          stage_bytes_max;
   template <unsigned Warps>  // of the block, each with its own stage
   struct Staged {
     uint4 w[vector_words];
@@ -176,35 +182,40 @@ template <class T>
 inline constexpr bool reads_as_vectors_v =
     vector_fits_v<T> && vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
 
-// Narrow records whose vectors span 112 or 144 bytes from every address they may have (7 and 9
-// int8 fields, 7 and 9 int16), and 176-240 bytes of 2-byte alignment (11, 13 and 15 int16), are
-// read in vectors, staged (ArraySource::load_vector), from wide_vectors_min<T> vectors up (2^21
-// records of 7 or 9 bytes, 2^20 of 14 or 18, 2^21 of 22-30), one per load below, where a thread's
-// 8-16 records of one vector left too few threads to spread their fields' work over. H100,
-// record_probe against 1eccd93, two rounds alternating (bench/results/*_records_staged_experiment_
-// 1eccd93_round*.txt, *_records_staged_mid_experiment_1eccd93_round*.txt), time in staged vectors
-// over one per load (CUB's time over ours, before -> after):
+// Narrow records whose vectors span 112-176 bytes from every address they may have (7, 9 and 11
+// int8 fields, 7, 9 and 11 int16), and 208 or 240 bytes of 2-byte alignment (13 and 15 int16),
+// are read in vectors, staged (ArraySource::load_vector), from wide_vectors_min<T> vectors up
+// (2^21 records of 7, 9 or 11 bytes, 2^20 of 14, 18 or 22, 2^21 of 26 or 30), one per load below,
+// where a thread's 8-16 records of one vector left too few threads to spread their fields' work
+// over. H100, record_probe against 1eccd93, two rounds alternating (bench/results/*_records_
+// staged_experiment_1eccd93_round*.txt, *_records_staged_mid_experiment_1eccd93_round*.txt), time
+// in staged vectors over one per load (CUB's time over ours, before -> after):
 // - 7 int8 fields: 2^18 1.08, 2^19-2^20 1.03-1.05, 2^21 0.95, 2^22 0.89, 2^24 0.79-0.80, 2^26
 //   0.78-0.85, 2^28 0.76 (1.02 -> 1.34);
 // - 9 int8 fields: 2^16 1.29, 2^18 1.13, 2^19-2^20 1.04-1.07, 2^21 0.95-0.96, 2^22 0.91, 2^24-2^26
 //   0.81-0.82, 2^28 0.79 (0.98 -> 1.24);
 // - 7 int16 fields: 2^16 1.07, 2^18-2^19 1.00-1.03, 2^20 0.96-0.98, 2^22 0.95, 2^24 0.95, 2^26
 //   0.92, 2^28 0.90 (0.98 -> 1.09).
-// Against 6091338 (*_records_shorts_experiment_6091338_round*.txt against *_records_6091338_
-// beside_shorts_u4_round*.txt), staged in two parts: 11, 13 and 15 int16 fields 1.01-1.04 at
-// 2^20, 0.97-0.99 at 2^21, 0.95-0.98 at 2^22, 0.87-0.93 from 2^24 up (2^28: 0.964 -> 1.066,
-// 0.929 -> 1.063, 0.938 -> 1.074). 16 records of 11, 13 and 15 int8 fields to a vector took
-// 1.04-1.53x the time from 2^21 up (ptxas spilled the 13- and 15-byte kernels' registers;
-// *_records_parts_experiment_6091338_round*.txt), so those stay one per load.
+// Against 6091338, two rounds (*_records_{shorts,p44}_experiment_6091338_round*.txt against
+// *_records_6091338_beside_{shorts_u4,56813bd_p44}_round*.txt), 208 and 240 bytes staged in two
+// parts, 176 in one (ArraySource::stage_parts):
+// - 11 int8 fields: 2^21 0.96-0.98, 2^22 0.92-0.95, 2^23 0.86-0.87, 2^24 0.82-0.83, 2^26-2^28
+//   0.76-0.77 (0.880 -> 1.155);
+// - 11 int16: 2^20 0.99, 2^22 0.96-0.98, 2^24 0.93, 2^26-2^28 0.91-0.93 (0.964 -> 1.058-1.060);
+// - 13 and 15 int16: 2^20 1.01-1.04, 2^21 0.97-0.99, 2^22 0.95-0.98, 2^24 0.91-0.92, 2^28 0.87
+//   (0.929 -> 1.063, 0.938 -> 1.074).
+// 16 records of 13 and 15 int8 fields to a vector, in two parts, took 1.09-1.70x the time from
+// 2^21 up (ptxas: 255 registers and spills; *_records_parts_experiment_6091338_round*.txt), so
+// those stay one per load, at 0.89x CUB from 2^24 up.
 // Unstaged, vectors of 112 and 144 bytes took 0.84-1.00 of the time from 2^25 up but 1.05-1.17 at
 // 2^22-2^24 (*_records_wide1_experiment_1eccd93_round*.txt). Records of 4-byte alignment in staged
 // vectors of 80 bytes (5 floats) gained 1% at most from 2^24 up, so they keep one record per load.
 template <class T>
 inline constexpr bool reads_wide_vectors_v = !vector_fits_v<T> && alignof(T) < 4 &&
-                                             vector_span_bytes(sizeof(T)) <= (alignof(T) == 2 ? 240 : 144) &&
+                                             vector_span_bytes(sizeof(T)) <= (alignof(T) == 2 ? 240 : 176) &&
                                              vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
 template <class T>
-inline constexpr std::uint64_t wide_vectors_min = std::uint64_t(1) << (vector_span_bytes(sizeof(T)) <= 144 ? 17 : 18);
+inline constexpr std::uint64_t wide_vectors_min = std::uint64_t(1) << (vector_span_bytes(sizeof(T)) <= 176 ? 17 : 18);
 template <class T>
 GPUREDUCE_HD bool reaches_vectors(const T* p) {
   constexpr std::uintptr_t gcd = vector_bytes * sizeof(T) / vector_span_bytes(sizeof(T));  // gcd(size, 16)
