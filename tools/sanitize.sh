@@ -5,7 +5,7 @@
 # trimmed).
 #   tools/sanitize.sh [BUILD_DIR]
 # SANITIZE_TOOLS: the tools to run, space-separated (default: all three; racecheck takes the most
-# time, about 7 minutes of the H100's).
+# time, about 9 minutes of the H100's).
 set -uo pipefail
 build=${1:-build}
 status=0
