@@ -5,8 +5,8 @@
 // vector_split.hpp); a pair of doubles of 8-byte alignment in 16-byte vectors from a 16-byte
 // boundary, and from 8 bytes past one a record per load (agent/sources.cuh, RecordSource), as a
 // pair of floats 4 bytes past an 8-byte boundary and 20-byte records from any address; records of
-// fields (5, 7 and 9 int8, 5, 7 and 9 int16, 5, 7 and 9 floats) in vectors of 80 bytes, in staged
-// vectors of 112 and 144 bytes from a size, or one per load.
+// fields (5, 7, 9, 11, 13 and 15 int8, 5, 7, 9, 11, 13 and 15 int16, 5, 7 and 9 floats) in vectors
+// of 80 bytes, in staged vectors of 112-240 bytes from a size, or one per load.
 // Each result is compared with CUB's. Run by `tools/device-run COMMIT records`, or for several
 // builds by `tools/records-ab`.
 //   record_probe [SIZES [FILTER]]
