@@ -61,8 +61,11 @@ struct Shorts15 {  // 30 bytes, 2-byte aligned: vectors of 8 (240 bytes) from a 
 struct Bytes11 {  // 11 bytes: vectors of 16 (176 bytes) from a size
   std::uint8_t b[11];
 };
-struct Bytes13 {  // 13 bytes: 16 of them span 208 bytes, read one per load
+struct Bytes13 {  // 13 bytes: vectors of 16 (208 bytes) from a size, in blocks of 128 threads
   std::uint8_t b[13];
+};
+struct Bytes15 {  // 15 bytes: vectors of 16 (240 bytes) from a size, in blocks of 128 threads
+  std::uint8_t b[15];
 };
 struct Chars14 {  // 14 bytes, 1-byte aligned: an odd address never reaches a vector
   char c[14];
@@ -131,8 +134,8 @@ TEST(test_record_sources, which_records_are_read_in_vectors) {
   expect_vectors_from<Bytes7>(0);
 }
 
-// Narrow records whose vectors span 112-176 bytes, and 208-240 bytes of 2-byte alignment, from
-// every address: in vectors from wide_vectors_min vectors of them, one per load below.
+// Narrow records whose vectors span 112-240 bytes from every address: in vectors from
+// wide_vectors_min vectors of them, one per load below.
 TEST(test_record_sources, narrow_records_in_vectors_of_112_to_240_bytes_from_a_size) {
   const auto expect = []<class T>(T, std::uint64_t per_vec) {
     static_assert(reads_wide_vectors_v<T>);
@@ -149,11 +152,12 @@ TEST(test_record_sources, narrow_records_in_vectors_of_112_to_240_bytes_from_a_s
   expect(Shorts7{}, 8);
   expect(Bytes11{}, 16);
   expect(Shorts15{}, 8);
+  expect(Bytes13{}, 16);
+  expect(Bytes15{}, 16);
   static_assert(wide_vectors_min<Bytes9> == 1u << 17 && wide_vectors_min<Bytes11> == 1u << 17 &&
-                wide_vectors_min<Shorts15> == 1u << 18);
-  static_assert(!reads_wide_vectors_v<Chars14> && !reads_wide_vectors_v<Floats5> && !reads_wide_vectors_v<Five> &&
-                !reads_wide_vectors_v<Bytes13>);
-  EXPECT_EQ(how_read<Bytes13>(0x1003, std::uint64_t(1) << 30), Read::one_per_load);
+                wide_vectors_min<Shorts15> == 1u << 18 && wide_vectors_min<Bytes13> == 1u << 18 &&
+                wide_vectors_min<Bytes15> == 1u << 18);
+  static_assert(!reads_wide_vectors_v<Chars14> && !reads_wide_vectors_v<Floats5> && !reads_wide_vectors_v<Five>);
   EXPECT_EQ(how_read<Chars14>(0x1001, std::uint64_t(1) << 30), Read::one_per_load);
   EXPECT_EQ(how_read<Floats5>(0x1000, std::uint64_t(1) << 30), Read::one_per_load);
   for (const std::uint64_t n : {0ull, 123457ull, 1ull << 30}) {
@@ -174,10 +178,13 @@ static_assert(!ArraySource<Five>::stages_v<WarpContiguous<PlainLoad, 0>> && !Arr
               !ArraySource<int>::stages_v<WarpContiguous<PlainLoad, 8>>);
 static_assert(ArraySource<Bytes9>::vector_words == 9 && ArraySource<Shorts7>::vector_words == 7 &&
               ArraySource<Shorts15>::vector_words == 15);
-// A block's stage within 44 KB: vectors of 15 words in two parts, 11 and 9 in one.
+// A block's stage within 44 KB: vectors of 15 words in two parts in blocks of 8 warps, 11 and 9 in
+// one; 13 and 15 in one in blocks of 4 warps.
 static_assert(ArraySource<Bytes9>::stage_parts<8> == 1 && ArraySource<Bytes11>::stage_parts<8> == 1 &&
-              ArraySource<Shorts15>::stage_parts<8> == 2);
-static_assert(ArraySource<Bytes11>::stages_v<WarpContiguous<PlainLoad, 8>>);
+              ArraySource<Shorts15>::stage_parts<8> == 2 && ArraySource<Bytes13>::stage_parts<4> == 1 &&
+              ArraySource<Bytes15>::stage_parts<4> == 1);
+static_assert(ArraySource<Bytes11>::stages_v<WarpContiguous<PlainLoad, 8>> &&
+              ArraySource<Bytes15>::stages_v<WarpContiguous<VectorLoad<true>, 4>>);
 
 // Every lane's words of the warp's 32 vectors go into the stage exactly once, in the part that
 // holds the vector they belong to, where the lane that owns it reads them back in order.
@@ -307,6 +314,20 @@ TEST(test_record_sources, records_one_per_load_keep_few_blocks_longer) {
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Shorts7>, Op>().waves_min_l2), 4u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Five>, Op>().few_blocks_max_batches), 2048u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Five>, Op>().waves_min_l2), 16u);
+  // Vectors of 208 and 240 bytes of 1-byte fields run blocks of 128 threads on a full grid from the
+  // start; those of 2-byte fields keep 256 threads and the few-blocks grid.
+  const auto expect_small_blocks = []<class T>(T) {
+    constexpr ReduceTuning w = detail::reduce_tuning<int, ArraySource<T>, Op>();
+    EXPECT_EQ(w.grid_threads, 128u);
+    EXPECT_EQ(w.few_blocks_max_batches, 0u);
+    EXPECT_EQ(w.waves_min_l2, 4u);
+    EXPECT_EQ(plan_launch(wide_vectors_min<T> * 16, 0x1000, sizeof(T), w, 660).blocks, 660u);
+  };
+  expect_small_blocks(Bytes13{});
+  expect_small_blocks(Bytes15{});
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Shorts15>, Op>().grid_threads), 256u);
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Shorts15>, Op>().few_blocks_max_batches), 4096u);
+  EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Bytes13>, Op>().grid_threads), 256u);
   const auto blocks = [&](std::uint64_t n) {
     return plan_launch(n, 0x1000, RecordSource<Floats5>::split_bytes, t, 1056).blocks;
   };

@@ -326,13 +326,14 @@ TEST(test_records, narrow_records_in_vectors_of_80_bytes) {
   }
 }
 
-// Records of 1- and 2-byte alignment whose vectors span 112-176 bytes, and 2-byte aligned ones of
-// 208-240 bytes: one per load below wide_vectors_min vectors, in vectors from there
-// (agent/sources.cuh, reads_wide_vectors_v), staged through shared memory in the grid kernels'
-// whole batches, those of 208-240 bytes in two parts; 7 and 9 int8 fields from two bytes each, 7
-// int16 from bytes 0 and 2, 9 int16 from byte 6, 15 int16 from byte 0, one record short of their
-// size, at it, and past it with a partial batch and a scalar tail (11 int8 from byte 5 and 11
-// int16 from byte 2, whose sizes are those of 9 int8 and 9 int16, short of it and past it).
+// Records of 1- and 2-byte alignment whose vectors span 112-240 bytes: one per load below
+// wide_vectors_min vectors, in vectors from there (agent/sources.cuh, reads_wide_vectors_v), staged
+// through shared memory in the grid kernels' whole batches, those of 208-240 bytes in two parts
+// (int16) or in blocks of 128 threads (int8); 7 and 9 int8 fields from two bytes each, 7 int16 from
+// bytes 0 and 2, 9 int16 from byte 6, 15 int16 from byte 0, 13 int8 from byte 7, one record short
+// of their size, at it, and past it with a partial batch and a scalar tail (11 int8 from byte 5,
+// 11 int16 from byte 2 and 15 int8 from byte 1, whose sizes are those of 9 int8, 9 int16 and 13
+// int8, short of it and past it).
 TEST(test_records, narrow_records_in_staged_vectors) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
@@ -340,7 +341,8 @@ TEST(test_records, narrow_records_in_staged_vectors) {
   static_assert(reads_wide_vectors_v<Fields<std::int8_t, 7>> && reads_wide_vectors_v<Fields<std::int8_t, 9>> &&
                 reads_wide_vectors_v<Fields<std::int16_t, 7>> && reads_wide_vectors_v<Fields<std::int16_t, 9>> &&
                 reads_wide_vectors_v<Fields<std::int8_t, 11>> && reads_wide_vectors_v<Fields<std::int16_t, 11>> &&
-                reads_wide_vectors_v<Fields<std::int16_t, 15>>);
+                reads_wide_vectors_v<Fields<std::int16_t, 15>> && reads_wide_vectors_v<Fields<std::int8_t, 13>> &&
+                reads_wide_vectors_v<Fields<std::int8_t, 15>>);
   const auto sizes = []<class R>(R) {
     const std::uint64_t per_vec = Vector<R>::size, from = wide_vectors_min<R> * per_vec;
     return std::array<std::uint64_t, 3>{from - 1, from, from + 256 * per_vec + 5};
@@ -360,6 +362,11 @@ TEST(test_records, narrow_records_in_staged_vectors) {
   for (const std::uint64_t n : sizes(Fields<std::int16_t, 15>{})) {
     SCOPED_TRACE("n=" + std::to_string(n));
     check_field_sums<Fields<std::int16_t, 15>>(n, seed + n + 20, 0);
+  }
+  for (const std::uint64_t n : sizes(Fields<std::int8_t, 13>{})) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    check_field_sums<Fields<std::int8_t, 13>>(n, seed + n + 28, 7);
+    if (n % 16 != 0) check_field_sums<Fields<std::int8_t, 15>>(n, seed + n + 32, 1);
   }
 }
 

@@ -69,7 +69,9 @@ struct ArraySource {
   // staged, 0.99-1.03 of the time at every size.
   static constexpr unsigned vector_words = sizeof(Vector<T>) / vector_bytes;
   // The parts a warp's stage takes its vectors in (warp/warp_stage.hpp), so that a block's stage
-  // fits in 44 KB: one for vectors of up to 176 bytes (11 words) in blocks of 8 warps, two above.
+  // fits in 44 KB: one for vectors of up to 176 bytes (11 words) in blocks of 8 warps, two above;
+  // one in blocks of 4 warps (13 and 15 int8 fields: dispatch/tuning_sm90.hpp,
+  // with_narrow_staged_blocks).
   // The grid kernel's other static shared memory is its warp partials, 512 bytes at most
   // (accumulators of up to 16 bytes: reduce.cuh), so a block stays within 48 KB. Vectors of 176
   // bytes in two parts (a 22 KB stage) took 1.02-1.13x the time of one record per load for 11
@@ -182,14 +184,14 @@ template <class T>
 inline constexpr bool reads_as_vectors_v =
     vector_fits_v<T> && vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
 
-// Narrow records whose vectors span 112-176 bytes from every address they may have (7, 9 and 11
-// int8 fields, 7, 9 and 11 int16), and 208 or 240 bytes of 2-byte alignment (13 and 15 int16),
-// are read in vectors, staged (ArraySource::load_vector), from wide_vectors_min<T> vectors up
-// (2^21 records of 7, 9 or 11 bytes, 2^20 of 14, 18 or 22, 2^21 of 26 or 30), one per load below,
-// where a thread's 8-16 records of one vector left too few threads to spread their fields' work
-// over. H100, record_probe against 1eccd93, two rounds alternating (bench/results/*_records_
-// staged_experiment_1eccd93_round*.txt, *_records_staged_mid_experiment_1eccd93_round*.txt), time
-// in staged vectors over one per load (CUB's time over ours, before -> after):
+// Narrow records whose vectors span 112-240 bytes from every address they may have (7-15 int8
+// fields, 7-15 int16, odd counts) are read in vectors, staged (ArraySource::load_vector), from
+// wide_vectors_min<T> vectors up (2^21 records of 7, 9 or 11 bytes, 2^22 of 13 or 15, 2^20 of 14,
+// 18 or 22, 2^21 of 26 or 30), one per load below, where a thread's 8-16 records of one vector
+// left too few threads to spread their fields' work over. H100, record_probe against 1eccd93, two
+// rounds alternating (bench/results/*_records_staged_experiment_1eccd93_round*.txt, *_records_
+// staged_mid_experiment_1eccd93_round*.txt), time in staged vectors over one per load (CUB's time
+// over ours, before -> after):
 // - 7 int8 fields: 2^18 1.08, 2^19-2^20 1.03-1.05, 2^21 0.95, 2^22 0.89, 2^24 0.79-0.80, 2^26
 //   0.78-0.85, 2^28 0.76 (1.02 -> 1.34);
 // - 9 int8 fields: 2^16 1.29, 2^18 1.13, 2^19-2^20 1.04-1.07, 2^21 0.95-0.96, 2^22 0.91, 2^24-2^26
@@ -205,15 +207,16 @@ inline constexpr bool reads_as_vectors_v =
 // - 13 and 15 int16: 2^20 1.01-1.04, 2^21 0.97-0.99, 2^22 0.95-0.98, 2^24 0.91-0.92, 2^28 0.87
 //   (0.929 -> 1.063, 0.938 -> 1.074).
 // 16 records of 13 and 15 int8 fields to a vector, in two parts, took 1.09-1.70x the time from
-// 2^21 up (ptxas: 255 registers and spills; *_records_parts_experiment_6091338_round*.txt), so
-// those stay one per load, at 0.89x CUB from 2^24 up.
+// 2^21 up (ptxas: 255 registers and spills; *_records_parts_experiment_6091338_round*.txt); in one
+// part, in blocks of 128 threads, 0.78-0.96 from 2^22 up (0.89 -> 1.12-1.15x CUB at 2^28;
+// dispatch/tuning_sm90.hpp, with_narrow_staged_blocks).
 // Unstaged, vectors of 112 and 144 bytes took 0.84-1.00 of the time from 2^25 up but 1.05-1.17 at
 // 2^22-2^24 (*_records_wide1_experiment_1eccd93_round*.txt). Records of 4-byte alignment in staged
 // vectors of 80 bytes (5 floats) gained 1% at most from 2^24 up, so they keep one record per load.
 template <class T>
-inline constexpr bool reads_wide_vectors_v = !vector_fits_v<T> && alignof(T) < 4 &&
-                                             vector_span_bytes(sizeof(T)) <= (alignof(T) == 2 ? 240 : 176) &&
-                                             vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
+inline constexpr bool reads_wide_vectors_v =
+    !vector_fits_v<T> && alignof(T) < 4 && vector_span_bytes(sizeof(T)) <= 240 &&
+    vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
 template <class T>
 inline constexpr std::uint64_t wide_vectors_min = std::uint64_t(1) << (vector_span_bytes(sizeof(T)) <= 176 ? 17 : 18);
 template <class T>
