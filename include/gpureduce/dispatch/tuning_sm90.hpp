@@ -147,12 +147,12 @@ struct TuningSm90 {
   // vectors in one part (26 or 30 KB; agent/sources.cuh, stage_parts): 256 threads would need 52-60
   // KB, and in two parts they spilled (255 registers). ptxas: 92 and 110 registers, 5 and 4 blocks
   // per SM. And on a full grid from the start: the few-blocks grid of 129 such blocks, one per SM,
-  // took 1.30-1.43x the time of one record per load at 4-8M records. H100, tools/probes/
+  // took 1.24-1.43x the time of one record per load at 4-8M records. H100, tools/probes/
   // record_probe.cu against 729f129, two rounds alternating (bench/results/*_records_t128nofew_
   // experiment_729f129_round*.txt against *_records_729f129_beside_t128nofew_round*.txt, and *_
-  // t128_* with the few-blocks grid), time staged over one per load, 13 / 15 int8 fields: 2^20 1.08-
+  // t128_* with the few-blocks grid), time staged over one per load, 13 / 15 int8 fields: 2^20 1.07-
   // 1.09 / 1.05-1.06, 2^21 1.07-1.10 / 0.97-0.98, 2^22 0.96 / 0.90-0.91, 2^23 0.89-0.90 / 0.86,
-  // 2^24 0.82 / 0.82, 2^26 0.79 / 0.81, 2^28 0.78 / 0.80 (CUB's time over ours 0.890 -> 1.146,
+  // 2^24 0.82-0.83 / 0.82, 2^26 0.79 / 0.81, 2^28 0.78 / 0.80 (CUB's time over ours 0.890 -> 1.146,
   // 0.891 -> 1.117); hence from 2^18 vectors (2^22 records), as for 13 and 15 int16. Those stay on
   // 256 threads in two parts: in one part on 128 they took 1.00-1.01x the time from 2^24 up.
   static constexpr ReduceTuning with_narrow_staged_blocks(ReduceTuning t) {
