@@ -5,8 +5,8 @@
 // vector_split.hpp); a pair of doubles of 8-byte alignment in 16-byte vectors from a 16-byte
 // boundary, and from 8 bytes past one a record per load (agent/sources.cuh, RecordSource), as a
 // pair of floats 4 bytes past an 8-byte boundary and 20-byte records from any address; records of
-// fields (5, 7, 9, 11, 13 and 15 int8, 5, 7, 9, 11, 13 and 15 int16, 5, 7 and 9 floats) in vectors
-// of 80 bytes, in staged vectors of 112-240 bytes from a size, or one per load.
+// fields (5-15 int8 and int16, odd counts, 5, 7 and 9 floats) in vectors of 80 bytes, in staged
+// vectors of 112-240 bytes from a size, or one per load (and so 17, 23 and 31 int8, 17 int16).
 // Each result is compared with CUB's. Run by `tools/device-run COMMIT records`, or for several
 // builds by `tools/records-ab`.
 //   record_probe [SIZES [FILTER]]
@@ -158,6 +158,10 @@ int main(int argc, char** argv) {
   const auto* s11 = reinterpret_cast<const Shorts11*>(in.get());
   const auto* s13 = reinterpret_cast<const Shorts13*>(in.get());
   const auto* s15 = reinterpret_cast<const Shorts15*>(in.get());
+  const auto* b17 = reinterpret_cast<const Bytes17*>(in.get());
+  const auto* b23 = reinterpret_cast<const Bytes23*>(in.get());
+  const auto* b31 = reinterpret_cast<const Bytes31*>(in.get());
+  const auto* s17 = reinterpret_cast<const Shorts17*>(in.get());
   const auto floats = [&](u64 b) { fill_sparse_ones<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
   const auto bytes = [&](u64 b) { fill_sparse_ones<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
   const auto doubles = [&](u64 b) { fill_sparse_ones<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
@@ -232,6 +236,10 @@ int main(int argc, char** argv) {
     fields("11 shorts sum (22 B, records)", s11, 22, bytes);
     fields("13 shorts sum (26 B, records)", s13, 26, bytes);
     fields("15 shorts sum (30 B, records)", s15, 30, bytes);
+    fields("17 bytes sum (17 B, records)", b17, 17, bytes);
+    fields("23 bytes sum (23 B, records)", b23, 23, bytes);
+    fields("31 bytes sum (31 B, records)", b31, 31, bytes);
+    fields("17 shorts sum (34 B, records)", s17, 34, bytes);
   }
   return 0;
 }

@@ -60,6 +60,18 @@ struct Shorts13 {  // 26 bytes of 2-byte alignment: 8 of them span 208 bytes
 struct Shorts15 {  // 30 bytes of 2-byte alignment: 8 of them span 240 bytes
   std::uint16_t v[15];
 };
+struct Bytes17 {  // 17 bytes of 1-byte alignment: 16 of them would span 272 bytes
+  std::uint8_t v[17];
+};
+struct Bytes23 {  // 23 bytes of 1-byte alignment: 16 of them would span 368 bytes
+  std::uint8_t v[23];
+};
+struct Bytes31 {  // 31 bytes of 1-byte alignment: 16 of them would span 496 bytes
+  std::uint8_t v[31];
+};
+struct Shorts17 {  // 34 bytes of 2-byte alignment: 8 of them would span 272 bytes
+  std::uint16_t v[17];
+};
 struct Seven {  // 28 bytes: 4 of them span 112 bytes
   float v[7];
 };
