@@ -67,6 +67,18 @@ struct Bytes13 {  // 13 bytes: vectors of 16 (208 bytes) from a size, in blocks 
 struct Bytes15 {  // 15 bytes: vectors of 16 (240 bytes) from a size, in blocks of 128 threads
   std::uint8_t b[15];
 };
+struct Bytes17 {  // 17 bytes: vectors of 16 (272 bytes) from a size, in blocks of 128 threads
+  std::uint8_t b[17];
+};
+struct Bytes31 {  // 31 bytes: vectors of 16 (496 bytes) from a size, in blocks of 64 threads
+  std::uint8_t b[31];
+};
+struct Bytes33 {  // 33 bytes: a vector would span 528 bytes; one per load
+  std::uint8_t b[33];
+};
+struct Shorts23 {  // 46 bytes, 2-byte aligned: vectors of 8 (368 bytes) from a size, in blocks of 64 threads
+  std::uint16_t v[23];
+};
 struct Chars14 {  // 14 bytes, 1-byte aligned: an odd address never reaches a vector
   char c[14];
 };
@@ -134,7 +146,7 @@ TEST(test_record_sources, which_records_are_read_in_vectors) {
   expect_vectors_from<Bytes7>(0);
 }
 
-// Narrow records whose vectors span 112-240 bytes from every address: in vectors from
+// Narrow records whose vectors span 112-496 bytes from every address: in vectors from
 // wide_vectors_min vectors of them, one per load below.
 TEST(test_record_sources, narrow_records_in_vectors_of_112_to_240_bytes_from_a_size) {
   const auto expect = []<class T>(T, std::uint64_t per_vec) {
@@ -154,10 +166,16 @@ TEST(test_record_sources, narrow_records_in_vectors_of_112_to_240_bytes_from_a_s
   expect(Shorts15{}, 8);
   expect(Bytes13{}, 16);
   expect(Bytes15{}, 16);
+  expect(Bytes17{}, 16);
+  expect(Bytes31{}, 16);
+  expect(Shorts23{}, 8);
   static_assert(wide_vectors_min<Bytes9> == 1u << 17 && wide_vectors_min<Bytes11> == 1u << 17 &&
                 wide_vectors_min<Shorts15> == 1u << 18 && wide_vectors_min<Bytes13> == 1u << 18 &&
-                wide_vectors_min<Bytes15> == 1u << 18);
-  static_assert(!reads_wide_vectors_v<Chars14> && !reads_wide_vectors_v<Floats5> && !reads_wide_vectors_v<Five>);
+                wide_vectors_min<Bytes15> == 1u << 18 && wide_vectors_min<Bytes31> == 1u << 18 &&
+                wide_vectors_min<Shorts23> == 1u << 19);
+  static_assert(!reads_wide_vectors_v<Chars14> && !reads_wide_vectors_v<Floats5> && !reads_wide_vectors_v<Five> &&
+                !reads_wide_vectors_v<Bytes33>);
+  EXPECT_EQ(how_read<Bytes33>(0x1001, std::uint64_t(1) << 30), Read::one_per_load);
   EXPECT_EQ(how_read<Chars14>(0x1001, std::uint64_t(1) << 30), Read::one_per_load);
   EXPECT_EQ(how_read<Floats5>(0x1000, std::uint64_t(1) << 30), Read::one_per_load);
   for (const std::uint64_t n : {0ull, 123457ull, 1ull << 30}) {
@@ -179,12 +197,17 @@ static_assert(!ArraySource<Five>::stages_v<WarpContiguous<PlainLoad, 0>> && !Arr
 static_assert(ArraySource<Bytes9>::vector_words == 9 && ArraySource<Shorts7>::vector_words == 7 &&
               ArraySource<Shorts15>::vector_words == 15);
 // A block's stage within 44 KB: vectors of 15 words in two parts in blocks of 8 warps, 11 and 9 in
-// one; 13 and 15 in one in blocks of 4 warps.
+// one; 13-22 words in one in blocks of 4 warps, 23-31 in blocks of 2.
 static_assert(ArraySource<Bytes9>::stage_parts<8> == 1 && ArraySource<Bytes11>::stage_parts<8> == 1 &&
               ArraySource<Shorts15>::stage_parts<8> == 2 && ArraySource<Bytes13>::stage_parts<4> == 1 &&
               ArraySource<Bytes15>::stage_parts<4> == 1);
+static_assert(ArraySource<Bytes11>::one_part_threads == 256 && ArraySource<Bytes13>::one_part_threads == 128 &&
+              ArraySource<Bytes17>::one_part_threads == 128 && ArraySource<Shorts23>::one_part_threads == 64 &&
+              ArraySource<Bytes31>::one_part_threads == 64);
 static_assert(ArraySource<Bytes11>::stages_v<WarpContiguous<PlainLoad, 8>> &&
-              ArraySource<Bytes15>::stages_v<WarpContiguous<VectorLoad<true>, 4>>);
+              ArraySource<Bytes15>::stages_v<WarpContiguous<VectorLoad<true>, 4>> &&
+              ArraySource<Bytes31>::stages_v<WarpContiguous<VectorLoad<true>, 2>> &&
+              !ArraySource<Bytes31>::stages_v<WarpContiguous<VectorLoad<true>, 8>>);
 
 // Every lane's words of the warp's 32 vectors go into the stage exactly once, in the part that
 // holds the vector they belong to, where the lane that owns it reads them back in order.
@@ -314,17 +337,21 @@ TEST(test_record_sources, records_one_per_load_keep_few_blocks_longer) {
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Shorts7>, Op>().waves_min_l2), 4u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Five>, Op>().few_blocks_max_batches), 2048u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Five>, Op>().waves_min_l2), 16u);
-  // Vectors of 208 and 240 bytes of 1-byte fields run blocks of 128 threads on a full grid from the
-  // start; those of 2-byte fields keep 256 threads and the few-blocks grid.
-  const auto expect_small_blocks = []<class T>(T) {
+  // Vectors of 208 bytes and more run blocks of 128 threads, of 64 above 352 bytes, on a full grid
+  // from the start; 13 and 15 int16 fields (208 and 240 bytes) keep 256 threads and the few-blocks
+  // grid.
+  const auto expect_small_blocks = []<class T>(T, unsigned threads) {
     constexpr ReduceTuning w = detail::reduce_tuning<int, ArraySource<T>, Op>();
-    EXPECT_EQ(w.grid_threads, 128u);
+    EXPECT_EQ(w.grid_threads, threads);
     EXPECT_EQ(w.few_blocks_max_batches, 0u);
     EXPECT_EQ(w.waves_min_l2, 4u);
-    EXPECT_EQ(plan_launch(wide_vectors_min<T> * 16, 0x1000, sizeof(T), w, 660).blocks, 660u);
+    EXPECT_EQ(plan_launch(wide_vectors_min<T> * Vector<T>::size, 0x1000, sizeof(T), w, 660).blocks, 660u);
   };
-  expect_small_blocks(Bytes13{});
-  expect_small_blocks(Bytes15{});
+  expect_small_blocks(Bytes13{}, 128);
+  expect_small_blocks(Bytes15{}, 128);
+  expect_small_blocks(Bytes17{}, 128);
+  expect_small_blocks(Bytes31{}, 64);
+  expect_small_blocks(Shorts23{}, 64);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Shorts15>, Op>().grid_threads), 256u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Shorts15>, Op>().few_blocks_max_batches), 4096u);
   EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Bytes13>, Op>().grid_threads), 256u);

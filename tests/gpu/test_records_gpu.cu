@@ -370,6 +370,36 @@ TEST(test_records, narrow_records_in_staged_vectors) {
   }
 }
 
+// Records of 1- and 2-byte alignment whose vectors span 272-496 bytes, staged in one part in blocks
+// of 128 threads (up to 352 bytes) or 64 (dispatch/tuning_sm90.hpp, with_narrow_staged_blocks):
+// one per load below wide_vectors_min vectors, in vectors from there; 17 int8 fields from byte 3
+// and 23 int16 from byte 2 one record short of their sizes, at them, and past them with a partial
+// batch and a scalar tail, 31 int8 from byte 1 and 31 int16 from byte 4 short of them and past
+// them (at sizes of 17 int8 and 23 int16).
+TEST(test_records, wide_records_in_staged_vectors_of_small_blocks) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  static_assert(ArraySource<Fields<std::int8_t, 17>>::one_part_threads == 128 &&
+                ArraySource<Fields<std::int8_t, 31>>::one_part_threads == 64 &&
+                ArraySource<Fields<std::int16_t, 23>>::one_part_threads == 64 &&
+                ArraySource<Fields<std::int16_t, 31>>::one_part_threads == 64);
+  const auto sizes = []<class R>(R) {
+    const std::uint64_t per_vec = Vector<R>::size, from = wide_vectors_min<R> * per_vec;
+    return std::array<std::uint64_t, 3>{from - 1, from, from + 256 * per_vec + 5};
+  };
+  for (const std::uint64_t n : sizes(Fields<std::int8_t, 17>{})) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    check_field_sums<Fields<std::int8_t, 17>>(n, seed + n, 3);
+    if (n % 16 != 0) check_field_sums<Fields<std::int8_t, 31>>(n, seed + n + 4, 1);
+  }
+  for (const std::uint64_t n : sizes(Fields<std::int16_t, 23>{})) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    check_field_sums<Fields<std::int16_t, 23>>(n, seed + n + 8, 2);
+    if (n % 8 != 0) check_field_sums<Fields<std::int16_t, 31>>(n, seed + n + 12, 4);
+  }
+}
+
 // Records read one per load that take many loads stay on 257 blocks up to 4096 batches (dispatch/
 // tuning_sm90.hpp, with_record_loads): 20-byte records just below and just above that, each block
 // reading 16 batches, then one wave; exact under the library's plan. Outside the sanitizers'

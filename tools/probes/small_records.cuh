@@ -72,6 +72,12 @@ struct Bytes31 {  // 31 bytes of 1-byte alignment: 16 of them would span 496 byt
 struct Shorts17 {  // 34 bytes of 2-byte alignment: 8 of them would span 272 bytes
   std::uint16_t v[17];
 };
+struct Shorts23 {  // 46 bytes of 2-byte alignment: 8 of them would span 368 bytes
+  std::uint16_t v[23];
+};
+struct Shorts31 {  // 62 bytes of 2-byte alignment: 8 of them would span 496 bytes
+  std::uint16_t v[31];
+};
 struct Seven {  // 28 bytes: 4 of them span 112 bytes
   float v[7];
 };

@@ -69,9 +69,9 @@ struct ArraySource {
   // staged, 0.99-1.03 of the time at every size.
   static constexpr unsigned vector_words = sizeof(Vector<T>) / vector_bytes;
   // The parts a warp's stage takes its vectors in (warp/warp_stage.hpp), so that a block's stage
-  // fits in 44 KB: one for vectors of up to 176 bytes (11 words) in blocks of 8 warps, two above;
-  // one in blocks of 4 warps (13 and 15 int8 fields: dispatch/tuning_sm90.hpp,
-  // with_narrow_staged_blocks).
+  // fits in 44 KB: one for vectors of up to 176 bytes (11 words) in blocks of 8 warps, two above
+  // (13 and 15 int16 fields); one in smaller blocks (the others of 208 bytes and more: dispatch/
+  // tuning_sm90.hpp, with_narrow_staged_blocks).
   // The grid kernel's other static shared memory is its warp partials, 512 bytes at most
   // (accumulators of up to 16 bytes: reduce.cuh), so a block stays within 48 KB. Vectors of 176
   // bytes in two parts (a 22 KB stage) took 1.02-1.13x the time of one record per load for 11
@@ -80,6 +80,9 @@ struct ArraySource {
   static constexpr unsigned stage_bytes_max = 44 * 1024;
   template <unsigned Warps>
   static constexpr unsigned stage_parts = Warps * vector_words * sizeof(uint4) * warp_threads <= stage_bytes_max ? 1 : 2;
+  // The most threads per block, a power of 2 up to 256, whose warps' vectors the stage holds in one
+  // part: 256 up to 11 words, 128 up to 22, 64 up to 44.
+  static constexpr unsigned one_part_threads = stage_parts<8> == 1 ? 256 : stage_parts<4> == 1 ? 128 : 64;
   template <class Load>
   static constexpr bool stages_v =
       vector_words >= 5 && staging_warps_v<Load> != 0 &&
@@ -184,11 +187,11 @@ template <class T>
 inline constexpr bool reads_as_vectors_v =
     vector_fits_v<T> && vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
 
-// Narrow records whose vectors span 112-240 bytes from every address they may have (7-15 int8
-// fields, 7-15 int16, odd counts) are read in vectors, staged (ArraySource::load_vector), from
-// wide_vectors_min<T> vectors up (2^21 records of 7, 9 or 11 bytes, 2^22 of 13 or 15, 2^20 of 14,
-// 18 or 22, 2^21 of 26 or 30), one per load below, where a thread's 8-16 records of one vector
-// left too few threads to spread their fields' work over. H100, record_probe against 1eccd93, two
+// Narrow records whose vectors span 112-496 bytes from every address they may have (7-31 int8
+// fields, 7-31 int16, odd counts) are read in vectors, staged (ArraySource::load_vector), from
+// wide_vectors_min<T> vectors up (2^21 records of 7, 9 or 11 bytes, 2^22 of 13-31, 2^20 of 14, 18
+// or 22, 2^21 of 26 or 30, 2^22 of 34-62), one per load below, where a thread's 8-16 records of
+// one vector left too few threads to spread their fields' work over. H100, record_probe against 1eccd93, two
 // rounds alternating (bench/results/*_records_staged_experiment_1eccd93_round*.txt, *_records_
 // staged_mid_experiment_1eccd93_round*.txt), time in staged vectors over one per load (CUB's time
 // over ours, before -> after):
@@ -209,16 +212,21 @@ inline constexpr bool reads_as_vectors_v =
 // 16 records of 13 and 15 int8 fields to a vector, in two parts, took 1.09-1.70x the time from
 // 2^21 up (ptxas: 255 registers and spills; *_records_parts_experiment_6091338_round*.txt); in one
 // part, in blocks of 128 threads, 0.78-0.96 from 2^22 up (0.89 -> 1.12-1.15x CUB at 2^28;
-// dispatch/tuning_sm90.hpp, with_narrow_staged_blocks).
+// dispatch/tuning_sm90.hpp, with_narrow_staged_blocks, as for the vectors of 272-496 bytes there).
+// Of those, 2-byte fields took 1.00-1.02 (17 int16) and 1.02-1.04 (23 int16) of the time from 2^18
+// vectors (2^21 records), hence 2^19 vectors for them (*_records_wide2_experiment_f1a499e_round*.txt).
 // Unstaged, vectors of 112 and 144 bytes took 0.84-1.00 of the time from 2^25 up but 1.05-1.17 at
 // 2^22-2^24 (*_records_wide1_experiment_1eccd93_round*.txt). Records of 4-byte alignment in staged
 // vectors of 80 bytes (5 floats) gained 1% at most from 2^24 up, so they keep one record per load.
 template <class T>
 inline constexpr bool reads_wide_vectors_v =
-    !vector_fits_v<T> && alignof(T) < 4 && vector_span_bytes(sizeof(T)) <= 240 &&
+    !vector_fits_v<T> && alignof(T) < 4 && vector_span_bytes(sizeof(T)) <= 496 &&
     vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
 template <class T>
-inline constexpr std::uint64_t wide_vectors_min = std::uint64_t(1) << (vector_span_bytes(sizeof(T)) <= 176 ? 17 : 18);
+inline constexpr std::uint64_t wide_vectors_min =
+    std::uint64_t(1) << (vector_span_bytes(sizeof(T)) <= 176                       ? 17
+                         : alignof(T) == 1 || vector_span_bytes(sizeof(T)) <= 240 ? 18
+                                                                                   : 19);
 template <class T>
 GPUREDUCE_HD bool reaches_vectors(const T* p) {
   constexpr std::uintptr_t gcd = vector_bytes * sizeof(T) / vector_span_bytes(sizeof(T));  // gcd(size, 16)

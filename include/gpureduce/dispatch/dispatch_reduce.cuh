@@ -212,8 +212,9 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
 // elements (RecordSource::split_bytes); those that take many loads, and records in vectors of more
 // than 80 bytes (agent/sources.cuh, reads_wide_vectors_v), stay on few blocks longer and take
 // several waves sooner (with_record_loads), the small ones read one per load with more records in
-// flight there, those of 1-byte fields in vectors of 208-240 bytes in smaller blocks
-// (with_narrow_staged_blocks). Large arrays of records take grids of several waves.
+// flight there, those in vectors of 208 bytes and more in smaller blocks (with_narrow_staged_
+// blocks; 13 and 15 int16 fields take two parts of the stage instead). Large arrays of records
+// take grids of several waves.
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
   using Tuning = TuningSm90<Source::split_bytes>;
@@ -229,8 +230,9 @@ constexpr ReduceTuning reduce_tuning() {
   constexpr bool many_loads = reads_one_per_load_v<Source> && (sizeof(T) > 8 || alignof(T) < 4);
   constexpr bool wide_vectors = records && !reads_one_per_load_v<Source> && vector_span_bytes(sizeof(T)) > 80;
   constexpr ReduceTuning v = many_loads || wide_vectors ? Tuning::with_record_loads(u) : u;
-  if constexpr (wide_vectors && alignof(T) == 1 && vector_span_bytes(sizeof(T)) > 176)
-    return Tuning::with_narrow_staged_blocks(v);
+  if constexpr (wide_vectors)
+    if constexpr (Source::one_part_threads < 256 && !(alignof(T) == 2 && vector_span_bytes(sizeof(T)) <= 240))
+      return Tuning::with_narrow_staged_blocks(v, Source::one_part_threads);
   return many_loads && sizeof(T) < 24 && alignof(T) < 8 ? Tuning::with_small_record_loads(v, alignof(T)) : v;
 }
 

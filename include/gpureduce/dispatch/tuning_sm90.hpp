@@ -142,21 +142,30 @@ struct TuningSm90 {
     t.waves_min_l2 = evict_first_max_l2;
     return t;
   }
-  // Of those, records of 1-byte fields whose staged vectors span 208 or 240 bytes (13 and 15
-  // int8: 16 records each) run blocks of 128 threads, so that a block's stage takes its 4 warps'
-  // vectors in one part (26 or 30 KB; agent/sources.cuh, stage_parts): 256 threads would need 52-60
-  // KB, and in two parts they spilled (255 registers). ptxas: 92 and 110 registers, 5 and 4 blocks
-  // per SM. And on a full grid from the start: the few-blocks grid of 129 such blocks, one per SM,
-  // took 1.24-1.43x the time of one record per load at 4-8M records. H100, tools/probes/
-  // record_probe.cu against 729f129, two rounds alternating (bench/results/*_records_t128nofew_
-  // experiment_729f129_round*.txt against *_records_729f129_beside_t128nofew_round*.txt, and *_
-  // t128_* with the few-blocks grid), time staged over one per load, 13 / 15 int8 fields: 2^20 1.07-
-  // 1.09 / 1.05-1.06, 2^21 1.07-1.10 / 0.97-0.98, 2^22 0.96 / 0.90-0.91, 2^23 0.89-0.90 / 0.86,
-  // 2^24 0.82-0.83 / 0.82, 2^26 0.79 / 0.81, 2^28 0.78 / 0.80 (CUB's time over ours 0.890 -> 1.146,
-  // 0.891 -> 1.117); hence from 2^18 vectors (2^22 records), as for 13 and 15 int16. Those stay on
-  // 256 threads in two parts: in one part on 128 they took 1.00-1.01x the time from 2^24 up.
-  static constexpr ReduceTuning with_narrow_staged_blocks(ReduceTuning t) {
-    t.grid_threads = 128;
+  // Of those, records whose staged vectors span 208 bytes and more (13-31 int8 fields, 17-31
+  // int16: agent/sources.cuh, reads_wide_vectors_v; not 13 and 15 int16, which take two parts)
+  // run the most threads whose warps' vectors the stage holds in one part (agent/sources.cuh,
+  // one_part_threads: 128 up to 352 bytes, 64 above), and on a full grid from the start. 256
+  // threads would need 52-60 KB for 13 and 15 int8, and in two parts those spilled (255
+  // registers). ptxas: 92, 110 and 110 registers for 13, 15 and 17 int8 (128 threads), 142 and
+  // 180 for 23 and 31 (64), 102, 136 and 174 for 17, 23 and 31 int16. The few-blocks grid of 129
+  // blocks of 128 threads, one per SM, took 1.24-1.43x the time of one record per load at 4-8M
+  // records of 13 and 15 int8. H100, tools/probes/record_probe.cu, two rounds alternating, time
+  // staged over one per load (CUB's time over ours at 2^28, before -> after):
+  // - against 729f129 (bench/results/*_records_t128nofew_experiment_729f129_round*.txt against
+  //   *_records_729f129_beside_t128nofew_round*.txt, and *_t128_* with the few-blocks grid), 13 /
+  //   15 int8 fields: 2^20 1.07-1.09 / 1.05-1.06, 2^21 1.07-1.10 / 0.97-0.98, 2^22 0.96 /
+  //   0.90-0.91, 2^23 0.89-0.90 / 0.86, 2^24 0.82-0.83 / 0.82, 2^26 0.79 / 0.81, 2^28 0.78 / 0.80
+  //   (0.890 -> 1.146, 0.891 -> 1.117). 13 and 15 int16 in one part on 128 threads took
+  //   1.00-1.01x the time of their two parts on 256 from 2^24 up, so they keep those.
+  // - against f1a499e (*_records_wide2_experiment_f1a499e_round*.txt against *_records_f1a499e_
+  //   beside_wide2_round*.txt), at 2^22 / 2^24 / 2^28 records (2^27 for int16 of 46 and 62
+  //   bytes): 17 int8 0.91 / 0.68 / 0.66 (0.774 -> 1.176), 23 int8 0.89-0.91 / 0.77 / 0.71 (0.773
+  //   -> 1.091), 31 int8 0.81-0.83 / 0.74-0.75 / 0.71 (0.848 -> 1.205), 17 int16 0.97-0.98 / 0.93
+  //   / 0.90 (0.982 -> 1.092), 23 int16 0.97-0.98 / 0.93 / 0.89 (0.971 -> 1.092), 31 int16 0.90 /
+  //   0.84 / 0.82 (1.015 -> 1.244).
+  static constexpr ReduceTuning with_narrow_staged_blocks(ReduceTuning t, unsigned threads) {
+    t.grid_threads = threads;
     t.few_blocks_max_batches = 0;
     return t;
   }
