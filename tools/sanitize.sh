@@ -5,8 +5,8 @@
 # trimmed).
 #   tools/sanitize.sh [BUILD_DIR]
 # SANITIZE_TOOLS: the tools to run, space-separated (default: all three). Racecheck takes the most
-# time: on the H100 556 s at 729f129, and since 878fb67 test_records' staged test alone 347 s and
-# all but test_records 115 s, so it runs in two calls under the device's 10 minutes per command:
+# time. On the H100 it took 556 s at 729f129. At 288c9ca test_records took 431 s and the rest 115 s
+# (at 878fb67), so it runs in two calls, each under the device's 10 minutes per command:
 # SANITIZE_FILTER='*test_records*', then SANITIZE_FILTER="$(tools/sanitize.sh --filter)-*test_records*".
 # SANITIZE_FILTER: the gtest filter (default: the one below; --filter prints it).
 set -uo pipefail
