@@ -5,8 +5,8 @@
 // vector_split.hpp); a pair of doubles of 8-byte alignment in 16-byte vectors from a 16-byte
 // boundary, and from 8 bytes past one a record per load (agent/sources.cuh, RecordSource), as a
 // pair of floats 4 bytes past an 8-byte boundary and 20-byte records from any address; records of
-// fields (5-15 int8 and int16, odd counts, 5, 7 and 9 floats) in vectors of 80 bytes, in staged
-// vectors of 112-240 bytes from a size, or one per load (and so 17, 23 and 31 int8, 17 int16).
+// fields (5-17, 23 and 31 int8 and int16, odd counts; 5, 7 and 9 floats) in vectors of 80 bytes,
+// in staged vectors of 112-496 bytes from a size, or one per load.
 // Each result is compared with CUB's. Run by `tools/device-run COMMIT records`, or for several
 // builds by `tools/records-ab`.
 //   record_probe [SIZES [FILTER]]
