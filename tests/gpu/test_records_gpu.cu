@@ -326,6 +326,14 @@ TEST(test_records, narrow_records_in_vectors_of_80_bytes) {
   }
 }
 
+// Record counts around where R is read in staged vectors (wide_vectors_min): one short of it, at
+// it, and past it with a partial batch and a scalar tail.
+template <class R>
+std::array<std::uint64_t, 3> sizes_around_staging(R) {
+  const std::uint64_t per_vec = Vector<R>::size, from = wide_vectors_min<R> * per_vec;
+  return {from - 1, from, from + 256 * per_vec + 5};
+}
+
 // Records of 1- and 2-byte alignment whose vectors span 112-240 bytes: one per load below
 // wide_vectors_min vectors, in vectors from there (agent/sources.cuh, reads_wide_vectors_v), staged
 // through shared memory in the grid kernels' whole batches, those of 208-240 bytes in two parts
@@ -343,27 +351,23 @@ TEST(test_records, narrow_records_in_staged_vectors) {
                 reads_wide_vectors_v<Fields<std::int8_t, 11>> && reads_wide_vectors_v<Fields<std::int16_t, 11>> &&
                 reads_wide_vectors_v<Fields<std::int16_t, 15>> && reads_wide_vectors_v<Fields<std::int8_t, 13>> &&
                 reads_wide_vectors_v<Fields<std::int8_t, 15>>);
-  const auto sizes = []<class R>(R) {
-    const std::uint64_t per_vec = Vector<R>::size, from = wide_vectors_min<R> * per_vec;
-    return std::array<std::uint64_t, 3>{from - 1, from, from + 256 * per_vec + 5};
-  };
-  for (const std::uint64_t n : sizes(Fields<std::int8_t, 9>{})) {
+  for (const std::uint64_t n : sizes_around_staging(Fields<std::int8_t, 9>{})) {
     SCOPED_TRACE("n=" + std::to_string(n));
     for (const unsigned offset : {0u, 3u}) check_field_sums<Fields<std::int8_t, 7>>(n, seed + n + offset, offset);
     for (const unsigned offset : {1u, 2u}) check_field_sums<Fields<std::int8_t, 9>>(n, seed + n + offset + 4, offset);
     if (n % 16 != 0) check_field_sums<Fields<std::int8_t, 11>>(n, seed + n + 24, 5);
   }
-  for (const std::uint64_t n : sizes(Fields<std::int16_t, 9>{})) {
+  for (const std::uint64_t n : sizes_around_staging(Fields<std::int16_t, 9>{})) {
     SCOPED_TRACE("n=" + std::to_string(n));
     for (const unsigned offset : {0u, 2u}) check_field_sums<Fields<std::int16_t, 7>>(n, seed + n + offset + 8, offset);
     check_field_sums<Fields<std::int16_t, 9>>(n, seed + n + 12, 6);
     if (n % 8 != 0) check_field_sums<Fields<std::int16_t, 11>>(n, seed + n + 16, 2);
   }
-  for (const std::uint64_t n : sizes(Fields<std::int16_t, 15>{})) {
+  for (const std::uint64_t n : sizes_around_staging(Fields<std::int16_t, 15>{})) {
     SCOPED_TRACE("n=" + std::to_string(n));
     check_field_sums<Fields<std::int16_t, 15>>(n, seed + n + 20, 0);
   }
-  for (const std::uint64_t n : sizes(Fields<std::int8_t, 13>{})) {
+  for (const std::uint64_t n : sizes_around_staging(Fields<std::int8_t, 13>{})) {
     SCOPED_TRACE("n=" + std::to_string(n));
     check_field_sums<Fields<std::int8_t, 13>>(n, seed + n + 28, 7);
     if (n % 16 != 0) check_field_sums<Fields<std::int8_t, 15>>(n, seed + n + 32, 1);
@@ -385,16 +389,12 @@ TEST(test_record_blocks, wide_records_in_staged_vectors_of_small_blocks) {
                 ArraySource<Fields<std::int8_t, 31>>::one_part_threads == 64 &&
                 ArraySource<Fields<std::int16_t, 23>>::one_part_threads == 64 &&
                 ArraySource<Fields<std::int16_t, 31>>::one_part_threads == 64);
-  const auto sizes = []<class R>(R) {
-    const std::uint64_t per_vec = Vector<R>::size, from = wide_vectors_min<R> * per_vec;
-    return std::array<std::uint64_t, 3>{from - 1, from, from + 256 * per_vec + 5};
-  };
-  for (const std::uint64_t n : sizes(Fields<std::int8_t, 17>{})) {
+  for (const std::uint64_t n : sizes_around_staging(Fields<std::int8_t, 17>{})) {
     SCOPED_TRACE("n=" + std::to_string(n));
     check_field_sums<Fields<std::int8_t, 17>>(n, seed + n, 3);
     if (n % 16 != 0) check_field_sums<Fields<std::int8_t, 31>>(n, seed + n + 4, 1);
   }
-  for (const std::uint64_t n : sizes(Fields<std::int16_t, 23>{})) {
+  for (const std::uint64_t n : sizes_around_staging(Fields<std::int16_t, 23>{})) {
     SCOPED_TRACE("n=" + std::to_string(n));
     check_field_sums<Fields<std::int16_t, 23>>(n, seed + n + 8, 2);
     if (n % 8 != 0) check_field_sums<Fields<std::int16_t, 31>>(n, seed + n + 12, 4);

@@ -24,60 +24,17 @@ struct Point {  // 24 bytes: vectors of 48
 struct Five {  // 20 bytes: 4 of them span 80 bytes
   float v[5];
 };
-struct Bytes5 {  // 5 bytes of 1-byte alignment: 16 of them span 80 bytes
-  std::uint8_t v[5];
+// N fields of 1 or 2 bytes (1- and 2-byte alignment): N odd, 16 records of N bytes or 8 of 2N
+// span 16N bytes (grid/vector_split.hpp): 80 bytes for 5 fields, 112-496 for 7-31, read in staged
+// vectors from a size (agent/sources.cuh, reads_wide_vectors_v).
+template <class F, unsigned N>
+struct FieldsOf {
+  F v[N];
 };
-struct Bytes7 {  // 7 bytes of 1-byte alignment: 16 of them span 112 bytes
-  std::uint8_t v[7];
-};
-struct Shorts5 {  // 10 bytes of 2-byte alignment: 8 of them span 80 bytes
-  std::uint16_t v[5];
-};
-struct Bytes9 {  // 9 bytes of 1-byte alignment: 16 of them span 144 bytes
-  std::uint8_t v[9];
-};
-struct Shorts7 {  // 14 bytes of 2-byte alignment: 8 of them span 112 bytes
-  std::uint16_t v[7];
-};
-struct Shorts9 {  // 18 bytes of 2-byte alignment: 8 of them span 144 bytes
-  std::uint16_t v[9];
-};
-struct Bytes11 {  // 11 bytes of 1-byte alignment: 16 of them span 176 bytes
-  std::uint8_t v[11];
-};
-struct Bytes13 {  // 13 bytes of 1-byte alignment: 16 of them span 208 bytes
-  std::uint8_t v[13];
-};
-struct Bytes15 {  // 15 bytes of 1-byte alignment: 16 of them span 240 bytes
-  std::uint8_t v[15];
-};
-struct Shorts11 {  // 22 bytes of 2-byte alignment: 8 of them span 176 bytes
-  std::uint16_t v[11];
-};
-struct Shorts13 {  // 26 bytes of 2-byte alignment: 8 of them span 208 bytes
-  std::uint16_t v[13];
-};
-struct Shorts15 {  // 30 bytes of 2-byte alignment: 8 of them span 240 bytes
-  std::uint16_t v[15];
-};
-struct Bytes17 {  // 17 bytes of 1-byte alignment: 16 of them would span 272 bytes
-  std::uint8_t v[17];
-};
-struct Bytes23 {  // 23 bytes of 1-byte alignment: 16 of them would span 368 bytes
-  std::uint8_t v[23];
-};
-struct Bytes31 {  // 31 bytes of 1-byte alignment: 16 of them would span 496 bytes
-  std::uint8_t v[31];
-};
-struct Shorts17 {  // 34 bytes of 2-byte alignment: 8 of them would span 272 bytes
-  std::uint16_t v[17];
-};
-struct Shorts23 {  // 46 bytes of 2-byte alignment: 8 of them would span 368 bytes
-  std::uint16_t v[23];
-};
-struct Shorts31 {  // 62 bytes of 2-byte alignment: 8 of them would span 496 bytes
-  std::uint16_t v[31];
-};
+template <unsigned N>
+using Bytes = FieldsOf<std::uint8_t, N>;
+template <unsigned N>
+using Shorts = FieldsOf<std::uint16_t, N>;
 struct Seven {  // 28 bytes: 4 of them span 112 bytes
   float v[7];
 };
