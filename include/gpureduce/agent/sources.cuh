@@ -81,7 +81,7 @@ struct ArraySource {
   template <unsigned Warps>
   static constexpr unsigned stage_parts = Warps * vector_words * sizeof(uint4) * warp_threads <= stage_bytes_max ? 1 : 2;
   // The most threads per block, a power of 2 up to 256, whose warps' vectors the stage holds in one
-  // part: 256 up to 11 words, 128 up to 22, 64 up to 44.
+  // part: 256 up to 11 words, 128 up to 22, 64 above (up to 44; wide vectors have at most 31).
   static constexpr unsigned one_part_threads = stage_parts<8> == 1 ? 256 : stage_parts<4> == 1 ? 128 : 64;
   template <class Load>
   static constexpr bool stages_v =
@@ -191,10 +191,10 @@ inline constexpr bool reads_as_vectors_v =
 // fields, 7-31 int16, odd counts) are read in vectors, staged (ArraySource::load_vector), from
 // wide_vectors_min<T> vectors up (2^21 records of 7, 9 or 11 bytes, 2^22 of 13-31, 2^20 of 14, 18
 // or 22, 2^21 of 26 or 30, 2^22 of 34-62), one per load below, where a thread's 8-16 records of
-// one vector left too few threads to spread their fields' work over. H100, record_probe against 1eccd93, two
-// rounds alternating (bench/results/*_records_staged_experiment_1eccd93_round*.txt, *_records_
-// staged_mid_experiment_1eccd93_round*.txt), time in staged vectors over one per load (CUB's time
-// over ours, before -> after):
+// one vector left too few threads to spread their fields' work over. H100, record_probe against
+// 1eccd93, two rounds alternating (bench/results/*_records_staged_experiment_1eccd93_round*.txt,
+// *_records_staged_mid_experiment_1eccd93_round*.txt), time in staged vectors over one per load
+// (CUB's time over ours, before -> after):
 // - 7 int8 fields: 2^18 1.08, 2^19-2^20 1.03-1.05, 2^21 0.95, 2^22 0.89, 2^24 0.79-0.80, 2^26
 //   0.78-0.85, 2^28 0.76 (1.02 -> 1.34);
 // - 9 int8 fields: 2^16 1.29, 2^18 1.13, 2^19-2^20 1.04-1.07, 2^21 0.95-0.96, 2^22 0.91, 2^24-2^26
