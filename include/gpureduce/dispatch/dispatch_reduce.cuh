@@ -231,8 +231,11 @@ constexpr ReduceTuning reduce_tuning() {
   constexpr bool wide_vectors = records && !reads_one_per_load_v<Source> && vector_span_bytes(sizeof(T)) > 80;
   constexpr ReduceTuning v = many_loads || wide_vectors ? Tuning::with_record_loads(u) : u;
   if constexpr (wide_vectors)
-    if constexpr (Source::one_part_threads < 256 && !(alignof(T) == 2 && vector_span_bytes(sizeof(T)) <= 240))
+    if constexpr (Source::one_part_threads < 256 && !(alignof(T) == 2 && vector_span_bytes(sizeof(T)) <= 240)) {
+      static_assert(Source::template stage_parts<Source::one_part_threads / warp_threads> == 1,
+                    "a staged vector wider than a block of 2 warps' stage holds");
       return Tuning::with_narrow_staged_blocks(v, Source::one_part_threads);
+    }
   return many_loads && sizeof(T) < 24 && alignof(T) < 8 ? Tuning::with_small_record_loads(v, alignof(T)) : v;
 }
 
