@@ -73,8 +73,14 @@ struct Bytes17 {  // 17 bytes: vectors of 16 (272 bytes) from a size, in blocks 
 struct Bytes31 {  // 31 bytes: vectors of 16 (496 bytes) from a size, in blocks of 64 threads
   std::uint8_t b[31];
 };
-struct Bytes33 {  // 33 bytes: a vector would span 528 bytes; one per load
+struct Bytes33 {  // 33 bytes: vectors of 16 (528 bytes) from a size, in blocks of 64 threads
   std::uint8_t b[33];
+};
+struct Bytes45 {  // 45 bytes: a vector would span 720 bytes; one per load
+  std::uint8_t b[45];
+};
+struct Shorts43 {  // 86 bytes, 2-byte aligned: vectors of 8 (688 bytes) from a size, in blocks of 64 threads
+  std::uint16_t v[43];
 };
 struct Shorts23 {  // 46 bytes, 2-byte aligned: vectors of 8 (368 bytes) from a size, in blocks of 64 threads
   std::uint16_t v[23];
@@ -146,9 +152,9 @@ TEST(test_record_sources, which_records_are_read_in_vectors) {
   expect_vectors_from<Bytes7>(0);
 }
 
-// Narrow records whose vectors span 112-496 bytes from every address: in vectors from
+// Narrow records whose vectors span 112-688 bytes from every address: in vectors from
 // wide_vectors_min vectors of them, one per load below.
-TEST(test_record_sources, narrow_records_in_vectors_of_112_to_240_bytes_from_a_size) {
+TEST(test_record_sources, narrow_records_in_vectors_of_112_to_688_bytes_from_a_size) {
   const auto expect = []<class T>(T, std::uint64_t per_vec) {
     static_assert(reads_wide_vectors_v<T>);
     EXPECT_EQ(Vector<T>::size, per_vec);
@@ -169,13 +175,17 @@ TEST(test_record_sources, narrow_records_in_vectors_of_112_to_240_bytes_from_a_s
   expect(Bytes17{}, 16);
   expect(Bytes31{}, 16);
   expect(Shorts23{}, 8);
+  expect(Bytes33{}, 16);
+  expect(Shorts43{}, 8);
   static_assert(wide_vectors_min<Bytes9> == 1u << 17 && wide_vectors_min<Bytes11> == 1u << 17 &&
                 wide_vectors_min<Shorts15> == 1u << 18 && wide_vectors_min<Bytes13> == 1u << 18 &&
                 wide_vectors_min<Bytes15> == 1u << 18 && wide_vectors_min<Bytes31> == 1u << 18 &&
                 wide_vectors_min<Shorts23> == 1u << 19);
+  // 33-43 fields from 2^20 records.
+  static_assert(wide_vectors_min<Bytes33> == 1u << 16 && wide_vectors_min<Shorts43> == 1u << 17);
   static_assert(!reads_wide_vectors_v<Chars14> && !reads_wide_vectors_v<Floats5> && !reads_wide_vectors_v<Five> &&
-                !reads_wide_vectors_v<Bytes33>);
-  EXPECT_EQ(how_read<Bytes33>(0x1001, std::uint64_t(1) << 30), Read::one_per_load);
+                !reads_wide_vectors_v<Bytes45>);
+  EXPECT_EQ(how_read<Bytes45>(0x1001, std::uint64_t(1) << 30), Read::one_per_load);
   EXPECT_EQ(how_read<Chars14>(0x1001, std::uint64_t(1) << 30), Read::one_per_load);
   EXPECT_EQ(how_read<Floats5>(0x1000, std::uint64_t(1) << 30), Read::one_per_load);
   for (const std::uint64_t n : {0ull, 123457ull, 1ull << 30}) {
@@ -197,13 +207,14 @@ static_assert(!ArraySource<Five>::stages_v<WarpContiguous<PlainLoad, 0>> && !Arr
 static_assert(ArraySource<Bytes9>::vector_words == 9 && ArraySource<Shorts7>::vector_words == 7 &&
               ArraySource<Shorts15>::vector_words == 15);
 // A block's stage within 44 KB: vectors of 15 words in two parts in blocks of 8 warps, 11 and 9 in
-// one; 13-22 words in one in blocks of 4 warps, 23-31 in blocks of 2.
+// one; 13-22 words in one in blocks of 4 warps, 23-43 in blocks of 2.
 static_assert(ArraySource<Bytes9>::stage_parts<8> == 1 && ArraySource<Bytes11>::stage_parts<8> == 1 &&
               ArraySource<Shorts15>::stage_parts<8> == 2 && ArraySource<Bytes13>::stage_parts<4> == 1 &&
               ArraySource<Bytes15>::stage_parts<4> == 1);
 static_assert(ArraySource<Bytes11>::one_part_threads == 256 && ArraySource<Bytes13>::one_part_threads == 128 &&
               ArraySource<Bytes17>::one_part_threads == 128 && ArraySource<Shorts23>::one_part_threads == 64 &&
-              ArraySource<Bytes31>::one_part_threads == 64);
+              ArraySource<Bytes31>::one_part_threads == 64 && ArraySource<Shorts43>::one_part_threads == 64);
+static_assert(ArraySource<Shorts43>::vector_words == 43 && ArraySource<Shorts43>::stage_parts<2> == 1);
 static_assert(ArraySource<Bytes11>::stages_v<WarpContiguous<PlainLoad, 8>> &&
               ArraySource<Bytes15>::stages_v<WarpContiguous<VectorLoad<true>, 4>> &&
               ArraySource<Bytes31>::stages_v<WarpContiguous<VectorLoad<true>, 2>> &&
@@ -352,6 +363,8 @@ TEST(test_record_sources, records_one_per_load_keep_few_blocks_longer) {
   expect_small_blocks(Bytes17{}, 128);
   expect_small_blocks(Bytes31{}, 64);
   expect_small_blocks(Shorts23{}, 64);
+  expect_small_blocks(Bytes33{}, 64);
+  expect_small_blocks(Shorts43{}, 64);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Shorts15>, Op>().grid_threads), 256u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Shorts15>, Op>().few_blocks_max_batches), 4096u);
   EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Bytes13>, Op>().grid_threads), 256u);

@@ -374,13 +374,15 @@ TEST(test_records, narrow_records_in_staged_vectors) {
   }
 }
 
-// Records of 1- and 2-byte alignment whose vectors span 272-496 bytes, staged in one part in blocks
+// Records of 1- and 2-byte alignment whose vectors span 272-688 bytes, staged in one part in blocks
 // of 128 threads (up to 352 bytes) or 64 (dispatch/tuning_sm90.hpp, with_narrow_staged_blocks):
-// one per load below wide_vectors_min vectors, in vectors from there; 17 int8 fields from byte 3
-// and 23 int16 from byte 2 one record short of their sizes, at them, and past them with a partial
-// batch and a scalar tail, 31 int8 from byte 1 and 31 int16 from byte 4 short of them and past
-// them (at sizes of 17 int8 and 23 int16). Outside the sanitizers' filter (racecheck took more than
-// 400 s of the H100's over it); test_records.staged_blocks_of_128_and_64_threads is in it.
+// one per load below wide_vectors_min vectors, in vectors from there; 17 int8 fields from byte 3,
+// 23 int16 from byte 2, 33 int8 from byte 5 and 33 int16 from byte 6 one record short of their
+// sizes, at them, and past them with a partial batch and a scalar tail, 31 int8 from byte 1, 31
+// int16 from byte 4, 43 int8 from byte 2 and 43 int16 from byte 0 short of them and past them (at
+// the sizes of 17 int8, 23 int16, 33 int8 and 33 int16). Outside the sanitizers' filter (racecheck
+// took more than 400 s of the H100's over it); test_records.staged_blocks_of_128_and_64_threads is
+// in it.
 TEST(test_record_blocks, wide_records_in_staged_vectors_of_small_blocks) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
@@ -399,10 +401,22 @@ TEST(test_record_blocks, wide_records_in_staged_vectors_of_small_blocks) {
     check_field_sums<Fields<std::int16_t, 23>>(n, seed + n + 8, 2);
     if (n % 8 != 0) check_field_sums<Fields<std::int16_t, 31>>(n, seed + n + 12, 4);
   }
+  static_assert(ArraySource<Fields<std::int8_t, 43>>::one_part_threads == 64 &&
+                ArraySource<Fields<std::int16_t, 43>>::one_part_threads == 64);
+  for (const std::uint64_t n : sizes_around_staging(Fields<std::int8_t, 33>{})) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    check_field_sums<Fields<std::int8_t, 33>>(n, seed + n + 16, 5);
+    if (n % 16 != 0) check_field_sums<Fields<std::int8_t, 43>>(n, seed + n + 20, 2);
+  }
+  for (const std::uint64_t n : sizes_around_staging(Fields<std::int16_t, 33>{})) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    check_field_sums<Fields<std::int16_t, 33>>(n, seed + n + 24, 6);
+    if (n % 8 != 0) check_field_sums<Fields<std::int16_t, 43>>(n, seed + n + 28, 0);
+  }
 }
 
-// The staged kernels of blocks of 128 and 64 threads once each, for compute-sanitizer: 17 and 23
-// int8 fields from byte 3, past their size with a partial batch and a scalar tail, summed under
+// The staged kernels of blocks of 128 and 64 threads once each, for compute-sanitizer: 17, 23 and
+// 43 int8 fields from byte 3, past their size with a partial batch and a scalar tail, summed under
 // the library's plan, exact.
 TEST(test_records, staged_blocks_of_128_and_64_threads) {
   GPUREDUCE_REQUIRE_GPU();
@@ -420,9 +434,11 @@ TEST(test_records, staged_blocks_of_128_and_64_threads) {
   constexpr auto threads = []<class R>(R) {
     return detail::reduce_tuning<std::int64_t, ArraySource<R, FieldSum>, Sum>().grid_threads;
   };
-  static_assert(threads(Fields<std::int8_t, 17>{}) == 128 && threads(Fields<std::int8_t, 23>{}) == 64);
+  static_assert(threads(Fields<std::int8_t, 17>{}) == 128 && threads(Fields<std::int8_t, 23>{}) == 64 &&
+                threads(Fields<std::int8_t, 43>{}) == 64);
   check(Fields<std::int8_t, 17>{});
   check(Fields<std::int8_t, 23>{});
+  check(Fields<std::int8_t, 43>{});
 }
 
 // Records read one per load that take many loads stay on 257 blocks up to 4096 batches (dispatch/

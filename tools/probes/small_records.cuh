@@ -25,7 +25,7 @@ struct Five {  // 20 bytes: 4 of them span 80 bytes
   float v[5];
 };
 // N fields of 1 or 2 bytes (1- and 2-byte alignment): N odd, 16 records of N bytes or 8 of 2N
-// span 16N bytes (grid/vector_split.hpp): 80 bytes for 5 fields, 112-496 for 7-31, read in staged
+// span 16N bytes (grid/vector_split.hpp): 80 bytes for 5 fields, 112-688 for 7-43, read in staged
 // vectors from a size (agent/sources.cuh, reads_wide_vectors_v).
 template <class F, unsigned N>
 struct FieldsOf {

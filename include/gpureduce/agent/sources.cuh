@@ -6,7 +6,7 @@
 // whole records where their address reaches a 16-byte boundary; otherwise in vectors shifted into
 // place from aligned words (ShiftedSource) or one per load (RecordSource), as shifts_records_v says;
 // records whose vector would span more than 64 bytes (80 for narrow ones) one per load, but for
-// narrow ones of 112-240 bytes, in vectors from a size (reads_wide_vectors_v). Vectors of 80 bytes
+// narrow ones of 112-688 bytes, in vectors from a size (reads_wide_vectors_v). Vectors of 80 bytes
 // and more are staged through shared memory in the grid kernels' whole batches.
 #pragma once
 
@@ -81,7 +81,7 @@ struct ArraySource {
   template <unsigned Warps>
   static constexpr unsigned stage_parts = Warps * vector_words * sizeof(uint4) * warp_threads <= stage_bytes_max ? 1 : 2;
   // The most threads per block, a power of 2 up to 256, whose warps' vectors the stage holds in one
-  // part: 256 up to 11 words, 128 up to 22, 64 above (up to 44; wide vectors have at most 31).
+  // part: 256 up to 11 words, 128 up to 22, 64 above (up to 44; wide vectors have at most 43).
   static constexpr unsigned one_part_threads = stage_parts<8> == 1 ? 256 : stage_parts<4> == 1 ? 128 : 64;
   template <class Load>
   static constexpr bool stages_v =
@@ -187,14 +187,14 @@ template <class T>
 inline constexpr bool reads_as_vectors_v =
     vector_fits_v<T> && vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
 
-// Narrow records whose vectors span 112-496 bytes from every address they may have (7-31 int8
-// fields, 7-31 int16, odd counts) are read in vectors, staged (ArraySource::load_vector), from
+// Narrow records whose vectors span 112-688 bytes from every address they may have (7-43 int8
+// fields, 7-43 int16, odd counts) are read in vectors, staged (ArraySource::load_vector), from
 // wide_vectors_min<T> vectors up (2^21 records of 7, 9 or 11 bytes, 2^22 of 13-31, 2^20 of 14, 18
-// or 22, 2^21 of 26 or 30, 2^22 of 34-62), one per load below, where a thread's 8-16 records of
-// one vector left too few threads to spread their fields' work over. H100, record_probe against
-// 1eccd93, two rounds alternating (bench/results/*_records_staged_experiment_1eccd93_round*.txt,
-// *_records_staged_mid_experiment_1eccd93_round*.txt), time in staged vectors over one per load
-// (CUB's time over ours, before -> after):
+// or 22, 2^21 of 26 or 30, 2^22 of 34-62, 2^20 of 33-43 and 66-86), one per load below, where a
+// thread's 8-16 records of one vector left too few threads to spread their fields' work over.
+// H100, record_probe against 1eccd93, two rounds alternating (bench/results/*_records_staged_
+// experiment_1eccd93_round*.txt, *_records_staged_mid_experiment_1eccd93_round*.txt), time in
+// staged vectors over one per load (CUB's time over ours, before -> after):
 // - 7 int8 fields: 2^18 1.08, 2^19-2^20 1.03-1.05, 2^21 0.95, 2^22 0.89, 2^24 0.79-0.80, 2^26
 //   0.78-0.85, 2^28 0.76 (1.02 -> 1.34);
 // - 9 int8 fields: 2^16 1.29, 2^18 1.13, 2^19-2^20 1.04-1.07, 2^21 0.95-0.96, 2^22 0.91, 2^24-2^26
@@ -212,21 +212,37 @@ inline constexpr bool reads_as_vectors_v =
 // 16 records of 13 and 15 int8 fields to a vector, in two parts, took 1.09-1.70x the time from
 // 2^21 up (ptxas: 255 registers and spills; *_records_parts_experiment_6091338_round*.txt); in one
 // part, in blocks of 128 threads, 0.78-0.96 from 2^22 up (0.89 -> 1.12-1.15x CUB at 2^28;
-// dispatch/tuning_sm90.hpp, with_narrow_staged_blocks, as for the vectors of 272-496 bytes there).
+// dispatch/tuning_sm90.hpp, with_narrow_staged_blocks, as for the vectors of 272-688 bytes there).
 // Of those, 2-byte fields took 1.00-1.02 (17 int16) and 1.02-1.04 (23 int16) of the time from 2^18
 // vectors (2^21 records), hence 2^19 vectors for them (*_records_wide2_experiment_f1a499e_round*.txt).
 // Unstaged, vectors of 112 and 144 bytes took 0.84-1.00 of the time from 2^25 up but 1.05-1.17 at
 // 2^22-2^24 (*_records_wide1_experiment_1eccd93_round*.txt). Records of 4-byte alignment in staged
 // vectors of 80 bytes (5 floats) gained 1% at most from 2^24 up, so they keep one record per load.
+// Vectors of 528-688 bytes (33-43 fields), in blocks of 64 threads, whose stage of 2 warps holds
+// up to 704 bytes a vector in one part: against 57f9223's one per load, two rounds (*_records_
+// w704_experiment_57f9223_round*.txt, *_records_wlower_experiment_w704_round*.txt with 2^13
+// vectors), time at 2^19 / 2^20 / 2^21 / 2^22 / 2^24 / 2^27 records:
+// - 33 int8 fields: 1.09-1.10 / 0.99 / 0.87-0.88 / 0.82 / 0.76 / 0.72 (0.86 -> 1.19x CUB at 2^27);
+//   37: 1.07-1.08 / 0.93-0.94 / 0.81; 41: 1.07 / 1.01 / 0.89-0.90; 43: 0.83-0.85 / 0.73-0.74 /
+//   0.62 / 0.54 / 0.46 / 0.41 (0.78 -> 1.90x). At 2^17-2^18 1.16-1.32 (43: 1.17, 1.00).
+// - 33 int16: 1.05 / 0.92 / 0.85 / 0.93 / 0.86-0.87 / 0.85 (1.07 -> 1.26x); 37: 0.88-0.89 /
+//   0.83-0.84 / 0.80-0.81; 41: 0.86-0.87 / 0.80-0.81 / 0.78; 43: 0.83 / 0.76 / 0.73 / 0.68-0.69 /
+//   0.65 / 0.64 at 2^26 (0.94 -> 1.46x). At 2^17 0.99-1.07.
+// Hence from 2^20 records for both (2^16 vectors of int8, 2^17 of int16). A wider vector would
+// need blocks of one warp, and 43 fields already take 254-255 registers (ptxas).
 template <class T>
 inline constexpr bool reads_wide_vectors_v =
-    !vector_fits_v<T> && alignof(T) < 4 && vector_span_bytes(sizeof(T)) <= 496 &&
+    !vector_fits_v<T> && alignof(T) < 4 && vector_span_bytes(sizeof(T)) <= 704 &&
     vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
 template <class T>
-inline constexpr std::uint64_t wide_vectors_min =
-    std::uint64_t(1) << (vector_span_bytes(sizeof(T)) <= 176                       ? 17
-                         : alignof(T) == 1 || vector_span_bytes(sizeof(T)) <= 240 ? 18
-                                                                                   : 19);
+inline constexpr std::uint64_t wide_vectors_min = [] {
+  constexpr unsigned span = vector_span_bytes(sizeof(T));
+  const unsigned log2 = span <= 176                      ? 17
+                        : span > 496                     ? (alignof(T) == 1 ? 16 : 17)
+                        : alignof(T) == 1 || span <= 240 ? 18
+                                                         : 19;
+  return std::uint64_t(1) << log2;
+}();
 template <class T>
 GPUREDUCE_HD bool reaches_vectors(const T* p) {
   constexpr std::uintptr_t gcd = vector_bytes * sizeof(T) / vector_span_bytes(sizeof(T));  // gcd(size, 16)

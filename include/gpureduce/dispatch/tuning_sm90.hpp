@@ -142,13 +142,14 @@ struct TuningSm90 {
     t.waves_min_l2 = evict_first_max_l2;
     return t;
   }
-  // Of those, records whose staged vectors span 208 bytes and more (13-31 int8 fields, 17-31
+  // Of those, records whose staged vectors span 208 bytes and more (13-43 int8 fields, 17-43
   // int16: agent/sources.cuh, reads_wide_vectors_v; not 13 and 15 int16, which take two parts)
   // run the most threads whose warps' vectors the stage holds in one part (agent/sources.cuh,
   // one_part_threads: 128 up to 352 bytes, 64 above), and on a full grid from the start. 256
   // threads would need 52-60 KB for 13 and 15 int8, and in two parts those spilled (255
-  // registers). ptxas: 92, 110 and 110 registers for 13, 15 and 17 int8 (128 threads), 142 and
-  // 180 for 23 and 31 (64), 102, 136 and 174 for 17, 23 and 31 int16. The few-blocks grid of 129
+  // registers). ptxas: 92, 110 and 110 registers for 13, 15 and 17 int8 (128 threads), 142, 180,
+  // 184 and 255 for 23, 31, 33 and 43 (64), 102, 136, 174, 168 and 254 for 17, 23, 31, 33 and 43
+  // int16, none spilling. The few-blocks grid of 129
   // blocks of 128 threads, one per SM, took 1.24-1.43x the time of one record per load at 4-8M
   // records of 13 and 15 int8. H100, tools/probes/record_probe.cu, two rounds alternating, time
   // staged over one per load (CUB's time over ours at 2^28, before -> after):
@@ -164,6 +165,7 @@ struct TuningSm90 {
   //   -> 1.091), 31 int8 0.81-0.83 / 0.74-0.75 / 0.71 (0.848 -> 1.205), 17 int16 0.97-0.98 / 0.93
   //   / 0.90 (0.982 -> 1.092), 23 int16 0.97-0.98 / 0.93 / 0.89 (0.971 -> 1.092), 31 int16 0.90 /
   //   0.84 / 0.82 (1.015 -> 1.244).
+  // - 33-43 int8 and int16 fields against 57f9223: agent/sources.cuh, above reads_wide_vectors_v.
   static constexpr ReduceTuning with_narrow_staged_blocks(ReduceTuning t, unsigned threads) {
     t.grid_threads = threads;
     t.few_blocks_max_batches = 0;
