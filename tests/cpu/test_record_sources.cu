@@ -375,6 +375,50 @@ TEST(test_record_sources, records_one_per_load_keep_few_blocks_longer) {
   EXPECT_EQ(blocks(std::uint64_t(4096) * 1024 + 1), 1056u);
 }
 
+// Of those, records of more than 16 int8 or int16 fields keep one record in flight per thread
+// (batches of 256 records) and take one block of 256 threads up to 256 records; 16-field records,
+// 13 int8 and 17 fields of 4 bytes keep 4 per thread and one block of 512 up to 2048.
+struct Bytes16 {
+  std::uint8_t b[16];
+};
+struct Floats17 {
+  float v[17];
+};
+TEST(test_record_sources, records_of_many_narrow_fields_one_per_thread) {
+  using Op = UserOp<cuda::std::plus<int>, int>;
+  const auto expect_one_per_thread = []<class T>(T) {
+    SCOPED_TRACE(std::to_string(sizeof(T)) + "-byte records");
+    constexpr ReduceTuning t = detail::reduce_tuning<int, RecordSource<T>, Op>();
+    EXPECT_EQ(t.grid_unroll, 1);
+    EXPECT_EQ(t.grid_threads, 256u);
+    EXPECT_EQ(waves_kernel_tuning(t).grid_unroll, 1);
+    EXPECT_EQ(t.few_blocks_max_batches, 4096u);
+    const auto plan = [&](std::uint64_t n) { return plan_launch(n, 0x1001, RecordSource<T>::split_bytes, t, 1056); };
+    EXPECT_EQ(plan(256).kernel, Kernel::one_block);
+    EXPECT_EQ(plan(256).threads, 256u);
+    EXPECT_EQ(plan(257).kernel, Kernel::grid);
+    EXPECT_EQ(plan(257).blocks, 2u);
+    EXPECT_EQ(plan(4096).blocks, 16u);
+    EXPECT_EQ(plan(std::uint64_t(4096) * 256).blocks, 257u);
+    EXPECT_EQ(plan(std::uint64_t(4096) * 256 + 1).blocks, 1056u);
+  };
+  expect_one_per_thread(Bytes17{});
+  expect_one_per_thread(Bytes33{});
+  expect_one_per_thread(Bytes45{});
+  expect_one_per_thread(Shorts23{});
+  expect_one_per_thread(Shorts43{});
+  const auto expect_four_per_thread = []<class T>(T) {
+    SCOPED_TRACE(std::to_string(sizeof(T)) + "-byte records");
+    constexpr ReduceTuning t = detail::reduce_tuning<int, RecordSource<T>, Op>();
+    EXPECT_EQ(t.grid_unroll, 4);
+    EXPECT_EQ(t.single_threads, 512u);
+    EXPECT_EQ(plan_launch(2048, 0x1001, RecordSource<T>::split_bytes, t, 1056).kernel, Kernel::one_block);
+  };
+  expect_four_per_thread(Bytes13{});
+  expect_four_per_thread(Bytes16{});
+  expect_four_per_thread(Floats17{});
+}
+
 // Of those, records of under 24 bytes loaded in words of up to 4 bytes keep 8 in flight per thread
 // in grids of several waves (their own kernel), from 4x L2 for words of 1 and 2 bytes and 32x for
 // words of 4; the others, and every other grid, keep 4.

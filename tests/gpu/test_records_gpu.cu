@@ -307,6 +307,27 @@ TEST(test_records, records_one_per_load_in_words_of_their_alignment) {
   }
 }
 
+// Records of more than 16 int8 or int16 fields read one per load, one per thread (dispatch/
+// tuning_sm90.hpp, with_many_narrow_fields): 17 and 43 int8 fields from bytes 1 and 3, 23 and 47
+// int16 from bytes 2 and 6, around the one-block kernel's 256 records and a batch of 256, sum and
+// argmax under every kernel and the waves kernel, exact.
+TEST(test_records, many_narrow_fields_one_record_per_thread) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  static_assert(detail::reduce_tuning<std::int64_t, RecordSource<Fields<std::int8_t, 17>, FieldSum>, Sum>()
+                        .grid_unroll == 1 &&
+                detail::reduce_tuning<std::int64_t, RecordSource<Fields<std::int16_t, 47>, FieldSum>, Sum>()
+                        .single_threads == 256);
+  for (const std::uint64_t n : {1ull, 31ull, 255ull, 256ull, 257ull, 1000ull, 4097ull, 65537ull}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    check_field_sums<Fields<std::int8_t, 17>>(n, seed + n, 1);
+    check_field_sums<Fields<std::int8_t, 43>>(n, seed + n + 1, 3);
+    check_field_sums<Fields<std::int16_t, 23>>(n, seed + n + 2, 2);
+    check_field_sums<Fields<std::int16_t, 47>>(n, seed + n + 3, 6);
+  }
+}
+
 // Records of 1- and 2-byte alignment whose vectors span 80 bytes: 5 int8 fields from bytes 0 to 3
 // and 5 int16 from bytes 0 and 2 (aligned vectors after a scalar head), 20 int8 from bytes 0 to 3
 // (from byte 4 aligned, from the others in shifted vectors: thread/shifted_load.cuh).

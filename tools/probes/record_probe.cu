@@ -5,8 +5,8 @@
 // vector_split.hpp); a pair of doubles of 8-byte alignment in 16-byte vectors from a 16-byte
 // boundary, and from 8 bytes past one a record per load (agent/sources.cuh, RecordSource), as a
 // pair of floats 4 bytes past an 8-byte boundary and 20-byte records from any address; records of
-// fields (5-17, 23, 31, 33, 37, 41 and 43 int8 and int16, odd counts; 5, 7 and 9 floats) in
-// vectors of 80 bytes, in staged vectors of 112-688 bytes from a size, or one per load.
+// fields (5-17, 23, 31, 33, 37, 41, 43 and 47 int8 and int16, odd counts; 5, 7 and 9 floats) in
+// vectors of 80 bytes, in staged vectors of 112-688 bytes from a size, or one per load (47).
 // Each result is compared with CUB's. Run by `tools/device-run COMMIT records`, or for several
 // builds by `tools/records-ab`.
 //   record_probe [SIZES [FILTER]]
@@ -168,10 +168,12 @@ int main(int argc, char** argv) {
   const auto* b37 = reinterpret_cast<const Bytes<37>*>(in.get());
   const auto* b41 = reinterpret_cast<const Bytes<41>*>(in.get());
   const auto* b43 = reinterpret_cast<const Bytes<43>*>(in.get());
+  const auto* b47 = reinterpret_cast<const Bytes<47>*>(in.get());
   const auto* s33 = reinterpret_cast<const Shorts<33>*>(in.get());
   const auto* s37 = reinterpret_cast<const Shorts<37>*>(in.get());
   const auto* s41 = reinterpret_cast<const Shorts<41>*>(in.get());
   const auto* s43 = reinterpret_cast<const Shorts<43>*>(in.get());
+  const auto* s47 = reinterpret_cast<const Shorts<47>*>(in.get());
   const auto floats = [&](u64 b) { fill_sparse_ones<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
   const auto bytes = [&](u64 b) { fill_sparse_ones<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
   const auto doubles = [&](u64 b) { fill_sparse_ones<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
@@ -260,6 +262,8 @@ int main(int argc, char** argv) {
     fields("37 shorts sum (74 B, records)", s37, 74, bytes);
     fields("41 shorts sum (82 B, records)", s41, 82, bytes);
     fields("43 shorts sum (86 B, records)", s43, 86, bytes);
+    fields("47 bytes sum (47 B, records)", b47, 47, bytes);
+    fields("47 shorts sum (94 B, records)", s47, 94, bytes);
   }
   return 0;
 }

@@ -212,9 +212,10 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
 // elements (RecordSource::split_bytes); those that take many loads, and records in vectors of more
 // than 80 bytes (agent/sources.cuh, reads_wide_vectors_v), stay on few blocks longer and take
 // several waves sooner (with_record_loads), the small ones read one per load with more records in
-// flight there, those in vectors of 208 bytes and more in smaller blocks (with_narrow_staged_
-// blocks; 13 and 15 int16 fields take two parts of the stage instead). Large arrays of records
-// take grids of several waves.
+// flight there, those of more than 16 narrow fields with fewer (with_many_narrow_fields), those in
+// vectors of 208 bytes and more in smaller blocks (with_narrow_staged_blocks; 13 and 15 int16
+// fields take two parts of the stage instead). Large arrays of records take grids of several
+// waves.
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
   using Tuning = TuningSm90<Source::split_bytes>;
@@ -236,6 +237,7 @@ constexpr ReduceTuning reduce_tuning() {
                     "a staged vector wider than a block of 2 warps' stage holds");
       return Tuning::with_narrow_staged_blocks(v, Source::one_part_threads);
     }
+  if constexpr (many_loads && alignof(T) < 4 && sizeof(T) / alignof(T) > 16) return Tuning::with_many_narrow_fields(v);
   return many_loads && sizeof(T) < 24 && alignof(T) < 8 ? Tuning::with_small_record_loads(v, alignof(T)) : v;
 }
 

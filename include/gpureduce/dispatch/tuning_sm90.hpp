@@ -195,6 +195,40 @@ struct TuningSm90 {
     t.waves_unroll_min_l2 = word < 4 ? evict_first_max_l2 : 32;
     return t;
   }
+  // Of those, records of more than 16 int8 or int16 fields (17 loads and more each) keep one record
+  // in flight per thread, not 4, and take the one-block kernel, of 256 threads, up to 256 records
+  // only. A thread's 4 records were up to 188 loads: the one-block kernel of 512 threads spilled
+  // (ptxas: 24-1052 bytes for 23-43 fields at 128 registers; none at 256 threads x 1, 78-200
+  // registers), and one SM issuing a load per field of 512-2048 records, or a few blocks each of
+  // 1024, ran at 0.82-1.00x CUB at 2^11 (43 int8 fields 13.9 us against 12.3) and at 0.68-0.80x
+  // below 2^9 for 41-47 fields. One record per thread spreads them over 4x the blocks. H100,
+  // tools/probes/record_probe.cu, two rounds alternating against eb33a62 (bench/results/*_records_
+  // gu1s256_experiment_eb33a62_round*.txt, *_records_gu1{,_mid}_experiment_eb33a62_round*.txt:
+  // this grid with no one-block kernel), CUB's time over ours, before -> after, 17-33 fields /
+  // 41-47:
+  // - 2^5-2^8 records: 0.90-1.00 -> 0.95-1.04 / 0.68-0.80 -> 0.94-1.03.
+  // - 2^9: 1.00-1.07 -> 1.06-1.17 / 0.78-0.93 -> 1.16-1.35; 2^10: 1.04-1.11 -> 1.28-1.61 / 0.89-1.00
+  //   -> 1.60-1.91.
+  // - 2^11-2^19 (the grid of gu1), 17-47 fields: 2^11 0.82-1.00 -> 1.37-2.63, 2^12 1.67-2.07 ->
+  //   2.30-3.32, 2^16 1.61-1.92 -> 1.86-2.12, 2^18 1.10-1.50 -> 1.18-1.57, 2^19 0.99-1.32 ->
+  //   1.04-1.41.
+  // - 2^20-2^21, where 17-31 fields are still read one per load: 17 int8 1.20 -> 1.13 and 17 int16
+  //   1.25-1.27 -> 1.18-1.23 (the few-blocks grid's 257 blocks, a record per thread in flight),
+  //   23 and 31 int8 1.10-1.19 -> 1.13-1.28. 47 int8 and int16, never staged: 2^21-2^26
+  //   0.95-1.07 -> 1.00-1.11 (2^26 int8 0.95 -> 1.03; 2^21 int16 1.06 -> 1.00).
+  // Records of 9-15 fields so (*_records_gu1b_experiment_eb33a62_round*.txt) took 0.75-0.92 of the
+  // time at 2^10-2^14 but 1.02-1.29 at 2^18-2^21 (9 int8 at 2^20: 1.24 -> 0.94x CUB); a
+  // grid of one record per thread with no few-blocks limit, or with 1024 batches (*_records_
+  // gu1f{0,1k}_experiment_eb33a62_round*.txt) was mixed at 2^20-2^21 (17 int8 at 2^20 1.18x CUB
+  // against 1.13, 31 int16 1.21 against 1.29) and lost at 2^17-2^19 (43 int16 at 2^19 1.08 against
+  // 1.22).
+  static constexpr ReduceTuning with_many_narrow_fields(ReduceTuning t) {
+    t.grid_unroll = 1;
+    t.single_threads = 256;
+    t.single_unroll = 1;
+    t.single_block_max_bytes = 256 * ElemBytes;
+    return t;
+  }
   // Integer sums of 8- and 16-bit elements (four per instruction, thread/packed_sum.hpp): one block
   // up to 64 KB for every element size. A/B against the 32 KB limit for int8, same run:
   // 40000 elements 5.11 -> 4.78 us, 2^16 5.38 -> 4.86 (0.90x), 50001 5.39 -> 5.54 (odd tail)
