@@ -411,29 +411,22 @@ TEST(test_record_blocks, wide_records_in_staged_vectors_of_small_blocks) {
   static_assert(ArraySource<Fields<std::int8_t, 17>>::one_part_threads == 128 &&
                 ArraySource<Fields<std::int8_t, 31>>::one_part_threads == 64 &&
                 ArraySource<Fields<std::int16_t, 23>>::one_part_threads == 64 &&
-                ArraySource<Fields<std::int16_t, 31>>::one_part_threads == 64);
-  for (const std::uint64_t n : sizes_around_staging(Fields<std::int8_t, 17>{})) {
-    SCOPED_TRACE("n=" + std::to_string(n));
-    check_field_sums<Fields<std::int8_t, 17>>(n, seed + n, 3);
-    if (n % 16 != 0) check_field_sums<Fields<std::int8_t, 31>>(n, seed + n + 4, 1);
-  }
-  for (const std::uint64_t n : sizes_around_staging(Fields<std::int16_t, 23>{})) {
-    SCOPED_TRACE("n=" + std::to_string(n));
-    check_field_sums<Fields<std::int16_t, 23>>(n, seed + n + 8, 2);
-    if (n % 8 != 0) check_field_sums<Fields<std::int16_t, 31>>(n, seed + n + 12, 4);
-  }
-  static_assert(ArraySource<Fields<std::int8_t, 43>>::one_part_threads == 64 &&
+                ArraySource<Fields<std::int16_t, 31>>::one_part_threads == 64 &&
+                ArraySource<Fields<std::int8_t, 43>>::one_part_threads == 64 &&
                 ArraySource<Fields<std::int16_t, 43>>::one_part_threads == 64);
-  for (const std::uint64_t n : sizes_around_staging(Fields<std::int8_t, 33>{})) {
-    SCOPED_TRACE("n=" + std::to_string(n));
-    check_field_sums<Fields<std::int8_t, 33>>(n, seed + n + 16, 5);
-    if (n % 16 != 0) check_field_sums<Fields<std::int8_t, 43>>(n, seed + n + 20, 2);
-  }
-  for (const std::uint64_t n : sizes_around_staging(Fields<std::int16_t, 33>{})) {
-    SCOPED_TRACE("n=" + std::to_string(n));
-    check_field_sums<Fields<std::int16_t, 33>>(n, seed + n + 24, 6);
-    if (n % 8 != 0) check_field_sums<Fields<std::int16_t, 43>>(n, seed + n + 28, 0);
-  }
+  // R from byte from_r around its size, W (of the same size) from byte from_w short of it and past it.
+  const auto around = [&]<class R, class W>(R, W, unsigned from_r, unsigned from_w, std::uint64_t salt) {
+    static_assert(wide_vectors_min<R> == wide_vectors_min<W> && Vector<R>::size == Vector<W>::size);
+    for (const std::uint64_t n : sizes_around_staging(R{})) {
+      SCOPED_TRACE("n=" + std::to_string(n));
+      check_field_sums<R>(n, seed + n + salt, from_r);
+      if (n % Vector<R>::size != 0) check_field_sums<W>(n, seed + n + salt + 4, from_w);
+    }
+  };
+  around(Fields<std::int8_t, 17>{}, Fields<std::int8_t, 31>{}, 3, 1, 0);
+  around(Fields<std::int16_t, 23>{}, Fields<std::int16_t, 31>{}, 2, 4, 8);
+  around(Fields<std::int8_t, 33>{}, Fields<std::int8_t, 43>{}, 5, 2, 16);
+  around(Fields<std::int16_t, 33>{}, Fields<std::int16_t, 43>{}, 6, 0, 24);
 }
 
 // The staged kernels of blocks of 128 and 64 threads once each, for compute-sanitizer: 17, 23 and

@@ -237,7 +237,8 @@ constexpr ReduceTuning reduce_tuning() {
                     "a staged vector wider than a block of 2 warps' stage holds");
       return Tuning::with_narrow_staged_blocks(v, Source::one_part_threads);
     }
-  if constexpr (many_loads && alignof(T) < 4 && sizeof(T) / alignof(T) > 16) return Tuning::with_many_narrow_fields(v);
+  if constexpr (many_loads && alignof(T) < 4 && sizeof(T) / alignof(T) > 16)
+    return Tuning::with_many_narrow_fields(v);
   return many_loads && sizeof(T) < 24 && alignof(T) < 8 ? Tuning::with_small_record_loads(v, alignof(T)) : v;
 }
 

@@ -149,10 +149,10 @@ struct TuningSm90 {
   // threads would need 52-60 KB for 13 and 15 int8, and in two parts those spilled (255
   // registers). ptxas: 92, 110 and 110 registers for 13, 15 and 17 int8 (128 threads), 142, 180,
   // 184 and 255 for 23, 31, 33 and 43 (64), 102, 136, 174, 168 and 254 for 17, 23, 31, 33 and 43
-  // int16, none spilling. The few-blocks grid of 129
-  // blocks of 128 threads, one per SM, took 1.24-1.43x the time of one record per load at 4-8M
-  // records of 13 and 15 int8. H100, tools/probes/record_probe.cu, two rounds alternating, time
-  // staged over one per load (CUB's time over ours at 2^28, before -> after):
+  // int16, none spilling. The few-blocks grid of 129 blocks of 128 threads, one per SM, took
+  // 1.24-1.43x the time of one record per load at 4-8M records of 13 and 15 int8. H100,
+  // tools/probes/record_probe.cu, two rounds alternating, time staged over one per load (CUB's
+  // time over ours at 2^28, before -> after):
   // - against 729f129 (bench/results/*_records_t128nofew_experiment_729f129_round*.txt against
   //   *_records_729f129_beside_t128nofew_round*.txt, and *_t128_* with the few-blocks grid), 13 /
   //   15 int8 fields: 2^20 1.07-1.09 / 1.05-1.06, 2^21 1.07-1.10 / 0.97-0.98, 2^22 0.96 /
