@@ -180,7 +180,7 @@ TEST(test_record_sources, narrow_records_in_vectors_of_112_to_688_bytes_from_a_s
   static_assert(wide_vectors_min<Bytes9> == 1u << 17 && wide_vectors_min<Bytes11> == 1u << 17 &&
                 wide_vectors_min<Shorts15> == 1u << 18 && wide_vectors_min<Bytes13> == 1u << 18 &&
                 wide_vectors_min<Bytes15> == 1u << 18 && wide_vectors_min<Bytes31> == 1u << 18 &&
-                wide_vectors_min<Shorts23> == 1u << 19);
+                wide_vectors_min<Shorts23> == 1u << 18);
   // 33-43 fields from 2^20 records.
   static_assert(wide_vectors_min<Bytes33> == 1u << 16 && wide_vectors_min<Shorts43> == 1u << 17);
   static_assert(!reads_wide_vectors_v<Chars14> && !reads_wide_vectors_v<Floats5> && !reads_wide_vectors_v<Five> &&

@@ -190,7 +190,7 @@ inline constexpr bool reads_as_vectors_v =
 // Narrow records whose vectors span 112-688 bytes from every address they may have (7-43 int8
 // fields, 7-43 int16, odd counts) are read in vectors, staged (ArraySource::load_vector), from
 // wide_vectors_min<T> vectors up (2^21 records of 7, 9 or 11 bytes, 2^22 of 13-31, 2^20 of 14, 18
-// or 22, 2^21 of 26 or 30, 2^22 of 34-62, 2^20 of 33-43 and 66-86), one per load below, where a
+// or 22, 2^21 of 26-62, 2^20 of 33-43 and 66-86), one per load below, where a
 // thread's 8-16 records of one vector left too few threads to spread their fields' work over.
 // H100, record_probe against 1eccd93, two rounds alternating (bench/results/*_records_staged_
 // experiment_1eccd93_round*.txt, *_records_staged_mid_experiment_1eccd93_round*.txt), time in
@@ -214,7 +214,12 @@ inline constexpr bool reads_as_vectors_v =
 // part, in blocks of 128 threads, 0.78-0.96 from 2^22 up (0.89 -> 1.12-1.15x CUB at 2^28;
 // dispatch/tuning_sm90.hpp, with_narrow_staged_blocks, as for the vectors of 272-688 bytes there).
 // Of those, 2-byte fields took 1.00-1.02 (17 int16) and 1.02-1.04 (23 int16) of the time from 2^18
-// vectors (2^21 records), hence 2^19 vectors for them (*_records_wide2_experiment_f1a499e_round*.txt).
+// vectors (2^21 records), hence 2^19 vectors for them (*_records_wide2_experiment_f1a499e_round*.txt)
+// until one per load of them kept one record per thread (dispatch/tuning_sm90.hpp, with_many_
+// narrow_fields): against 39dd44a (*_records_t21_experiment_39dd44a_round*.txt), from 2^18 vectors
+// 17, 23 and 31 int16 took 0.94-0.95, 0.98 and 0.88 of the time at 2^21 records and 0.92, 0.95 and
+// 0.86 at 3M (2^21: 1.17, 1.16 and 1.08x CUB -> 1.24, 1.19 and 1.23x); 17 and 31 int8 0.95 at
+// 2^21 but 23 int8 1.07, so those keep 2^18 vectors (2^22 records).
 // Unstaged, vectors of 112 and 144 bytes took 0.84-1.00 of the time from 2^25 up but 1.05-1.17 at
 // 2^22-2^24 (*_records_wide1_experiment_1eccd93_round*.txt). Records of 4-byte alignment in staged
 // vectors of 80 bytes (5 floats) gained 1% at most from 2^24 up, so they keep one record per load.
@@ -237,10 +242,7 @@ inline constexpr bool reads_wide_vectors_v =
 template <class T>
 inline constexpr std::uint64_t wide_vectors_min = [] {
   constexpr unsigned span = vector_span_bytes(sizeof(T));
-  const unsigned log2 = span <= 176                      ? 17
-                        : span > 496                     ? (alignof(T) == 1 ? 16 : 17)
-                        : alignof(T) == 1 || span <= 240 ? 18
-                                                         : 19;
+  const unsigned log2 = span <= 176 ? 17 : span > 496 ? (alignof(T) == 1 ? 16 : 17) : 18;
   return std::uint64_t(1) << log2;
 }();
 template <class T>
