@@ -212,10 +212,11 @@ struct TuningSm90 {
   // - 2^11-2^19 (the grid of gu1), 17-47 fields: 2^11 0.82-1.00 -> 1.37-2.63, 2^12 1.67-2.07 ->
   //   2.30-3.32, 2^16 1.61-1.92 -> 1.86-2.12, 2^18 1.10-1.50 -> 1.18-1.57, 2^19 0.99-1.32 ->
   //   1.04-1.41.
-  // - 2^20-2^21, where 17-31 fields are still read one per load: 17 int8 1.20 -> 1.13 and 17 int16
-  //   1.25-1.27 -> 1.18-1.23 (the few-blocks grid's 257 blocks, a record per thread in flight),
-  //   23 and 31 int8 1.10-1.19 -> 1.13-1.28. 47 int8 and int16, never staged: 2^21-2^26
-  //   0.95-1.07 -> 1.00-1.11 (2^26 int8 0.95 -> 1.03; 2^21 int16 1.06 -> 1.00).
+  // - 2^20-2^21, where 17-31 fields were still read one per load (17-31 int16 are staged from
+  //   2^21 since: agent/sources.cuh): 17 int8 1.20 -> 1.13 and 17 int16 1.25-1.27 -> 1.18-1.23
+  //   (the few-blocks grid's 257 blocks, a record per thread in flight), 23 and 31 int8
+  //   1.10-1.19 -> 1.13-1.28. 47 int8 and int16, never staged: 2^21-2^26 0.95-1.07 -> 1.00-1.11
+  //   (2^26 int8 0.95 -> 1.03; 2^21 int16 1.06 -> 1.00).
   // Records of 9-15 fields so (*_records_gu1b_experiment_eb33a62_round*.txt) took 0.75-0.92 of the
   // time at 2^10-2^14 but 1.02-1.29 at 2^18-2^21 (9 int8 at 2^20: 1.24 -> 0.94x CUB); a
   // grid of one record per thread with no few-blocks limit, or with 1024 batches (*_records_
