@@ -144,36 +144,8 @@ int main(int argc, char** argv) {
   const auto* da = reinterpret_cast<const Doubles*>(in.get());      // 16-byte aligned
   const auto* fp = reinterpret_cast<const Pair*>(in.get() + 4);   // 4 bytes into an 8-byte word
   const auto* f5 = reinterpret_cast<const Five*>(in.get());
-  const auto* b5 = reinterpret_cast<const Bytes<5>*>(in.get());
   const auto* f7 = reinterpret_cast<const Seven*>(in.get());
-  const auto* b7 = reinterpret_cast<const Bytes<7>*>(in.get());
-  const auto* s5 = reinterpret_cast<const Shorts<5>*>(in.get());
   const auto* f9 = reinterpret_cast<const Nine*>(in.get());
-  const auto* b9 = reinterpret_cast<const Bytes<9>*>(in.get());
-  const auto* s7 = reinterpret_cast<const Shorts<7>*>(in.get());
-  const auto* s9 = reinterpret_cast<const Shorts<9>*>(in.get());
-  const auto* b11 = reinterpret_cast<const Bytes<11>*>(in.get());
-  const auto* b13 = reinterpret_cast<const Bytes<13>*>(in.get());
-  const auto* b15 = reinterpret_cast<const Bytes<15>*>(in.get());
-  const auto* s11 = reinterpret_cast<const Shorts<11>*>(in.get());
-  const auto* s13 = reinterpret_cast<const Shorts<13>*>(in.get());
-  const auto* s15 = reinterpret_cast<const Shorts<15>*>(in.get());
-  const auto* b17 = reinterpret_cast<const Bytes<17>*>(in.get());
-  const auto* b23 = reinterpret_cast<const Bytes<23>*>(in.get());
-  const auto* b31 = reinterpret_cast<const Bytes<31>*>(in.get());
-  const auto* s17 = reinterpret_cast<const Shorts<17>*>(in.get());
-  const auto* s23 = reinterpret_cast<const Shorts<23>*>(in.get());
-  const auto* s31 = reinterpret_cast<const Shorts<31>*>(in.get());
-  const auto* b33 = reinterpret_cast<const Bytes<33>*>(in.get());
-  const auto* b37 = reinterpret_cast<const Bytes<37>*>(in.get());
-  const auto* b41 = reinterpret_cast<const Bytes<41>*>(in.get());
-  const auto* b43 = reinterpret_cast<const Bytes<43>*>(in.get());
-  const auto* b47 = reinterpret_cast<const Bytes<47>*>(in.get());
-  const auto* s33 = reinterpret_cast<const Shorts<33>*>(in.get());
-  const auto* s37 = reinterpret_cast<const Shorts<37>*>(in.get());
-  const auto* s41 = reinterpret_cast<const Shorts<41>*>(in.get());
-  const auto* s43 = reinterpret_cast<const Shorts<43>*>(in.get());
-  const auto* s47 = reinterpret_cast<const Shorts<47>*>(in.get());
   const auto floats = [&](u64 b) { fill_sparse_ones<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
   const auto bytes = [&](u64 b) { fill_sparse_ones<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
   const auto doubles = [&](u64 b) { fill_sparse_ones<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
@@ -234,36 +206,16 @@ int main(int argc, char** argv) {
           });
     };
     fields("5 floats sum (20 B, records)", f5, 20, floats);
-    fields("5 bytes sum (5 B, records)", b5, 5, bytes);
-    fields("7 bytes sum (7 B, records)", b7, 7, bytes);
-    fields("5 shorts sum (10 B, records)", s5, 10, bytes);
     fields("7 floats sum (28 B, records)", f7, 28, floats);
     fields("9 floats sum (36 B, records)", f9, 36, floats);
-    fields("9 bytes sum (9 B, records)", b9, 9, bytes);
-    fields("7 shorts sum (14 B, records)", s7, 14, bytes);
-    fields("9 shorts sum (18 B, records)", s9, 18, bytes);
-    fields("11 bytes sum (11 B, records)", b11, 11, bytes);
-    fields("13 bytes sum (13 B, records)", b13, 13, bytes);
-    fields("15 bytes sum (15 B, records)", b15, 15, bytes);
-    fields("11 shorts sum (22 B, records)", s11, 22, bytes);
-    fields("13 shorts sum (26 B, records)", s13, 26, bytes);
-    fields("15 shorts sum (30 B, records)", s15, 30, bytes);
-    fields("17 bytes sum (17 B, records)", b17, 17, bytes);
-    fields("23 bytes sum (23 B, records)", b23, 23, bytes);
-    fields("31 bytes sum (31 B, records)", b31, 31, bytes);
-    fields("17 shorts sum (34 B, records)", s17, 34, bytes);
-    fields("23 shorts sum (46 B, records)", s23, 46, bytes);
-    fields("31 shorts sum (62 B, records)", s31, 62, bytes);
-    fields("33 bytes sum (33 B, records)", b33, 33, bytes);
-    fields("37 bytes sum (37 B, records)", b37, 37, bytes);
-    fields("41 bytes sum (41 B, records)", b41, 41, bytes);
-    fields("43 bytes sum (43 B, records)", b43, 43, bytes);
-    fields("33 shorts sum (66 B, records)", s33, 66, bytes);
-    fields("37 shorts sum (74 B, records)", s37, 74, bytes);
-    fields("41 shorts sum (82 B, records)", s41, 82, bytes);
-    fields("43 shorts sum (86 B, records)", s43, 86, bytes);
-    fields("47 bytes sum (47 B, records)", b47, 47, bytes);
-    fields("47 shorts sum (94 B, records)", s47, 94, bytes);
+    // Records of N int8 fields ("N bytes") or N int16 ("N shorts"), from the buffer's start.
+    const auto narrow = [&]<class F, unsigned... N>(const char* kind) {
+      (fields((std::to_string(N) + kind + " sum (" + std::to_string(N * sizeof(F)) + " B, records)").c_str(),
+              reinterpret_cast<const FieldsOf<F, N>*>(in.get()), N * sizeof(F), bytes),
+       ...);
+    };
+    narrow.template operator()<std::uint8_t, 5, 7, 9, 11, 13, 15, 17, 23, 31, 33, 37, 41, 43, 47>(" bytes");
+    narrow.template operator()<std::uint16_t, 5, 7, 9, 11, 13, 15, 17, 23, 31, 33, 37, 41, 43, 47>(" shorts");
   }
   return 0;
 }
