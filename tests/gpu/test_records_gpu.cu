@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cmath>
+#include <limits>
 #include <random>
 #include <type_traits>
 
@@ -453,6 +455,91 @@ TEST(test_records, staged_blocks_of_128_and_64_threads) {
   check(Fields<std::int8_t, 17>{});
   check(Fields<std::int8_t, 23>{});
   check(Fields<std::int8_t, 43>{});
+}
+
+// Floating keys of records: the sum of their fields, NaN where the first field is `nan_mark`
+// (argmin/argmax take one kernel body per NaN policy: agent/thread_partial.cuh).
+template <class K>
+struct FieldSumOrNan {
+  std::int64_t nan_mark;
+  template <class R>
+  __host__ __device__ K operator()(const R& r) const {
+    return std::int64_t(r.v[0]) == nan_mark ? K(NAN) : K(FieldSum{}(r));
+  }
+};
+
+// argmin/argmax of floating keys over records in staged vectors (one stage per kernel whatever
+// the NaN policy: agent/sources.cuh, warp_stage): 9 int8 fields in blocks of 256 threads, 13 int16
+// in two parts, 17 int8 in blocks of 128 and 43 int8 in blocks of 64, 100 batches and 7 records
+// past their size, from byte 3 (int16: 2); float argmin and double argmax, with NaN keys at the
+// first and last records and at a random one (propagated: the first NaN; ignored: the first
+// extreme of the others) and with none, under the library's plan and on a forced grid of 300
+// blocks. The extremes tie (the sums of 9-43 random fields repeat), so the first index is tested.
+TEST(test_records, argmin_argmax_of_floating_keys_in_staged_vectors) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const auto check = [&]<class R>(R, unsigned offset) {
+    static_assert(reads_wide_vectors_v<R>);
+    using F = std::remove_cvref_t<decltype(R{}.v[0])>;
+    const std::uint64_t n = wide_vectors_min<R> * Vector<R>::size + 100 * Vector<R>::size + 7;
+    std::int64_t unused = 0;
+    std::vector<R> h = random_fields<R>(n, seed + sizeof(R), &unused);
+    const std::int64_t mark = std::numeric_limits<F>::min();
+    for (R& r : h)
+      if (r.v[0] == F(mark)) r.v[0] = F(mark + 1);
+    const std::uint64_t at = 1 + (seed % (n - 2));
+    for (const bool with_nan : {false, true}) {
+      SCOPED_TRACE(std::to_string(sizeof(R)) + "-byte records, NaN keys " + (with_nan ? "at 0, " + std::to_string(at) + ", n - 1" : "none"));
+      if (with_nan)
+        for (const std::uint64_t i : {std::uint64_t(0), at, n - 1}) h[i].v[0] = F(mark);
+      const DeviceInput<R> d(h, 0, offset);
+      for (const NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore}) {
+        // The first index of the least (float) and of the largest (double) key of the records
+        // that count under `nan`.
+        IndexedValue<float> want_min{INFINITY, -1};
+        IndexedValue<double> want_max{-INFINITY, -1};
+        for (std::uint64_t i = 0; i < n; ++i) {
+          const bool is_nan = std::int64_t(h[i].v[0]) == mark;
+          if (is_nan && nan == NanPolicy::propagate) {
+            want_min = {NAN, std::int64_t(i)}, want_max = {NAN, std::int64_t(i)};
+            break;
+          }
+          const std::int64_t key = FieldSum{}(h[i]);
+          if (is_nan) continue;
+          if (want_min.index < 0 || float(key) < want_min.value) want_min = {float(key), std::int64_t(i)};
+          if (want_max.index < 0 || double(key) > want_max.value) want_max = {double(key), std::int64_t(i)};
+        }
+        for (const std::uint64_t blocks : {0ull, 300ull}) {
+          const Options opt{.nan = nan, .force_kernel = blocks ? Kernel::grid : Kernel::automatic, .force_blocks = blocks};
+          SCOPED_TRACE(std::string(nan == NanPolicy::propagate ? "propagate" : "ignore") + ", blocks " +
+                       std::to_string(blocks));
+          const auto got_min = run_to_host<IndexedValue<float>>([&](IndexedValue<float>* o) {
+            transform_reduce(d.get(), n, o, FieldSumOrNan<float>{mark}, ArgMin{}, nullptr, opt);
+          });
+          const auto got_max = run_to_host<IndexedValue<double>>([&](IndexedValue<double>* o) {
+            transform_reduce(d.get(), n, o, FieldSumOrNan<double>{mark}, ArgMax{}, nullptr, opt);
+          });
+          EXPECT_EQ(got_min.index, want_min.index);
+          EXPECT_EQ(got_max.index, want_max.index);
+          if (std::isnan(want_min.value)) {
+            EXPECT_TRUE(std::isnan(got_min.value) && std::isnan(got_max.value));
+          } else {
+            EXPECT_EQ(got_min.value, want_min.value);
+            EXPECT_EQ(got_max.value, want_max.value);
+          }
+        }
+      }
+    }
+  };
+  static_assert(ArraySource<Fields<std::int8_t, 9>>::one_part_threads == 256 &&
+                ArraySource<Fields<std::int16_t, 13>>::stage_parts<8> == 2 &&
+                ArraySource<Fields<std::int8_t, 17>>::one_part_threads == 128 &&
+                ArraySource<Fields<std::int8_t, 43>>::one_part_threads == 64);
+  check(Fields<std::int8_t, 9>{}, 3);
+  check(Fields<std::int16_t, 13>{}, 2);
+  check(Fields<std::int8_t, 17>{}, 3);
+  check(Fields<std::int8_t, 43>{}, 3);
 }
 
 // Records read one per load that take many loads stay on 257 blocks up to 4096 batches (dispatch/

@@ -1,5 +1,7 @@
 // Arrays of records under a caller's functor or transform, gpureduce against CUB's Reduce and
-// TransformReduce with the same functor and identity, samples alternating in one run (events, a
+// TransformReduce with the same functor and identity, and argmax of a key per record (float3's
+// squared length, a pixel's luma, a point's or fields' sum) against CUB's ArgMax over a transform
+// iterator, samples alternating in one run (events, a
 // memset of 2x L2 before each sample, median of 20). complex<float> is read in 16-byte vectors as
 // numbers are; float3, 3-byte pixels and 24-byte points in vectors of 48 bytes (grid/
 // vector_split.hpp); a pair of doubles of 8-byte alignment in 16-byte vectors from a 16-byte
@@ -18,6 +20,7 @@
 #include <cub/device/device_reduce.cuh>
 #include <cuda/std/complex>
 #include <cuda/std/functional>
+#include <thrust/iterator/transform_iterator.h>
 
 #include "../../src/bench/timer.hpp"
 #include "probe_setup.cuh"
@@ -37,6 +40,9 @@ using complex64 = cuda::std::complex<float>;
 
 struct Add3 {
   __host__ __device__ float3 operator()(float3 a, float3 b) const { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+};
+struct Length2 {  // the README's farthest point
+  __host__ __device__ float operator()(float3 p) const { return p.x * p.x + p.y * p.y + p.z * p.z; }
 };
 struct Luma {
   __host__ __device__ std::int64_t operator()(Pixel p) const { return p.r + 2 * p.g + p.b; }
@@ -112,15 +118,17 @@ int main(int argc, char** argv) {
               reps);
   std::printf("| record | n | gpureduce us | CUB us | CUB / gpureduce | gpureduce GB/s | same result |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---|\n");
-  // One row: ours(out) and cub(temp, bytes, out) on the same input of n records of `record` bytes.
-  const auto row = [&](const char* name, u64 n, std::size_t record, std::size_t result, auto fill_input, auto ours,
-                       auto cub) {
+  // One row: ours(out) and cub(temp, bytes, out) on the same input of n records of `record` bytes,
+  // the results' first `result` bytes compared, and where `index_at` is not 0 the 8 bytes there (an
+  // argmax's index, where IndexedValue has it and the CUB lambda writes it).
+  const auto row = [&](const std::string& name, u64 n, std::size_t record, std::size_t result, auto fill_input,
+                       auto ours, auto cub, std::size_t index_at = 0) {
     if (!wanted(name, only) || n * record > in.size()) return;  // past the buffer: records of 40 bytes and more
     fill_input(n * record);
     std::size_t bytes = 0;
     GPUREDUCE_CUDA(cub(nullptr, bytes, out_b.get(), s));
     if (bytes > temp.size()) {
-      std::printf("| %s | %llu | CUB wants %zu temporary bytes |\n", name, n, bytes);
+      std::printf("| %s | %llu | CUB wants %zu temporary bytes |\n", name.c_str(), n, bytes);
       return;
     }
     const auto [a, b] = timer.measure_pair([&](cudaStream_t) { ours(out_a.get()); },
@@ -130,11 +138,12 @@ int main(int argc, char** argv) {
                                            },
                                            reps);
     unsigned char ra[64], rb[64];
-    GPUREDUCE_CUDA(cudaMemcpy(ra, out_a.get(), result, cudaMemcpyDeviceToHost));
-    GPUREDUCE_CUDA(cudaMemcpy(rb, out_b.get(), result, cudaMemcpyDeviceToHost));
-    std::printf("| %s | %s | %.2f | %.2f | %.3f | %.0f | %s |\n", name, size_name(n).c_str(), a.median_ms * 1e3,
-                b.median_ms * 1e3, b.median_ms / a.median_ms, double(n * record) / (a.median_ms * 1e6),
-                std::memcmp(ra, rb, result) == 0 ? "yes" : "NO");
+    GPUREDUCE_CUDA(cudaMemcpy(ra, out_a.get(), sizeof ra, cudaMemcpyDeviceToHost));
+    GPUREDUCE_CUDA(cudaMemcpy(rb, out_b.get(), sizeof rb, cudaMemcpyDeviceToHost));
+    const bool same = std::memcmp(ra, rb, result) == 0 && (!index_at || std::memcmp(ra + index_at, rb + index_at, 8) == 0);
+    std::printf("| %s | %s | %.2f | %.2f | %.3f | %.0f | %s |\n", name.c_str(), size_name(n).c_str(),
+                a.median_ms * 1e3, b.median_ms * 1e3, b.median_ms / a.median_ms,
+                double(n * record) / (a.median_ms * 1e6), same ? "yes" : "NO");
   };
   const auto* c = reinterpret_cast<const complex64*>(in.get());
   const auto* f3 = reinterpret_cast<const float3*>(in.get());
@@ -150,6 +159,21 @@ int main(int argc, char** argv) {
   const auto bytes = [&](u64 b) { fill_sparse_ones<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
   const auto doubles = [&](u64 b) { fill_sparse_ones<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
   for (const u64 n : sizes) {
+    // The first record of the largest key(record), its key of type K: IndexedValue<K> against CUB's
+    // ArgMax over a transform iterator, the value written at offset 0 and the index at 8.
+    const auto argmax = [&](const std::string& name, const auto* p, std::size_t size, auto fill, auto key) {
+      using K = decltype(key(*p));
+      row(name, n, size, sizeof(K), fill,
+          [&](void* o) {
+            gpureduce::transform_reduce(p, n, static_cast<gpureduce::IndexedValue<K>*>(o), key, gpureduce::ArgMax{}, s);
+          },
+          [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
+            return cub::DeviceReduce::ArgMax(t, b, thrust::make_transform_iterator(p, key), static_cast<K*>(o),
+                                             reinterpret_cast<std::int64_t*>(static_cast<char*>(o) + 8),
+                                             std::int64_t(n), st);
+          },
+          8);
+    };
     row("complex<float> sum (8 B, vectors)", n, 8, 8, floats,
         [&](void* o) { gpureduce::reduce(c, n, static_cast<complex64*>(o), cuda::std::plus<>{}, complex64{}, s); },
         [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
@@ -162,6 +186,7 @@ int main(int argc, char** argv) {
           return cub::DeviceReduce::Reduce(t, b, f3, static_cast<float3*>(o), std::int64_t(n), Add3{}, float3{0, 0, 0},
                                            st);
         });
+    argmax("float3 farthest argmax (12 B, records)", f3, 12, floats, Length2{});
     row("pixel luma sum (3 B, records)", n, 3, 8, bytes,
         [&](void* o) {
           gpureduce::transform_reduce(px, n, static_cast<std::int64_t*>(o), Luma{}, gpureduce::Sum{}, s);
@@ -170,6 +195,7 @@ int main(int argc, char** argv) {
           return cub::DeviceReduce::TransformReduce(t, b, px, static_cast<std::int64_t*>(o), std::int64_t(n),
                                                     cuda::std::plus<>{}, Luma{}, std::int64_t(0), st);
         });
+    argmax("pixel luma argmax (3 B, records)", px, 3, bytes, Luma{});
     row("point x+y+z sum (24 B, records)", n, 24, 8, doubles,
         [&](void* o) {
           gpureduce::transform_reduce(pt, n, static_cast<double*>(o), Coordinates{}, gpureduce::Sum{}, s);
@@ -178,6 +204,7 @@ int main(int argc, char** argv) {
           return cub::DeviceReduce::TransformReduce(t, b, pt, static_cast<double*>(o), std::int64_t(n),
                                                     cuda::std::plus<>{}, Coordinates{}, 0.0, st);
         });
+    argmax("point x+y+z argmax (24 B, records)", pt, 24, doubles, Coordinates{});
     row("pair of doubles a+b sum (16 B, from a 16-byte boundary, vectors)", n, 16, 8, doubles,
         [&](void* o) { gpureduce::transform_reduce(da, n, static_cast<double*>(o), Both{}, gpureduce::Sum{}, s); },
         [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
@@ -196,23 +223,22 @@ int main(int argc, char** argv) {
           return cub::DeviceReduce::TransformReduce(t, b, fp, static_cast<double*>(o), std::int64_t(n),
                                                     cuda::std::plus<>{}, Fields{}, 0.0, st);
         });
-    // Records of fields summed in double, each `size` bytes at `p`.
-    const auto fields = [&](const char* name, const auto* p, std::size_t size, auto fill) {
-      row(name, n, size, 8, fill,
+    // Records of fields, each `size` bytes at `p`: their sum in double, and the record of the largest.
+    const auto fields = [&](const std::string& name, const auto* p, std::size_t size, auto fill) {
+      row(name + " sum (" + std::to_string(size) + " B, records)", n, size, 8, fill,
           [&](void* o) { gpureduce::transform_reduce(p, n, static_cast<double*>(o), Fields{}, gpureduce::Sum{}, s); },
           [&](void* t, std::size_t& b, void* o, cudaStream_t st) {
             return cub::DeviceReduce::TransformReduce(t, b, p, static_cast<double*>(o), std::int64_t(n),
                                                       cuda::std::plus<>{}, Fields{}, 0.0, st);
           });
+      argmax(name + " argmax (" + std::to_string(size) + " B, records)", p, size, fill, Fields{});
     };
-    fields("5 floats sum (20 B, records)", f5, 20, floats);
-    fields("7 floats sum (28 B, records)", f7, 28, floats);
-    fields("9 floats sum (36 B, records)", f9, 36, floats);
+    fields("5 floats", f5, 20, floats);
+    fields("7 floats", f7, 28, floats);
+    fields("9 floats", f9, 36, floats);
     // Records of N int8 fields ("N bytes") or N int16 ("N shorts"), from the buffer's start.
     const auto narrow = [&]<class F, unsigned... N>(const char* kind) {
-      (fields((std::to_string(N) + kind + " sum (" + std::to_string(N * sizeof(F)) + " B, records)").c_str(),
-              reinterpret_cast<const FieldsOf<F, N>*>(in.get()), N * sizeof(F), bytes),
-       ...);
+      (fields(std::to_string(N) + kind, reinterpret_cast<const FieldsOf<F, N>*>(in.get()), N * sizeof(F), bytes), ...);
     };
     narrow.template operator()<std::uint8_t, 5, 7, 9, 11, 13, 15, 17, 23, 31, 33, 37, 41, 43, 47>(" bytes");
     narrow.template operator()<std::uint16_t, 5, 7, 9, 11, 13, 15, 17, 23, 31, 33, 37, 41, 43, 47>(" shorts");

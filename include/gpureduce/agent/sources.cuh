@@ -106,14 +106,20 @@ struct ArraySource {
       return load(reinterpret_cast<const Vector<T>*>(data + first));
     }
   }
+  // The calling warp's stage: one per block size, not per sink, so that a kernel whose sinks differ
+  // (argmin/argmax: one per NaN policy, agent/thread_partial.cuh) does not hold two.
+  template <unsigned Warps>
+  __device__ __forceinline__ static uint4* warp_stage() {
+    __shared__ uint4 stage[Warps][WarpStage{vector_words, stage_parts<Warps>}.part_words()];
+    return stage[threadIdx.x / warp_threads];
+  }
   // Every lane of the warp together: its words in, its vector's out (warp/warp_stage.hpp; 5-15
   // words apart per lane, an odd number, so no two lanes of a quarter-warp read the same bank).
   template <unsigned Warps, class Sink>
   __device__ __forceinline__ void consume_vector(const Staged<Warps>& x, std::uint64_t first, Sink&& sink) const {
     constexpr WarpStage layout{vector_words, stage_parts<Warps>};
-    __shared__ uint4 stage[Warps][layout.part_words()];
     const unsigned lane = threadIdx.x % warp_threads;
-    uint4* s = stage[threadIdx.x / warp_threads];
+    uint4* s = warp_stage<Warps>();
     uint4 w[vector_words];
 #pragma unroll
     for (unsigned p = 0; p < layout.parts; ++p) {
