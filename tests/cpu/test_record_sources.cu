@@ -419,6 +419,34 @@ TEST(test_record_sources, records_of_many_narrow_fields_one_per_thread) {
   expect_four_per_thread(Floats17{});
 }
 
+// argmin/argmax of records read in vectors (staged or not) and of records of many narrow fields
+// have no register floor (dispatch/tuning_sm90.hpp, with_record_keys); other records read one per
+// load, and numbers, keep arg_extreme's; sums never had one.
+struct Key {  // a record's key
+  template <class R>
+  __host__ __device__ double operator()(const R&) const {
+    return 0;
+  }
+};
+TEST(test_record_sources, record_keys_have_no_register_floor) {
+  const auto floors = []<class Source>(Source) {
+    constexpr ReduceTuning t = detail::reduce_tuning<IndexedValue<double>, Source, ArgMax>();
+    return std::pair{t.grid_min_blocks, t.single_min_blocks};
+  };
+  using None = std::pair<unsigned, unsigned>;
+  EXPECT_EQ(floors(ArraySource<Five, Key>{}), None(0, 0));
+  EXPECT_EQ(floors(ArraySource<Bytes9, Key>{}), None(0, 0));
+  EXPECT_EQ(floors(ArraySource<Shorts15, Key>{}), None(0, 0));
+  EXPECT_EQ(floors(ArraySource<Bytes33, Key>{}), None(0, 0));
+  EXPECT_EQ(floors(ArraySource<float3, Key>{}), None(0, 0));
+  EXPECT_EQ(floors(RecordSource<Bytes17, Key>{}), None(0, 0));
+  EXPECT_EQ(floors(RecordSource<Bytes45, Key>{}), None(0, 0));
+  EXPECT_EQ(floors(RecordSource<Bytes9, Key>{}), None(4, 2));
+  EXPECT_EQ(floors(RecordSource<Floats5, Key>{}), None(4, 2));
+  EXPECT_EQ(floors(ArraySource<float>{}), None(5, 2));
+  EXPECT_EQ((detail::reduce_tuning<double, ArraySource<Bytes9, Key>, Sum>().grid_min_blocks), 0u);
+}
+
 // Of those, records of under 24 bytes loaded in words of up to 4 bytes keep 8 in flight per thread
 // in grids of several waves (their own kernel), from 4x L2 for words of 1 and 2 bytes and 32x for
 // words of 4; the others, and every other grid, keep 4.

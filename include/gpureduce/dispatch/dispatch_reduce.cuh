@@ -227,7 +227,9 @@ constexpr ReduceTuning reduce_tuning() {
   constexpr ReduceTuning t = element_work ? Tuning::with_element_work(by_op) : by_op;
   using T = typename Source::element_type;
   constexpr bool records = Source::arrays == 1 && !is_element_v<T> && !is_complex_v<T>;
-  constexpr ReduceTuning u = records ? Tuning::with_record_waves(t) : t;
+  constexpr ReduceTuning u = !records                ? t
+                             : is_arg_extreme_v<Op> ? Tuning::with_record_keys(Tuning::with_record_waves(t), reads_one_per_load_v<Source>)
+                                                    : Tuning::with_record_waves(t);
   constexpr bool many_loads = reads_one_per_load_v<Source> && (sizeof(T) > 8 || alignof(T) < 4);
   constexpr bool wide_vectors = records && !reads_one_per_load_v<Source> && vector_span_bytes(sizeof(T)) > 80;
   constexpr ReduceTuning v = many_loads || wide_vectors ? Tuning::with_record_loads(u) : u;
