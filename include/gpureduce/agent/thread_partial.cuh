@@ -207,6 +207,25 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
     if constexpr (std::is_same_v<Source, ArraySource<T>> && is_packed_summable_v<T>) return PackedWordSource<T>{src};
     else return src;
   }();
+  // Records whose vectors hold 16 floating keys (int8 fields, a transform's key each) compare each
+  // key with the best so far: a winner's store of 16 doubles took the staged kernels of 9 and 11
+  // int8 fields to 138-142 registers (64-78 without it), one block of 256 threads per SM. H100,
+  // tools/probes/record_probe.cu, argmax of the fields' sum in double, two rounds alternating
+  // against 7b2714f (bench/results/*_records_pairs_experiment_keysA_round*.txt), time at 2^24 /
+  // 2^26 / 2^28: 9 int8 0.90 / 0.80 / 0.79 (CUB's time over ours at 2^28 0.90 -> 1.14), 11 int8
+  // 0.91 / 0.82 / 0.82 (0.97 -> 1.18), 5 and 7 int8 1.00-1.04 / 0.95-0.96 / 0.91-0.95, 23 int8
+  // 0.93-0.95 from 2^24, 41 and 43 int8 0.91-0.95 at 2^22-2^26; 13-17 int8 at 2^22 1.03-1.07,
+  // 0.96-0.99 above; 0.95-1.04 below 2^22. Not so for 8 keys (int16 fields: 33 int16 1.04-1.05 at
+  // 2^22-2^26) nor integer keys (3-byte pixels' int64 luma: 1.03-1.14 from 2^20).
+  if constexpr (!is_element_v<T> && N >= 16 && is_floating_v<Value>) {
+    for_each_thread_value<BlockThreads, Unroll, OneBlock, LastBatch::repeat>(
+        src, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
+        [&](const V(&y)[N], std::int64_t first) {
+#pragma unroll
+          for (int k = 0; k < N; ++k) acc = op(acc, op.template lift<A>(y[k], first + k));
+        });
+    return acc;
+  }
   const auto run = [&]<NanPolicy Nan>() {
     detail::VectorWinner<Less, Nan, Value, V, N> winner;
     for_each_thread_value<BlockThreads, Unroll, OneBlock, LastBatch::repeat>(

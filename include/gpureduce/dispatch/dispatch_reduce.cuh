@@ -215,7 +215,7 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
 // flight there, those of more than 16 narrow fields with fewer (with_many_narrow_fields), those in
 // vectors of 208 bytes and more in smaller blocks (with_narrow_staged_blocks; 13 and 15 int16
 // fields take two parts of the stage instead). Large arrays of records take grids of several
-// waves.
+// waves. argmin/argmax of records read in vectors have no register floor (with_record_keys).
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
   using Tuning = TuningSm90<Source::split_bytes>;
@@ -227,9 +227,9 @@ constexpr ReduceTuning reduce_tuning() {
   constexpr ReduceTuning t = element_work ? Tuning::with_element_work(by_op) : by_op;
   using T = typename Source::element_type;
   constexpr bool records = Source::arrays == 1 && !is_element_v<T> && !is_complex_v<T>;
-  constexpr ReduceTuning u = !records                ? t
-                             : is_arg_extreme_v<Op> ? Tuning::with_record_keys(Tuning::with_record_waves(t), reads_one_per_load_v<Source>)
-                                                    : Tuning::with_record_waves(t);
+  constexpr ReduceTuning w = records ? Tuning::with_record_waves(t) : t;
+  constexpr ReduceTuning u =
+      records && is_arg_extreme_v<Op> ? Tuning::with_record_keys(w, reads_one_per_load_v<Source>) : w;
   constexpr bool many_loads = reads_one_per_load_v<Source> && (sizeof(T) > 8 || alignof(T) < 4);
   constexpr bool wide_vectors = records && !reads_one_per_load_v<Source> && vector_span_bytes(sizeof(T)) > 80;
   constexpr ReduceTuning v = many_loads || wide_vectors ? Tuning::with_record_loads(u) : u;

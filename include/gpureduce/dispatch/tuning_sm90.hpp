@@ -197,11 +197,12 @@ struct TuningSm90 {
   }
   // Of those, records of more than 16 int8 or int16 fields (17 loads and more each) keep one record
   // in flight per thread, not 4, and take the one-block kernel, of 256 threads, up to 256 records
-  // only, with no register floor for argmin/argmax (with_record_keys). A thread's 4 records were up to 188 loads: the one-block kernel of 512 threads spilled
-  // (ptxas: 24-1052 bytes for 23-43 fields at 128 registers; none at 256 threads x 1, 78-200
-  // registers), and one SM issuing a load per field of 512-2048 records, or a few blocks each of
-  // 1024, ran at 0.82-1.00x CUB at 2^11 (43 int8 fields 13.9 us against 12.3) and at 0.68-0.80x
-  // below 2^9 for 41-47 fields. One record per thread spreads them over 4x the blocks. H100,
+  // only, with no register floor for argmin/argmax (with_record_keys). A thread's 4 records were
+  // up to 188 loads: the one-block kernel of 512 threads spilled (ptxas: 24-1052 bytes for 23-43
+  // fields at 128 registers; none at 256 threads x 1, 78-200 registers), and one SM issuing a load
+  // per field of 512-2048 records, or a few blocks each of 1024, ran at 0.82-1.00x CUB at 2^11 (43
+  // int8 fields 13.9 us against 12.3) and at 0.68-0.80x below 2^9 for 41-47 fields. One record per
+  // thread spreads them over 4x the blocks. H100,
   // tools/probes/record_probe.cu, two rounds alternating against eb33a62 (bench/results/*_records_
   // gu1s256_experiment_eb33a62_round*.txt, *_records_gu1{,_mid}_experiment_eb33a62_round*.txt:
   // this grid with no one-block kernel), CUB's time over ours, before -> after, 17-33 fields /
@@ -232,22 +233,24 @@ struct TuningSm90 {
     t.single_block_max_bytes = 256 * ElemBytes;
     return t;
   }
-  // argmin/argmax of records (a key per record, from the caller's transform) read in vectors, staged
-  // or not: no register floor. arg_extreme's, measured on numbers, held them to 64 registers (4
-  // blocks of 256 threads per SM; 2 of 512 in one block) and ptxas spilled 376-2288 bytes for 5-13
-  // int8 or int16 fields in staged vectors; with none they take 96-142, no spills. Records read one
-  // per load keep the floor (37-44 registers without it, where ptxas issues a batch's loads one
-  // after another again), but those of many narrow fields (with_many_narrow_fields). H100,
-  // tools/probes/record_probe.cu, two rounds alternating against the floor everywhere (bench/
-  // results/*_records_keysA_experiment_stagefix_round*.txt against *_records_stagefix_beside_keysA_
-  // keysB_round*.txt), CUB's time over ours before -> after, argmax of the fields' sum in double:
-  // - 13 and 15 int16 fields (208 and 240 bytes in two parts): 2^22 0.52-0.56 -> 1.17-1.21, 2^24-2^28
-  //   0.27-0.31 -> 1.01-1.08;
+  // argmin/argmax of records (a key per record, from the caller's transform) read in vectors,
+  // staged or not: no register floor. arg_extreme's, measured on numbers, held them to 64
+  // registers (4 blocks of 256 threads per SM; 2 of 512 in one block) and ptxas spilled 376-2288
+  // bytes for 5-13 int8 or int16 fields in staged vectors; with none they take 96-142, no spills.
+  // Records read one per load keep the floor (37-44 registers without it, where ptxas issues a
+  // batch's loads one after another again), but those of many narrow fields
+  // (with_many_narrow_fields). H100, tools/probes/record_probe.cu, two rounds alternating against
+  // the floor everywhere (bench/results/*_records_keysA_experiment_stagefix_round*.txt against
+  // *_records_stagefix_beside_keysA_keysB_round*.txt; stagefix: 05b3f84), CUB's time over ours
+  // before -> after, argmax of the fields' sum in double:
+  // - 13 and 15 int16 fields (208 and 240 bytes in two parts): 2^22 0.52-0.56 -> 1.17-1.21,
+  //   2^24-2^28 0.27-0.31 -> 1.01-1.08;
   // - 5-11 int8 and 5-11 int16 fields: 2^24 0.89-1.08 -> 1.03-1.34, 2^26 0.67-0.99 -> 0.88-1.08,
-  //   2^28 0.70-1.02 -> 0.90-1.08 (9 int8 0.74 -> 0.90, 11 int8 0.70 -> 0.97, 11 int16 0.89 -> 1.07);
+  //   2^28 0.70-1.02 -> 0.90-1.08 (9 int8 0.74 -> 0.90, 11 int8 0.70 -> 0.97, 11 int16 0.89 ->
+  //   1.07);
   // - below 2^22 0.82-1.06 of the time (5 int8 fields 0.82-0.89: 2^12-2^20 1.02-1.21 -> 1.23-1.46;
   //   17 int8 at 2^10 1.33 and 9 floats at 2^12 1.18 in one round each, CUB's time with them);
-  // - many narrow fields (with_many_narrow_fields): 47 int8 at 2^22-2^26 0.91-0.98 -> 1.03-1.05.
+  // - many narrow fields (with_many_narrow_fields): 47 int8 at 2^22-2^26 0.91-0.98 -> 1.01-1.05.
   // No floor for one per load as well (*_records_keys_experiment_stagefix_round*.txt) lost up to
   // 0.2x CUB at 2^12-2^16 (5 floats 2^12 1.57 -> 1.35, 13 int8 1.58 -> 1.34); a floor of 3 blocks
   // for them (keysB: 85 registers) was mixed, 9 floats at 2^28 0.95 -> 0.99 but 15 int8 at 2^20
