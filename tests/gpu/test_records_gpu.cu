@@ -471,18 +471,21 @@ struct FieldSumOrNan {
 // argmin/argmax of floating keys over records in staged vectors (one stage per kernel whatever
 // the NaN policy: agent/sources.cuh, warp_stage): 9 int8 fields in blocks of 256 threads, 13 int16
 // in two parts, 17 int8 in blocks of 128 and 43 int8 in blocks of 64, 100 batches and 7 records
-// past their size, from byte 3 (int16: 2); float argmin and double argmax, with NaN keys at the
-// first and last records and at a random one (propagated: the first NaN; ignored: the first
-// extreme of the others) and with none, under the library's plan and on a forced grid of 300
-// blocks. The extremes tie (the sums of 9-43 random fields repeat), so the first index is tested.
+// past their size, from byte 3 (int16: 2); and in the one-block kernel, 3001 records of 5 int8
+// fields (vectors of 80 bytes) and 1000 of 9 int8 (one per load). Int8 fields' vectors hold 16
+// keys, compared one by one, int16 fields' 8, through the vector winner (agent/thread_partial.cuh).
+// float argmin and double argmax, with NaN keys at the first and last records and at a random one
+// (propagated: the first NaN; ignored: the first extreme of the others) and with none, under the
+// library's plan and on a forced grid of 300 blocks. The extremes tie (the sums of 5-43 random
+// fields repeat), so the first index is tested.
 TEST(test_records, argmin_argmax_of_floating_keys_in_staged_vectors) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
-  const auto check = [&]<class R>(R, unsigned offset) {
-    static_assert(reads_wide_vectors_v<R>);
+  // R from byte `offset`, n records (0: 100 batches and 7 records past where R is staged).
+  const auto check = [&]<class R>(R, unsigned offset, std::uint64_t n) {
     using F = std::remove_cvref_t<decltype(R{}.v[0])>;
-    const std::uint64_t n = wide_vectors_min<R> * Vector<R>::size + 100 * Vector<R>::size + 7;
+    if (n == 0) n = wide_vectors_min<R> * Vector<R>::size + 100 * Vector<R>::size + 7;
     std::int64_t unused = 0;
     std::vector<R> h = random_fields<R>(n, seed + sizeof(R), &unused);
     const std::int64_t mark = std::numeric_limits<F>::min();
@@ -490,7 +493,8 @@ TEST(test_records, argmin_argmax_of_floating_keys_in_staged_vectors) {
       if (r.v[0] == F(mark)) r.v[0] = F(mark + 1);
     const std::uint64_t at = 1 + (seed % (n - 2));
     for (const bool with_nan : {false, true}) {
-      SCOPED_TRACE(std::to_string(sizeof(R)) + "-byte records, NaN keys " + (with_nan ? "at 0, " + std::to_string(at) + ", n - 1" : "none"));
+      SCOPED_TRACE(std::to_string(n) + " records of " + std::to_string(sizeof(R)) + " bytes, NaN keys " +
+                   (with_nan ? "at 0, " + std::to_string(at) + ", n - 1" : "none"));
       if (with_nan)
         for (const std::uint64_t i : {std::uint64_t(0), at, n - 1}) h[i].v[0] = F(mark);
       const DeviceInput<R> d(h, 0, offset);
@@ -536,10 +540,12 @@ TEST(test_records, argmin_argmax_of_floating_keys_in_staged_vectors) {
                 ArraySource<Fields<std::int16_t, 13>>::stage_parts<8> == 2 &&
                 ArraySource<Fields<std::int8_t, 17>>::one_part_threads == 128 &&
                 ArraySource<Fields<std::int8_t, 43>>::one_part_threads == 64);
-  check(Fields<std::int8_t, 9>{}, 3);
-  check(Fields<std::int16_t, 13>{}, 2);
-  check(Fields<std::int8_t, 17>{}, 3);
-  check(Fields<std::int8_t, 43>{}, 3);
+  check(Fields<std::int8_t, 9>{}, 3, 0);
+  check(Fields<std::int16_t, 13>{}, 2, 0);
+  check(Fields<std::int8_t, 17>{}, 3, 0);
+  check(Fields<std::int8_t, 43>{}, 3, 0);
+  check(Fields<std::int8_t, 5>{}, 1, 3001);
+  check(Fields<std::int8_t, 9>{}, 3, 1000);
 }
 
 // Records read one per load that take many loads stay on 257 blocks up to 4096 batches (dispatch/
