@@ -515,7 +515,8 @@ TEST(test_records, argmin_argmax_of_floating_keys_in_staged_vectors) {
           if (want_max.index < 0 || double(key) > want_max.value) want_max = {double(key), std::int64_t(i)};
         }
         for (const std::uint64_t blocks : {0ull, 300ull}) {
-          const Options opt{.nan = nan, .force_kernel = blocks ? Kernel::grid : Kernel::automatic, .force_blocks = blocks};
+          const Options opt{
+              .nan = nan, .force_kernel = blocks ? Kernel::grid : Kernel::automatic, .force_blocks = blocks};
           SCOPED_TRACE(std::string(nan == NanPolicy::propagate ? "propagate" : "ignore") + ", blocks " +
                        std::to_string(blocks));
           const auto got_min = run_to_host<IndexedValue<float>>([&](IndexedValue<float>* o) {

@@ -1,14 +1,14 @@
 // Arrays of records under a caller's functor or transform, gpureduce against CUB's Reduce and
 // TransformReduce with the same functor and identity, and argmax of a key per record (float3's
 // squared length, a pixel's luma, a point's or fields' sum) against CUB's ArgMax over a transform
-// iterator, samples alternating in one run (events, a
-// memset of 2x L2 before each sample, median of 20). complex<float> is read in 16-byte vectors as
-// numbers are; float3, 3-byte pixels and 24-byte points in vectors of 48 bytes (grid/
-// vector_split.hpp); a pair of doubles of 8-byte alignment in 16-byte vectors from a 16-byte
-// boundary, and from 8 bytes past one a record per load (agent/sources.cuh, RecordSource), as a
-// pair of floats 4 bytes past an 8-byte boundary and 20-byte records from any address; records of
-// fields (5-17, 23, 31, 33, 37, 41, 43 and 47 int8 and int16, odd counts; 5, 7 and 9 floats) in
-// vectors of 80 bytes, in staged vectors of 112-688 bytes from a size, or one per load (47).
+// iterator, samples alternating in one run (events, a memset of 2x L2 before each sample, median
+// of 20). complex<float> is read in 16-byte vectors as numbers are; float3, 3-byte pixels and
+// 24-byte points in vectors of 48 bytes (grid/vector_split.hpp); a pair of doubles of 8-byte
+// alignment in 16-byte vectors from a 16-byte boundary, and from 8 bytes past one a record per
+// load (agent/sources.cuh, RecordSource), as a pair of floats 4 bytes past an 8-byte boundary and
+// 20-byte records from any address; records of fields (5-17, 23, 31, 33, 37, 41, 43 and 47 int8
+// and int16, odd counts; 5, 7 and 9 floats) in vectors of 80 bytes, in staged vectors of 112-688
+// bytes from a size, or one per load (47).
 // Each result is compared with CUB's. Run by `tools/device-run COMMIT records`, or for several
 // builds by `tools/records-ab`.
 //   record_probe [SIZES [FILTER]]
@@ -140,7 +140,8 @@ int main(int argc, char** argv) {
     unsigned char ra[64], rb[64];
     GPUREDUCE_CUDA(cudaMemcpy(ra, out_a.get(), sizeof ra, cudaMemcpyDeviceToHost));
     GPUREDUCE_CUDA(cudaMemcpy(rb, out_b.get(), sizeof rb, cudaMemcpyDeviceToHost));
-    const bool same = std::memcmp(ra, rb, result) == 0 && (!index_at || std::memcmp(ra + index_at, rb + index_at, 8) == 0);
+    const bool same =
+        std::memcmp(ra, rb, result) == 0 && (!index_at || std::memcmp(ra + index_at, rb + index_at, 8) == 0);
     std::printf("| %s | %s | %.2f | %.2f | %.3f | %.0f | %s |\n", name.c_str(), size_name(n).c_str(),
                 a.median_ms * 1e3, b.median_ms * 1e3, b.median_ms / a.median_ms,
                 double(n * record) / (a.median_ms * 1e6), same ? "yes" : "NO");
