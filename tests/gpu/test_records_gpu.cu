@@ -469,11 +469,12 @@ struct FieldSumOrNan {
 };
 
 // argmin/argmax of floating keys over records in staged vectors (one stage per kernel whatever
-// the NaN policy: agent/sources.cuh, warp_stage): 9 int8 fields in blocks of 256 threads, 13 int16
-// in two parts, 17 int8 in blocks of 128 and 43 int8 in blocks of 64, 100 batches and 7 records
-// past their size, from byte 3 (int16: 2); and in the one-block kernel, 3001 records of 5 int8
-// fields (vectors of 80 bytes) and 1000 of 9 int8 (one per load). Int8 fields' vectors hold 16
-// keys, compared one by one, int16 fields' 8, through the vector winner (agent/thread_partial.cuh).
+// the NaN policy: agent/sources.cuh, warp_stage): 9 int8 fields in blocks of 256 threads, 7 int16
+// in one part and 13 int16 in two, 17 int8 in blocks of 128 and 43 int8 in blocks of 64, 100
+// batches and 7 records past their size, from byte 3 (int16: 2); and in the one-block kernel, 3001
+// records of 5 int8 fields (vectors of 80 bytes) and 1000 of 9 int8 (one per load). The 16 keys of
+// int8 fields' vectors and the 8 of a vector staged in two parts are compared one by one, 7 int16
+// fields' 8 through the vector winner (agent/thread_partial.cuh).
 // float argmin and double argmax, with NaN keys at the first and last records and at a random one
 // (propagated: the first NaN; ignored: the first extreme of the others) and with none, under the
 // library's plan and on a forced grid of 300 blocks. The extremes tie (the sums of 5-43 random
@@ -542,6 +543,7 @@ TEST(test_records, argmin_argmax_of_floating_keys_in_staged_vectors) {
                 ArraySource<Fields<std::int8_t, 17>>::one_part_threads == 128 &&
                 ArraySource<Fields<std::int8_t, 43>>::one_part_threads == 64);
   check(Fields<std::int8_t, 9>{}, 3, 0);
+  check(Fields<std::int16_t, 7>{}, 2, 0);
   check(Fields<std::int16_t, 13>{}, 2, 0);
   check(Fields<std::int8_t, 17>{}, 3, 0);
   check(Fields<std::int8_t, 43>{}, 3, 0);

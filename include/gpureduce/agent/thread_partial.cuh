@@ -216,8 +216,17 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
   // 0.91 / 0.82 / 0.82 (0.97 -> 1.18), 5 and 7 int8 1.00-1.04 / 0.95-0.96 / 0.91-0.95, 23 int8
   // 0.93-0.95 from 2^24, 41 and 43 int8 0.91-0.95 at 2^22-2^26; 13-17 int8 at 2^22 1.03-1.07,
   // 0.96-0.99 above; 0.95-1.04 below 2^22. Not so for 8 keys (int16 fields: 33 int16 1.04-1.05 at
-  // 2^22-2^26) nor integer keys (3-byte pixels' int64 luma: 1.03-1.14 from 2^20).
-  if constexpr (!is_element_v<T> && N >= 16 && is_floating_v<Value>) {
+  // 2^22-2^26) nor integer keys (3-byte pixels' int64 luma: 1.03-1.14 from 2^20), but where a grid
+  // kernel stages vectors in two parts (13 and 15 int16 fields, 128 registers): against 2b9f45e
+  // (*_records_twopart_experiment_2b9f45e_round*.txt), 15 int16 at 2^24-2^28 0.88-0.89 of the time
+  // on an H200 (CUB's time over ours 0.90-0.94 -> 1.02-1.05), 1.04-1.05x CUB against 1.01-1.04 on
+  // the H100; 13 int16 1.04-1.10x CUB on both, as before.
+  constexpr bool two_parts = [] {
+    if constexpr (requires { Source::one_part_threads; })
+      return !OneBlock && Source::vector_words >= 5 && BlockThreads > Source::one_part_threads;
+    else return false;
+  }();
+  if constexpr (!is_element_v<T> && is_floating_v<Value> && (N >= 16 || two_parts)) {
     for_each_thread_value<BlockThreads, Unroll, OneBlock, LastBatch::repeat>(
         src, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
         [&](const V(&y)[N], std::int64_t first) {
