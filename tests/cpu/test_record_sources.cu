@@ -447,6 +447,25 @@ TEST(test_record_sources, record_keys_have_no_register_floor) {
   EXPECT_EQ((detail::reduce_tuning<double, ArraySource<Bytes9, Key>, Sum>().grid_min_blocks), 0u);
 }
 
+// Records read in vectors are read one per load in one block up to the records it reads in one
+// batch so (2048: 512 threads x 4), for every operator; numbers, complex numbers and records
+// read shifted or one per load anyway are not switched.
+TEST(test_record_sources, records_in_vectors_one_per_load_in_one_block) {
+  using detail::one_block_one_per_load_max;
+  EXPECT_EQ((one_block_one_per_load_max<double, ArraySource<Five, Key>, Sum>()), 2048u);
+  EXPECT_EQ((one_block_one_per_load_max<IndexedValue<double>, ArraySource<Five, Key>, ArgMax>()), 2048u);
+  EXPECT_EQ((one_block_one_per_load_max<int, ArraySource<Pixel>, UserOp<cuda::std::plus<int>, int>>()), 2048u);
+  EXPECT_EQ((one_block_one_per_load_max<double, ArraySource<Point, Key>, Sum>()), 2048u);
+  EXPECT_EQ((one_block_one_per_load_max<IndexedValue<double>, ArraySource<Shorts5, Key>, ArgMin>()), 2048u);
+  static_assert(std::is_same_v<detail::one_per_load_of<ArraySource<Five, Key>>::type, RecordSource<Five, Key>>);
+  EXPECT_EQ((one_block_one_per_load_max<float, ArraySource<float>, Sum>()), 0u);
+  EXPECT_EQ((one_block_one_per_load_max<double, ArraySource<float, Key>, Sum>()), 0u);
+  using C = cuda::std::complex<float>;
+  EXPECT_EQ((one_block_one_per_load_max<C, ArraySource<C>, Sum>()), 0u);
+  EXPECT_EQ((one_block_one_per_load_max<double, ShiftedSource<Five, Key>, Sum>()), 0u);
+  EXPECT_EQ((one_block_one_per_load_max<double, RecordSource<Five, Key>, Sum>()), 0u);
+}
+
 // Of those, records of under 24 bytes loaded in words of up to 4 bytes keep 8 in flight per thread
 // in grids of several waves (their own kernel), from 4x L2 for words of 1 and 2 bytes and 32x for
 // words of 4; the others, and every other grid, keep 4.

@@ -332,14 +332,16 @@ TEST(test_records, many_narrow_fields_one_record_per_thread) {
 
 // Records of 1- and 2-byte alignment whose vectors span 80 bytes: 5 int8 fields from bytes 0 to 3
 // and 5 int16 from bytes 0 and 2 (aligned vectors after a scalar head), 20 int8 from bytes 0 to 3
-// (from byte 4 aligned, from the others in shifted vectors: thread/shifted_load.cuh).
+// (from byte 4 aligned, from the others in shifted vectors: thread/shifted_load.cuh). Those read
+// in aligned vectors are read one per load in one block up to 2048 records (dispatch/
+// dispatch_reduce.cuh, one_per_load_of): 2048 and 2049 on either side.
 TEST(test_records, narrow_records_in_vectors_of_80_bytes) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   static_assert(Vector<Fields<std::int8_t, 5>>::size == 16 && Vector<Fields<std::int16_t, 5>>::size == 8 &&
                 Vector<Fields<std::int8_t, 20>>::size == 4);
-  for (const std::uint64_t n : {0ull, 1ull, 15ull, 17ull, 3001ull, 65537ull, 300001ull}) {
+  for (const std::uint64_t n : {0ull, 1ull, 15ull, 17ull, 2048ull, 2049ull, 3001ull, 65537ull, 300001ull}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     for (const unsigned offset : {0u, 1u, 2u, 3u}) {
       check_field_sums<Fields<std::int8_t, 5>>(n, seed + n + offset, offset);
@@ -472,9 +474,11 @@ struct FieldSumOrNan {
 // the NaN policy: agent/sources.cuh, warp_stage): 9 int8 fields in blocks of 256 threads, 7 int16
 // in one part and 13 int16 in two, 17 int8 in blocks of 128 and 43 int8 in blocks of 64, 100
 // batches and 7 records past their size, from byte 3 (int16: 2); and in the one-block kernel, 3001
-// records of 5 int8 fields (vectors of 80 bytes) and 1000 of 9 int8 (one per load). The 16 keys of
-// int8 fields' vectors and the 8 of a vector staged in two parts are compared one by one, 7 int16
-// fields' 8 through the vector winner (agent/thread_partial.cuh).
+// records of 5 int8 fields (vectors of 80 bytes), 300 and 2048 of them, 1000 of 5 int16 (read one
+// per load up to 2048: dispatch/dispatch_reduce.cuh, one_per_load_of), 1000 and 1500 of 9 int8 and
+// 200 of 15 int8 (one per load, the partial batch record by record). The 16 keys of int8 fields'
+// vectors and the 8 of a vector staged in two parts are compared one by one, 7 int16 fields' 8
+// through the vector winner (agent/thread_partial.cuh).
 // float argmin and double argmax, with NaN keys at the first and last records and at a random one
 // (propagated: the first NaN; ignored: the first extreme of the others) and with none, under the
 // library's plan and on a forced grid of 300 blocks. The extremes tie (the sums of 5-43 random
@@ -548,7 +552,12 @@ TEST(test_records, argmin_argmax_of_floating_keys_in_staged_vectors) {
   check(Fields<std::int8_t, 17>{}, 3, 0);
   check(Fields<std::int8_t, 43>{}, 3, 0);
   check(Fields<std::int8_t, 5>{}, 1, 3001);
+  check(Fields<std::int8_t, 5>{}, 1, 300);
+  check(Fields<std::int8_t, 5>{}, 0, 2048);
+  check(Fields<std::int16_t, 5>{}, 2, 1000);
   check(Fields<std::int8_t, 9>{}, 3, 1000);
+  check(Fields<std::int8_t, 9>{}, 3, 1500);
+  check(Fields<std::int8_t, 15>{}, 1, 200);
 }
 
 // Records read one per load that take many loads stay on 257 blocks up to 4096 batches (dispatch/

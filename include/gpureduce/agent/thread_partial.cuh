@@ -193,7 +193,8 @@ __device__ __forceinline__ A thread_partial(const ProductSource<T, A, ShiftedB>&
 // argmin/argmax: the body's vectors go through a VectorWinner (thread/vector_winner.hpp), whose
 // per-vector work is one min/max chain; the NaN policy becomes a template argument so that chain
 // has no runtime test in it. A vector repeated at the same index never replaces the winner (the
-// compare is strict), so the partial last batch is loaded whole (LastBatch::repeat). 8- and
+// compare is strict), so the partial last batch is loaded whole (LastBatch::repeat; in one block
+// of records read one per load, record by record, below). 8- and
 // 16-bit integers reach it as the loaded words (PackedWordSource), which it keeps and compares as
 // they are (extreme_of_words).
 template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class Source, class Load, bool Less>
@@ -235,9 +236,23 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
         });
     return acc;
   }
+  // One block reading records one per load takes its partial batch's records each under its own
+  // test (LastBatch::loads_first), not the batch whole with repeats: a thread of 256 over 256
+  // records computed the key of its one record four times. Records of more than 12 loads (15 int8
+  // or int16 fields) only in blocks of 256 threads: the kernel of 512 (64 registers at most) then
+  // spilled 260-284 bytes, 132 before. H100, tools/probes/record_probe.cu, three rounds
+  // alternating against 40e5ec3 (bench/results/*_records_P_experiment_40e5ec3_round*.txt), argmax
+  // of the fields' sum in double, us, before -> after (CUB): 7 int8 fields 256 4.80 -> 4.29 (4.29),
+  // 1500 5.25 -> 4.93; 9 floats 256 4.93 -> 4.58 (4.42), 1500 5.66 -> 5.25; 11 int16 256 4.99 ->
+  // 4.48 (4.45); 15 int8 256 5.25 -> 4.70 (4.42), 512 5.25 -> 4.93, 1024 5.44 -> 5.54, and in
+  // blocks of 512 threads 1500 6.08 -> 6.40, 2048 6.21 -> 7.07.
+  constexpr LastBatch last = OneBlock && reads_one_per_load_v<Source> &&
+                                     (sizeof(T) / alignof(T) <= 12 || BlockThreads <= 256)
+                                 ? LastBatch::loads_first
+                                 : LastBatch::repeat;
   const auto run = [&]<NanPolicy Nan>() {
     detail::VectorWinner<Less, Nan, Value, V, N> winner;
-    for_each_thread_value<BlockThreads, Unroll, OneBlock, LastBatch::repeat>(
+    for_each_thread_value<BlockThreads, Unroll, OneBlock, last>(
         source, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
         [&](const V(&y)[N], std::int64_t first) { winner.add(y, first); });
     return winner.fold_into(acc, op);

@@ -244,6 +244,56 @@ constexpr ReduceTuning reduce_tuning() {
   return many_loads && sizeof(T) < 24 && alignof(T) < 8 ? Tuning::with_small_record_loads(v, alignof(T)) : v;
 }
 
+// The one-block kernel on `threads` threads (plan_launch's), the input's split worked out here.
+template <class A, class Out, class Source, class Op>
+cudaError_t launch_one_block(const Source& src, std::uint64_t n, unsigned threads, Out* out, Op op,
+                             cudaStream_t stream) {
+  constexpr ReduceTuning tuning = reduce_tuning<A, Source, Op>();
+  const VectorSplit split = src.split(n);
+  const auto one_block = [&]<unsigned Threads>() {
+    constexpr auto kernel =
+        single_block_kernel<Threads, tuning.single_min_blocks, tuning.single_unroll, A, Out, Source, Op>;
+    return launch_kernel(kernel, 1, Threads, stream, src, split, out, op);
+  };
+  if constexpr (tuning.small_single_threads != 0)
+    if (threads == tuning.small_single_threads) return one_block.template operator()<tuning.small_single_threads>();
+  return one_block.template operator()<tuning.single_threads>();
+}
+
+// Records read in vectors (ArraySource) as one block reads them where it reads them all in one
+// batch one per load (RecordSource: 2048 records), rather than in vectors. A vector holds 2-16
+// records, so in vectors a few thousand of them keep a few threads of the block busy, each working
+// through its vectors' records in turn (1024 records of 5 int8 fields: 64 threads of 256, 16
+// each); one per load, every thread takes one to four. Only the one-block kernel of one per load
+// is compiled for them. H100, tools/probes/record_probe.cu (its rows from 256 to 3001 records),
+// three rounds alternating against 40e5ec3 (bench/results/*_records_R2_experiment_40e5ec3_
+// round*.txt against *_records_40e5ec3_beside_P_PF1_R2_R2PF1_round*.txt), us, before -> after
+// (CUB):
+// - 5 int8 fields: sum 256 4.64 -> 4.32 (3.97), 1000 5.06 -> 4.48 (5.31), 2048 4.86 -> 4.64
+//   (4.64); argmax 256 4.83 -> 4.61 (4.19), 1024 4.99 -> 4.67 (4.61).
+// - 5 int16 fields: sum 1000 4.83 -> 4.51; argmax 1024 4.80 -> 4.67 (4.67).
+// - 3-byte pixels, luma argmax: 256 4.42 -> 4.10 (4.18), 1000 4.64 -> 4.27; 24-byte points,
+//   coordinates' argmax 2048 5.06 -> 4.69 (the grid's before), sum 1500 4.80 -> 4.42.
+// - float3 and the rest within 0.1 us either way.
+template <class Source>
+struct one_per_load_of {};
+template <class T, class Transform>
+  requires(!is_element_v<T> && !is_complex_v<T>)
+struct one_per_load_of<ArraySource<T, Transform>> {
+  using type = RecordSource<T, Transform>;
+};
+// Up to how many records of Source one block reads one per load (0: Source reads no records in
+// vectors).
+template <class A, class Source, class Op>
+constexpr std::uint64_t one_block_one_per_load_max() {
+  if constexpr (requires { typename one_per_load_of<Source>::type; }) {
+    using R = typename one_per_load_of<Source>::type;
+    return reduce_tuning<A, R, Op>().single_block_max_bytes / R::split_bytes;
+  } else {
+    return 0;
+  }
+}
+
 template <class A, class Out, class Source, class Op>
 Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cudaStream_t stream,
                        const Options& opt) noexcept {
@@ -263,6 +313,14 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     const RelaxedCaptureScope relaxed;
     StreamDeviceScope on_stream_device;
     if (const Status s = check_call(src, n, out, stream, opt, on_stream_device); !s) return s;
+    if constexpr (one_block_one_per_load_max<A, Source, Op>() != 0) {
+      using R = typename one_per_load_of<Source>::type;
+      if ((opt.force_kernel == Kernel::automatic || opt.force_kernel == Kernel::one_block) &&
+          n <= one_block_one_per_load_max<A, Source, Op>()) {
+        const LaunchPlan plan = plan_launch(n, 0, R::split_bytes, reduce_tuning<A, R, Op>(), 1, Kernel::one_block);
+        return Status::from_cuda(launch_one_block<A>(R{src.data, src.transform}, n, plan.threads, out, op, stream));
+      }
+    }
     const int device = on_stream_device.device();
     DeviceLimits limits{};
     if (const Status s = device_limits<tuning.grid_threads, grid, grid_evict_first, grid_waves>(device, &limits); !s)
@@ -280,18 +338,8 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, waves ? waves_tuning : tuning,
                                         max_blocks, opt.force_kernel, opt.force_blocks,
                                         tree_flaggable<A, Op> && evict_first && !waves);
-    if (plan.kernel == Kernel::one_block) {
-      const VectorSplit split = src.split(n);
-      const auto one_block = [&]<unsigned Threads>() {
-        constexpr auto kernel =
-            single_block_kernel<Threads, tuning.single_min_blocks, tuning.single_unroll, A, Out, Source, Op>;
-        return launch_kernel(kernel, 1, Threads, stream, src, split, out, op);
-      };
-      if constexpr (tuning.small_single_threads != 0)
-        if (plan.threads == tuning.small_single_threads)
-          return Status::from_cuda(one_block.template operator()<tuning.small_single_threads>());
-      return Status::from_cuda(one_block.template operator()<tuning.single_threads>());
-    }
+    if (plan.kernel == Kernel::one_block)
+      return Status::from_cuda(launch_one_block<A>(src, n, plan.threads, out, op, stream));
     void* ws = opt.workspace;
     if (!ws) {
       unsigned char* slot = nullptr;
