@@ -238,18 +238,18 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
   }
   // One block reading records one per load takes its partial batch's records each under its own
   // test (LastBatch::loads_first), not the batch whole with repeats: a thread of 256 over 256
-  // records computed the key of its one record four times. Records of more than 12 loads (15 int8
-  // or int16 fields) only in blocks of 256 threads: the kernel of 512 (64 registers at most) then
-  // spilled 260-284 bytes, 132 before. H100, tools/probes/record_probe.cu, three rounds
-  // alternating against 40e5ec3 (bench/results/*_records_P_experiment_40e5ec3_round*.txt), argmax
-  // of the fields' sum in double, us, before -> after (CUB): 7 int8 fields 256 4.80 -> 4.29 (4.29),
-  // 1500 5.25 -> 4.93; 9 floats 256 4.93 -> 4.58 (4.42), 1500 5.66 -> 5.25; 11 int16 256 4.99 ->
-  // 4.48 (4.45); 15 int8 256 5.25 -> 4.70 (4.42), 512 5.25 -> 4.93, 1024 5.44 -> 5.54, and in
-  // blocks of 512 threads 1500 6.08 -> 6.40, 2048 6.21 -> 7.07.
-  constexpr LastBatch last = OneBlock && reads_one_per_load_v<Source> &&
-                                     (sizeof(T) / alignof(T) <= 12 || BlockThreads <= 256)
-                                 ? LastBatch::loads_first
-                                 : LastBatch::repeat;
+  // records computed the key of its one record four times. Only records of up to 8 loads: in a
+  // translation unit of many record types (record_probe), those of 9-15 loads took up to 1 us
+  // longer at 1000-1500 records (ptxas: the kernel of 512 threads for 11 fields spilled 408 bytes),
+  // though a probe of 7 of them had shown none. H100, record_probe, three rounds alternating
+  // against 40e5ec3 (bench/results/*_records_9220c08_experiment_40e5ec3_round*.txt: 9220c08 took
+  // every record so), argmax of the fields' sum in double, us, before -> after (CUB): 5 int8
+  // fields 256 4.86 -> 4.38 (4.22), 7 int8 256 4.67 -> 4.45 (4.34), 7 int16 256 4.77 -> 4.51
+  // (4.22), 7 floats 512 4.86 -> 4.67 (4.99); 11 int8 256 4.90 -> 4.51 but 1000 5.09 -> 6.21,
+  // 9 floats 1500 5.60 -> 6.08.
+  constexpr LastBatch last =
+      OneBlock && reads_one_per_load_v<Source> && sizeof(T) / alignof(T) <= 8 ? LastBatch::loads_first
+                                                                               : LastBatch::repeat;
   const auto run = [&]<NanPolicy Nan>() {
     detail::VectorWinner<Less, Nan, Value, V, N> winner;
     for_each_thread_value<BlockThreads, Unroll, OneBlock, last>(
