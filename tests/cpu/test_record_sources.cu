@@ -447,6 +447,24 @@ TEST(test_record_sources, record_keys_have_no_register_floor) {
   EXPECT_EQ((detail::reduce_tuning<double, ArraySource<Bytes9, Key>, Sum>().grid_min_blocks), 0u);
 }
 
+// argmin/argmax of records read one per load: up to 256 records (4 KB of 16-byte vectors), the
+// small one-block kernel with one record per thread.
+TEST(test_record_sources, record_keys_one_per_thread_in_one_block) {
+  const auto most = []<class Source, class Op = ArgMax>(Source, Op = {}) {
+    using A = std::conditional_t<std::is_same_v<Op, Sum>, double, IndexedValue<double>>;
+    return detail::reduce_tuning<A, Source, Op>().one_per_thread_max_bytes;
+  };
+  EXPECT_EQ(most(RecordSource<Bytes9, Key>{}), 4096u);
+  EXPECT_EQ(most(RecordSource<Floats5, Key>{}), 4096u);
+  EXPECT_EQ(most(RecordSource<Five, Key>{}, ArgMin{}), 4096u);
+  EXPECT_EQ(most(RecordSource<Bytes45, Key>{}), 4096u);
+  EXPECT_EQ(most(ArraySource<Five, Key>{}), 0u);
+  EXPECT_EQ(most(RecordSource<Bytes9, Key>{}, Sum{}), 0u);
+  EXPECT_EQ(most(ArraySource<float>{}), 0u);
+  const ReduceTuning t = detail::reduce_tuning<IndexedValue<double>, RecordSource<Bytes9, Key>, ArgMax>();
+  EXPECT_EQ(plan_launch(256, 0, 16, t, 1).threads, t.small_single_threads);
+}
+
 // Records read in vectors are read one per load in one block up to the records it reads in one
 // batch so (2048: 512 threads x 4), for every operator; numbers, complex numbers and records
 // read shifted or one per load anyway are not switched.

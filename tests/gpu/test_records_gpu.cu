@@ -474,9 +474,10 @@ struct FieldSumOrNan {
 // the NaN policy: agent/sources.cuh, warp_stage): 9 int8 fields in blocks of 256 threads, 7 int16
 // in one part and 13 int16 in two, 17 int8 in blocks of 128 and 43 int8 in blocks of 64, 100
 // batches and 7 records past their size, from byte 3 (int16: 2); and in the one-block kernel, 3001
-// records of 5 int8 fields (vectors of 80 bytes), 300 and 2048 of them, 1000 of 5 int16 (read one
-// per load up to 2048: dispatch/dispatch_reduce.cuh, one_per_load_of), 1000 and 1500 of 9 int8 and
-// 200 of 15 int8 (one per load, the partial batch record by record). The 16 keys of int8 fields'
+// records of 5 int8 fields (vectors of 80 bytes), 256, 300 and 2048 of them, 1000 of 5 int16 (read
+// one per load up to 2048: dispatch/dispatch_reduce.cuh, one_per_load_of; the partial batch
+// record by record), 1000 and 1500 of 9 int8 (the partial batch with repeats), and 256 of 9 int8,
+// 100 of 13 int16 and 200 of 15 int8 (one per load, one per thread). The 16 keys of int8 fields'
 // vectors and the 8 of a vector staged in two parts are compared one by one, 7 int16 fields' 8
 // through the vector winner (agent/thread_partial.cuh).
 // float argmin and double argmax, with NaN keys at the first and last records and at a random one
@@ -552,11 +553,14 @@ TEST(test_records, argmin_argmax_of_floating_keys_in_staged_vectors) {
   check(Fields<std::int8_t, 17>{}, 3, 0);
   check(Fields<std::int8_t, 43>{}, 3, 0);
   check(Fields<std::int8_t, 5>{}, 1, 3001);
+  check(Fields<std::int8_t, 5>{}, 1, 256);
   check(Fields<std::int8_t, 5>{}, 1, 300);
   check(Fields<std::int8_t, 5>{}, 0, 2048);
   check(Fields<std::int16_t, 5>{}, 2, 1000);
   check(Fields<std::int8_t, 9>{}, 3, 1000);
   check(Fields<std::int8_t, 9>{}, 3, 1500);
+  check(Fields<std::int8_t, 9>{}, 3, 256);
+  check(Fields<std::int16_t, 13>{}, 2, 100);
   check(Fields<std::int8_t, 15>{}, 1, 200);
 }
 

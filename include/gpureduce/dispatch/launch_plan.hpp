@@ -27,6 +27,9 @@ struct ReduceTuning {
   // never): fewer warps to combine where the input is one batch of theirs.
   std::uint64_t small_single_max_bytes = 0;
   unsigned small_single_threads = 0;
+  // Of those, inputs up to this size take that kernel with one vector per thread, not
+  // single_unroll (0: never): no batch to pad or to load under tests.
+  std::uint64_t one_per_thread_max_bytes = 0;
   // Inputs of up to this many batches (grid_unroll x grid_threads vectors each) run on at most
   // polled_grid_blocks(), the largest grid whose last block polls one slot per thread; each block
   // then reads several batches (0: no such limit).

@@ -255,10 +255,21 @@ struct TuningSm90 {
   // 0.2x CUB at 2^12-2^16 (5 floats 2^12 1.57 -> 1.35, 13 int8 1.58 -> 1.34); a floor of 3 blocks
   // for them (keysB: 85 registers) was mixed, 9 floats at 2^28 0.95 -> 0.99 but 15 int8 at 2^20
   // 1.16 -> 1.09.
+  // Records read one per load, up to one per thread of the small one-block kernel (256 records),
+  // take that kernel with one record in flight per thread: with 4, each thread loaded its one
+  // record's fields four times over (LastBatch::repeat) or each under a test (loads_first, up to 8
+  // loads: agent/thread_partial.cuh). H100, tools/probes/record_probe.cu, three rounds alternating
+  // against c360a11 (bench/results/*_records_one_per_thread_experiment_c360a11_round*.txt), argmax
+  // of the fields' sum in double, us, before -> after (CUB): 13 int16 fields 256 5.28 -> 4.46
+  // (4.47), 15 int8 200 5.12 -> 4.34 (4.61), 11 int8 256 4.94 -> 4.34 (4.29), 9 floats 256 4.93
+  // -> 4.48 (4.42), 15 int16 64 4.77 -> 4.35 (4.30); up to 8 loads 0.14 us faster to 0.03 slower,
+  // no row slower by more than 3% from 64 to 1024 records.
   static constexpr ReduceTuning with_record_keys(ReduceTuning t, bool one_per_load) {
     if (!one_per_load) {
       t.grid_min_blocks = 0;
       t.single_min_blocks = 0;
+    } else {
+      t.one_per_thread_max_bytes = std::uint64_t(t.small_single_threads) * ElemBytes;
     }
     return t;
   }
