@@ -250,20 +250,17 @@ cudaError_t launch_one_block(const Source& src, std::uint64_t n, unsigned thread
                              cudaStream_t stream) {
   constexpr ReduceTuning tuning = reduce_tuning<A, Source, Op>();
   const VectorSplit split = src.split(n);
-  const auto one_block = [&]<unsigned Threads>() {
-    constexpr auto kernel =
-        single_block_kernel<Threads, tuning.single_min_blocks, tuning.single_unroll, A, Out, Source, Op>;
+  const auto one_block = [&]<unsigned Threads, int Unroll>() {
+    constexpr auto kernel = single_block_kernel<Threads, tuning.single_min_blocks, Unroll, A, Out, Source, Op>;
     return launch_kernel(kernel, 1, Threads, stream, src, split, out, op);
   };
   if constexpr (tuning.one_per_thread_max_bytes != 0)
-    if (n <= tuning.one_per_thread_max_bytes / Source::split_bytes) {
-      constexpr auto kernel =
-          single_block_kernel<tuning.small_single_threads, tuning.single_min_blocks, 1, A, Out, Source, Op>;
-      return launch_kernel(kernel, 1, tuning.small_single_threads, stream, src, split, out, op);
-    }
+    if (n <= tuning.one_per_thread_max_bytes / Source::split_bytes)
+      return one_block.template operator()<tuning.small_single_threads, 1>();
   if constexpr (tuning.small_single_threads != 0)
-    if (threads == tuning.small_single_threads) return one_block.template operator()<tuning.small_single_threads>();
-  return one_block.template operator()<tuning.single_threads>();
+    if (threads == tuning.small_single_threads)
+      return one_block.template operator()<tuning.small_single_threads, tuning.single_unroll>();
+  return one_block.template operator()<tuning.single_threads, tuning.single_unroll>();
 }
 
 // Records read in vectors (ArraySource) as one block reads them where it reads them all in one
