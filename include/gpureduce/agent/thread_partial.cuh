@@ -239,7 +239,7 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
   // One block reading records one per load takes its partial batch's records each under its own
   // test (LastBatch::loads_first), not the batch whole with repeats: a thread of 256 over 256
   // records computed the key of its one record four times. Only records of up to 8 loads: in a
-  // translation unit of many record types (record_probe), those of 9-15 loads took up to 1 us
+  // translation unit of many record types (record_probe), those of 9-15 loads took up to 1.1 us
   // longer at 1000-1500 records (ptxas: the kernel of 512 threads for 11 fields spilled 408 bytes),
   // though a probe of 7 of them had shown none. H100, record_probe, three rounds alternating
   // against 40e5ec3 (bench/results/*_records_9220c08_experiment_40e5ec3_round*.txt: 9220c08 took
