@@ -447,22 +447,50 @@ TEST(test_record_sources, record_keys_have_no_register_floor) {
   EXPECT_EQ((detail::reduce_tuning<double, ArraySource<Bytes9, Key>, Sum>().grid_min_blocks), 0u);
 }
 
-// argmin/argmax of records read one per load: up to 256 records (4 KB of 16-byte vectors), the
-// small one-block kernel with one record per thread.
-TEST(test_record_sources, record_keys_one_per_thread_in_one_block) {
+// Records read one per load, for every operator: up to 256 records (4 KB of 16-byte vectors) the
+// one-block kernel of 256 threads with one record per thread; argmin/argmax of records of more than
+// 8 loads, whose partial batch is loaded with repeats, up to 512, on 512 threads from 257 (records
+// of many narrow fields: 256, the most their one block takes). Records in vectors and numbers never.
+TEST(test_record_sources, records_one_per_thread_in_one_block) {
   const auto most = []<class Source, class Op = ArgMax>(Source, Op = {}) {
     using A = std::conditional_t<std::is_same_v<Op, Sum>, double, IndexedValue<double>>;
     return detail::reduce_tuning<A, Source, Op>().one_per_thread_max_bytes;
   };
-  EXPECT_EQ(most(RecordSource<Bytes9, Key>{}), 4096u);
+  static_assert(record_loads_v<Bytes9> == 9 && record_loads_v<Floats5> == 5 && record_loads_v<Doubles> == 2);
+  static_assert(!keys_last_batch_by_record_v<RecordSource<Bytes9, Key>>);
+  static_assert(keys_last_batch_by_record_v<RecordSource<Bytes7, Key>>);
+  static_assert(!keys_last_batch_by_record_v<ArraySource<Five, Key>>);
+  EXPECT_EQ(most(RecordSource<Bytes9, Key>{}), 8192u);
+  EXPECT_EQ(most(RecordSource<Shorts15, Key>{}, ArgMin{}), 8192u);
+  EXPECT_EQ(most(RecordSource<Floats17, Key>{}), 8192u);
   EXPECT_EQ(most(RecordSource<Floats5, Key>{}), 4096u);
   EXPECT_EQ(most(RecordSource<Five, Key>{}, ArgMin{}), 4096u);
+  EXPECT_EQ(most(RecordSource<Bytes7, Key>{}), 4096u);
   EXPECT_EQ(most(RecordSource<Bytes45, Key>{}), 4096u);
+  EXPECT_EQ(most(RecordSource<Bytes9, Key>{}, Sum{}), 4096u);
+  EXPECT_EQ(most(RecordSource<Doubles, Key>{}, Sum{}), 4096u);
+  EXPECT_EQ(most(RecordSource<Bytes45, Key>{}, Sum{}), 4096u);
   EXPECT_EQ(most(ArraySource<Five, Key>{}), 0u);
-  EXPECT_EQ(most(RecordSource<Bytes9, Key>{}, Sum{}), 0u);
+  EXPECT_EQ(most(ArraySource<Five, Key>{}, Sum{}), 0u);
   EXPECT_EQ(most(ArraySource<float>{}), 0u);
-  const ReduceTuning t = detail::reduce_tuning<IndexedValue<double>, RecordSource<Bytes9, Key>, ArgMax>();
-  EXPECT_EQ(plan_launch(256, 0, 16, t, 1).threads, t.small_single_threads);
+  EXPECT_EQ(most(ArraySource<float>{}, Sum{}), 0u);
+
+  const ReduceTuning keys = detail::reduce_tuning<IndexedValue<double>, RecordSource<Bytes9, Key>, ArgMax>();
+  EXPECT_EQ(one_per_thread_threads(0, 16, keys), 256u);
+  EXPECT_EQ(one_per_thread_threads(256, 16, keys), 256u);
+  EXPECT_EQ(one_per_thread_threads(257, 16, keys), 512u);
+  EXPECT_EQ(one_per_thread_threads(512, 16, keys), 512u);
+  EXPECT_EQ(one_per_thread_threads(513, 16, keys), 0u);
+  EXPECT_EQ(plan_launch(256, 0, 16, keys, 1).threads, keys.small_single_threads);
+  const ReduceTuning sums = detail::reduce_tuning<double, RecordSource<Bytes9, Key>, Sum>();
+  EXPECT_EQ(sums.small_single_threads, 256u);
+  EXPECT_EQ(sums.single_threads, 512u);
+  EXPECT_EQ(one_per_thread_threads(1, 16, sums), 256u);
+  EXPECT_EQ(one_per_thread_threads(256, 16, sums), 256u);
+  EXPECT_EQ(one_per_thread_threads(257, 16, sums), 0u);
+  EXPECT_EQ(plan_launch(257, 0, 16, sums, 1).threads, 512u);
+  const ReduceTuning numbers = detail::reduce_tuning<float, ArraySource<float>, Sum>();
+  EXPECT_EQ(one_per_thread_threads(1, 4, numbers), 0u);
 }
 
 // Records read in vectors are read one per load in one block up to the records it reads in one

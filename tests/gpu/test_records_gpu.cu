@@ -291,7 +291,8 @@ void check_field_sums(std::uint64_t n, std::uint64_t seed, unsigned offset_bytes
 }
 
 // Loaded evict-first (thread/vector_load.cuh, load_record) as words of 1, 2, 4, 8 and 16 bytes,
-// and plainly on several waves (7 int8, 7 int16 and 5 int32: 8 in flight per thread).
+// and plainly on several waves (7 int8, 7 int16 and 5 int32: 8 in flight per thread); up to 256
+// records, one per thread in one block of 256 (tuning_sm90.hpp, with_one_record_per_thread).
 TEST(test_records, records_one_per_load_in_words_of_their_alignment) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
@@ -299,7 +300,7 @@ TEST(test_records, records_one_per_load_in_words_of_their_alignment) {
   static_assert(!vector_fits_v<Fields<std::int8_t, 7>> && !vector_fits_v<Fields<std::int16_t, 7>> &&
                 !vector_fits_v<Fields<std::int32_t, 5>> && !vector_fits_v<Fields<std::int64_t, 5>> &&
                 !vector_fits_v<Fields<std::int32_t, 20, 16>>);
-  for (const std::uint64_t n : {0ull, 1ull, 33ull, 3001ull, 65537ull, 300001ull}) {
+  for (const std::uint64_t n : {0ull, 1ull, 33ull, 255ull, 256ull, 257ull, 3001ull, 65537ull, 300001ull}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     check_field_sums<Fields<std::int8_t, 7>>(n, seed + n, 16 + 1);
     check_field_sums<Fields<std::int16_t, 7>>(n, seed + n + 1, 16 + 2);
@@ -477,7 +478,8 @@ struct FieldSumOrNan {
 // records of 5 int8 fields (vectors of 80 bytes), 256, 300 and 2048 of them, 1000 of 5 int16 (read
 // one per load up to 2048: dispatch/dispatch_reduce.cuh, one_per_load_of; the partial batch
 // record by record), 1000 and 1500 of 9 int8 (the partial batch with repeats), and 256 of 9 int8,
-// 100 of 13 int16 and 200 of 15 int8 (one per load, one per thread). The 16 keys of int8 fields'
+// 100 of 13 int16 and 200 of 15 int8 (one per load, one per thread), 257 of 9 int8, 300 of 11 int8
+// and 512 of 15 int16 (one per thread in a block of 512). The 16 keys of int8 fields'
 // vectors and the 8 of a vector staged in two parts are compared one by one, 7 int16 fields' 8
 // through the vector winner (agent/thread_partial.cuh).
 // float argmin and double argmax, with NaN keys at the first and last records and at a random one
@@ -562,6 +564,9 @@ TEST(test_records, argmin_argmax_of_floating_keys_in_staged_vectors) {
   check(Fields<std::int8_t, 9>{}, 3, 256);
   check(Fields<std::int16_t, 13>{}, 2, 100);
   check(Fields<std::int8_t, 15>{}, 1, 200);
+  check(Fields<std::int8_t, 9>{}, 3, 257);
+  check(Fields<std::int8_t, 11>{}, 5, 300);
+  check(Fields<std::int16_t, 15>{}, 0, 512);
 }
 
 // Records read one per load that take many loads stay on 257 blocks up to 4096 batches (dispatch/

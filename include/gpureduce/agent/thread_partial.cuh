@@ -190,11 +190,27 @@ __device__ __forceinline__ A thread_partial(const ProductSource<T, A, ShiftedB>&
   return acc;
 }
 
+// Whether one block of argmin/argmax over records read one per load takes its partial batch's
+// records each under its own test (LastBatch::loads_first), not the batch whole with repeats: a
+// thread of 256 over 256 records computed the key of its one record four times. Only records of up
+// to 8 loads (the others take one record per thread up to 512 records instead: dispatch/
+// tuning_sm90.hpp, with_one_record_per_thread). In a translation unit of many record types
+// (record_probe), those of 9-15 loads took up to 1.1 us longer at 1000-1500 records (ptxas: the
+// kernel of 512 threads for 11 fields spilled 408 bytes), though a probe of 7 of them had shown
+// none. H100, record_probe, three rounds alternating against 40e5ec3
+// (bench/results/*_records_9220c08_experiment_40e5ec3_round*.txt: 9220c08 took every record so),
+// argmax of the fields' sum in double, us, before -> after (CUB): 5 int8 fields 256 4.86 -> 4.38
+// (4.22), 7 int8 256 4.67 -> 4.45 (4.34), 7 int16 256 4.77 -> 4.51 (4.22), 7 floats 512 4.86 ->
+// 4.67 (4.99); 11 int8 256 4.90 -> 4.51 but 1000 5.09 -> 6.21, 9 floats 1500 5.60 -> 6.08.
+template <class Source>
+inline constexpr bool keys_last_batch_by_record_v =
+    reads_one_per_load_v<Source> && record_loads_v<typename Source::element_type> <= 8;
+
 // argmin/argmax: the body's vectors go through a VectorWinner (thread/vector_winner.hpp), whose
 // per-vector work is one min/max chain; the NaN policy becomes a template argument so that chain
 // has no runtime test in it. A vector repeated at the same index never replaces the winner (the
 // compare is strict), so the partial last batch is loaded whole (LastBatch::repeat; in one block
-// of records read one per load, record by record, below). 8- and
+// of small records read one per load, record by record: keys_last_batch_by_record_v). 8- and
 // 16-bit integers reach it as the loaded words (PackedWordSource), which it keeps and compares as
 // they are (extreme_of_words).
 template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class Source, class Load, bool Less>
@@ -236,20 +252,8 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
         });
     return acc;
   }
-  // One block reading records one per load takes its partial batch's records each under its own
-  // test (LastBatch::loads_first), not the batch whole with repeats: a thread of 256 over 256
-  // records computed the key of its one record four times. Only records of up to 8 loads: in a
-  // translation unit of many record types (record_probe), those of 9-15 loads took up to 1.1 us
-  // longer at 1000-1500 records (ptxas: the kernel of 512 threads for 11 fields spilled 408 bytes),
-  // though a probe of 7 of them had shown none. H100, record_probe, three rounds alternating
-  // against 40e5ec3 (bench/results/*_records_9220c08_experiment_40e5ec3_round*.txt: 9220c08 took
-  // every record so), argmax of the fields' sum in double, us, before -> after (CUB): 5 int8
-  // fields 256 4.86 -> 4.38 (4.22), 7 int8 256 4.67 -> 4.45 (4.34), 7 int16 256 4.77 -> 4.51
-  // (4.22), 7 floats 512 4.86 -> 4.67 (4.99); 11 int8 256 4.90 -> 4.51 but 1000 5.09 -> 6.21,
-  // 9 floats 1500 5.60 -> 6.08.
   constexpr LastBatch last =
-      OneBlock && reads_one_per_load_v<Source> && sizeof(T) / alignof(T) <= 8 ? LastBatch::loads_first
-                                                                               : LastBatch::repeat;
+      OneBlock && keys_last_batch_by_record_v<Source> ? LastBatch::loads_first : LastBatch::repeat;
   const auto run = [&]<NanPolicy Nan>() {
     detail::VectorWinner<Less, Nan, Value, V, N> winner;
     for_each_thread_value<BlockThreads, Unroll, OneBlock, last>(

@@ -216,6 +216,9 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
 // vectors of 208 bytes and more in smaller blocks (with_narrow_staged_blocks; 13 and 15 int16
 // fields take two parts of the stage instead). Large arrays of records take grids of several
 // waves. argmin/argmax of records read in vectors have no register floor (with_record_keys).
+// Records read one per load take one record per thread in one block up to 256 of them, 512 for
+// argmin/argmax of those whose partial batch would be loaded with repeats
+// (with_one_record_per_thread).
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
   using Tuning = TuningSm90<Source::split_bytes>;
@@ -228,20 +231,25 @@ constexpr ReduceTuning reduce_tuning() {
   using T = typename Source::element_type;
   constexpr bool records = Source::arrays == 1 && !is_element_v<T> && !is_complex_v<T>;
   constexpr ReduceTuning w = records ? Tuning::with_record_waves(t) : t;
-  constexpr ReduceTuning u =
-      records && is_arg_extreme_v<Op> ? Tuning::with_record_keys(w, reads_one_per_load_v<Source>) : w;
+  constexpr bool one_per_load = records && reads_one_per_load_v<Source>;
+  constexpr ReduceTuning u = records && !one_per_load && is_arg_extreme_v<Op> ? Tuning::with_record_keys(w) : w;
   constexpr bool many_loads = reads_one_per_load_v<Source> && (sizeof(T) > 8 || alignof(T) < 4);
   constexpr bool wide_vectors = records && !reads_one_per_load_v<Source> && vector_span_bytes(sizeof(T)) > 80;
   constexpr ReduceTuning v = many_loads || wide_vectors ? Tuning::with_record_loads(u) : u;
-  if constexpr (wide_vectors)
-    if constexpr (Source::one_part_threads < 256 && !(alignof(T) == 2 && vector_span_bytes(sizeof(T)) <= 240)) {
-      static_assert(Source::template stage_parts<Source::one_part_threads / warp_threads> == 1,
-                    "a staged vector wider than a block of 2 warps' stage holds");
-      return Tuning::with_narrow_staged_blocks(v, Source::one_part_threads);
-    }
-  if constexpr (many_loads && alignof(T) < 4 && sizeof(T) / alignof(T) > 16)
-    return Tuning::with_many_narrow_fields(v);
-  return many_loads && sizeof(T) < 24 && alignof(T) < 8 ? Tuning::with_small_record_loads(v, alignof(T)) : v;
+  constexpr ReduceTuning x = [&] {
+    if constexpr (wide_vectors)
+      if constexpr (Source::one_part_threads < 256 && !(alignof(T) == 2 && vector_span_bytes(sizeof(T)) <= 240)) {
+        static_assert(Source::template stage_parts<Source::one_part_threads / warp_threads> == 1,
+                      "a staged vector wider than a block of 2 warps' stage holds");
+        return Tuning::with_narrow_staged_blocks(v, Source::one_part_threads);
+      }
+    if constexpr (many_loads && alignof(T) < 4 && sizeof(T) / alignof(T) > 16)
+      return Tuning::with_many_narrow_fields(v);
+    return many_loads && sizeof(T) < 24 && alignof(T) < 8 ? Tuning::with_small_record_loads(v, alignof(T)) : v;
+  }();
+  constexpr bool repeats = is_arg_extreme_v<Op> && !keys_last_batch_by_record_v<Source>;
+  if constexpr (one_per_load) return Tuning::with_one_record_per_thread(x, repeats ? 512 : 256);
+  else return x;
 }
 
 // The one-block kernel on `threads` threads (plan_launch's), the input's split worked out here.
@@ -254,10 +262,15 @@ cudaError_t launch_one_block(const Source& src, std::uint64_t n, unsigned thread
     constexpr auto kernel = single_block_kernel<Threads, tuning.single_min_blocks, Unroll, A, Out, Source, Op>;
     return launch_kernel(kernel, 1, Threads, stream, src, split, out, op);
   };
-  if constexpr (tuning.one_per_thread_max_bytes != 0)
-    if (n <= tuning.one_per_thread_max_bytes / Source::split_bytes)
+  // One record per thread (tuning_sm90.hpp, with_one_record_per_thread).
+  if constexpr (tuning.one_per_thread_max_bytes != 0) {
+    const unsigned one_per_thread = one_per_thread_threads(n, Source::split_bytes, tuning);
+    if (one_per_thread == tuning.small_single_threads)
       return one_block.template operator()<tuning.small_single_threads, 1>();
-  if constexpr (tuning.small_single_threads != 0)
+    if constexpr (tuning.one_per_thread_max_bytes > tuning.small_single_threads * Source::split_bytes)
+      if (one_per_thread == tuning.single_threads) return one_block.template operator()<tuning.single_threads, 1>();
+  }
+  if constexpr (tuning.small_single_max_bytes != 0)
     if (threads == tuning.small_single_threads)
       return one_block.template operator()<tuning.small_single_threads, tuning.single_unroll>();
   return one_block.template operator()<tuning.single_threads, tuning.single_unroll>();

@@ -27,8 +27,8 @@ struct ReduceTuning {
   // never): fewer warps to combine where the input is one batch of theirs.
   std::uint64_t small_single_max_bytes = 0;
   unsigned small_single_threads = 0;
-  // Of those, inputs up to this size take that kernel with one vector per thread, not
-  // single_unroll (0: never): no batch to pad or to load under tests.
+  // Inputs up to this size take the one-block kernel with one vector per thread, not
+  // single_unroll (0: never): no batch to pad or to load under tests (one_per_thread_threads).
   std::uint64_t one_per_thread_max_bytes = 0;
   // Inputs of up to this many batches (grid_unroll x grid_threads vectors each) run on at most
   // polled_grid_blocks(), the largest grid whose last block polls one slot per thread; each block
@@ -88,6 +88,14 @@ struct LaunchPlan {
   std::uint64_t blocks;
   bool combiner = false;  // the grid's last block reads nothing and combines (max_combiner_blocks)
 };
+
+// The block of the one-block kernel with one vector per thread (one_per_thread_max_bytes) for n
+// elements of elem_bytes, each of them one vector: small_single_threads threads where they hold n,
+// single_threads beyond; 0 where n is above the limit.
+GPUREDUCE_HD constexpr unsigned one_per_thread_threads(std::uint64_t n, unsigned elem_bytes, const ReduceTuning& t) {
+  if (t.one_per_thread_max_bytes == 0 || n > t.one_per_thread_max_bytes / elem_bytes) return 0;
+  return n <= t.small_single_threads ? t.small_single_threads : t.single_threads;
+}
 
 // The kernel by input size (force: a kernel chosen by the caller, for tests and benchmarks), and
 // its block size and grid: the one-block kernel's block size by input size, forced or not;

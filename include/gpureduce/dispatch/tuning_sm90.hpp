@@ -255,22 +255,35 @@ struct TuningSm90 {
   // 0.2x CUB at 2^12-2^16 (5 floats 2^12 1.57 -> 1.35, 13 int8 1.58 -> 1.34); a floor of 3 blocks
   // for them (keysB: 85 registers) was mixed, 9 floats at 2^28 0.95 -> 0.99 but 15 int8 at 2^20
   // 1.16 -> 1.09.
-  // Records read one per load, up to one per thread of the small one-block kernel (256 records),
-  // take that kernel with one record in flight per thread: with 4, each thread loaded its one
-  // record's fields four times over (LastBatch::repeat) or each under a test (loads_first, up to 8
-  // loads: agent/thread_partial.cuh). H100, tools/probes/record_probe.cu, three rounds alternating
-  // against c360a11 (bench/results/*_records_one_per_thread_experiment_c360a11_round*.txt), argmax
-  // of the fields' sum in double, us, before -> after (CUB): 13 int16 fields 256 5.28 -> 4.46
-  // (4.47), 15 int8 200 5.12 -> 4.34 (4.61), 11 int8 256 4.94 -> 4.34 (4.29), 9 floats 256 4.93
-  // -> 4.48 (4.42), 15 int16 64 4.77 -> 4.35 (4.30); up to 8 loads 0.14 us faster to 0.03 slower,
-  // no row slower by more than 3% from 64 to 1024 records.
-  static constexpr ReduceTuning with_record_keys(ReduceTuning t, bool one_per_load) {
-    if (!one_per_load) {
-      t.grid_min_blocks = 0;
-      t.single_min_blocks = 0;
-    } else {
-      t.one_per_thread_max_bytes = std::uint64_t(t.small_single_threads) * ElemBytes;
-    }
+  static constexpr ReduceTuning with_record_keys(ReduceTuning t) {
+    t.grid_min_blocks = 0;
+    t.single_min_blocks = 0;
+    return t;
+  }
+  // Records read one per load, up to `records` of them (256, or 512 for argmin/argmax of records of
+  // more than 8 loads), take the one-block kernel with one record in flight per thread, on 256
+  // threads up to 256 records and on single_threads (512) beyond: with 4 per thread, a thread over
+  // one record loaded its fields four times over (LastBatch::repeat) or each under a test
+  // (loads_first, argmin/argmax of up to 8 loads: agent/thread_partial.cuh). H100,
+  // tools/probes/record_probe.cu, three rounds alternating, the fields' sum in double, us, before
+  // -> after (CUB):
+  // - argmin/argmax up to 256 records, against c360a11 (bench/results/*_records_one_per_thread_
+  //   experiment_c360a11_round*.txt): 13 int16 fields 256 5.28 -> 4.46 (4.47), 15 int8 200 5.12
+  //   -> 4.34 (4.61), 11 int8 256 4.94 -> 4.34 (4.29), 9 floats 256 4.93 -> 4.48 (4.42), 15 int16
+  //   64 4.77 -> 4.35 (4.30); up to 8 loads 0.14 us faster to 0.03 slower.
+  // - sums up to 256 records, against 536a558 (*_records_S_experiment_536a558_round*.txt against
+  //   *_records_536a558_beside_S_round*.txt; S: this for sums): 5 int8 256 4.42 -> 4.06 (3.95),
+  //   7 floats 256 4.54 -> 4.21 (4.22), 5 int16 200 4.42 -> 4.00 (4.00), 13 int8 256 4.42 -> 4.22
+  //   (4.10), 3-byte pixels' luma 64 3.90 -> 3.71 (3.94); rows above 256 as before.
+  // - argmin/argmax of records of 9-15 loads at 257-512, which 256 threads x 4 take with repeats,
+  //   against S (*_records_T_experiment_S_round*.txt against *_records_S_beside_T_round*.txt; T:
+  //   512 threads for every operator up to 512 records): 13 int8 300 5.17 -> 4.54 (4.74), 15 int16
+  //   384 5.38 -> 4.77 (4.99), 9 floats 257 4.86 -> 4.54 (4.75), 11 int8 450 4.96 -> 4.54 (4.86).
+  //   Not for the others: argmax of up to 8 loads 0.98-1.05 of the time (7 floats 300 4.50 ->
+  //   4.74), sums 0.95-1.03.
+  static constexpr ReduceTuning with_one_record_per_thread(ReduceTuning t, unsigned records) {
+    if (t.small_single_threads == 0) t.small_single_threads = 256;
+    t.one_per_thread_max_bytes = std::uint64_t(records < t.single_threads ? records : t.single_threads) * ElemBytes;
     return t;
   }
   // Integer sums of 8- and 16-bit elements (four per instruction, thread/packed_sum.hpp): one block

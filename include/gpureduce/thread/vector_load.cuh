@@ -135,6 +135,11 @@ struct VectorLoad {
 };
 using PlainLoad = VectorLoad<false>;
 
+// How many loads load_record takes for a record of T: one per word of its alignment (at most 16
+// bytes).
+template <class T>
+inline constexpr std::size_t record_loads_v = sizeof(T) / (alignof(T) < 16 ? alignof(T) : 16);
+
 // A record read whole, one per load (RecordSource in agent/sources.cuh), evict-first in L2 where
 // the kernel's vectors are (detail::load_record_word): in words of its alignment (at most 16
 // bytes), as the compiler splits a plain load of it.
@@ -145,7 +150,7 @@ __device__ __forceinline__ T load_record(const VectorLoad<EvictFirst>&, const T*
   } else {
     constexpr std::size_t align = alignof(T) < 16 ? alignof(T) : 16;
     using W = std::conditional_t<align == 16, uint4, detail::unsigned_word_t<align>>;
-    constexpr std::size_t words = sizeof(T) / align;
+    constexpr std::size_t words = record_loads_v<T>;
     W w[words];
 #pragma unroll
     for (std::size_t k = 0; k < words; ++k) w[k] = detail::load_record_word(reinterpret_cast<const W*>(p) + k);
