@@ -420,8 +420,9 @@ TEST(test_record_sources, records_of_many_narrow_fields_one_per_thread) {
 }
 
 // argmin/argmax of records read in vectors (staged or not) and of records of many narrow fields
-// have no register floor (dispatch/tuning_sm90.hpp, with_record_keys); other records read one per
-// load, and numbers, keep arg_extreme's; sums never had one.
+// have no register floor (dispatch/tuning_sm90.hpp, with_record_keys); records read one per load
+// in more than 8 words of 4 bytes or more a floor of 3 blocks (with_wide_record_keys); other
+// records read one per load, and numbers, keep arg_extreme's; sums never had one.
 struct Key {  // a record's key
   template <class R>
   __host__ __device__ double operator()(const R&) const {
@@ -443,6 +444,8 @@ TEST(test_record_sources, record_keys_have_no_register_floor) {
   EXPECT_EQ(floors(RecordSource<Bytes45, Key>{}), None(0, 0));
   EXPECT_EQ(floors(RecordSource<Bytes9, Key>{}), None(4, 2));
   EXPECT_EQ(floors(RecordSource<Floats5, Key>{}), None(4, 2));
+  EXPECT_EQ(floors(RecordSource<Floats17, Key>{}), None(3, 2));  // more than 8 words of 4 bytes
+  EXPECT_EQ(floors(RecordSource<Doubles, Key>{}), None(4, 2));
   EXPECT_EQ(floors(ArraySource<float>{}), None(5, 2));
   EXPECT_EQ((detail::reduce_tuning<double, ArraySource<Bytes9, Key>, Sum>().grid_min_blocks), 0u);
 }

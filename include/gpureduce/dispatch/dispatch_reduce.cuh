@@ -218,7 +218,8 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
 // waves. argmin/argmax of records read in vectors have no register floor (with_record_keys).
 // Records read one per load take one record per thread in one block up to 256 of them, 512 for
 // argmin/argmax of those whose partial batch would be loaded with repeats
-// (with_one_record_per_thread).
+// (with_one_record_per_thread); of those, records of words of 4 bytes or more a lower register
+// floor (with_wide_record_keys).
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
   using Tuning = TuningSm90<Source::split_bytes>;
@@ -248,8 +249,10 @@ constexpr ReduceTuning reduce_tuning() {
     return many_loads && sizeof(T) < 24 && alignof(T) < 8 ? Tuning::with_small_record_loads(v, alignof(T)) : v;
   }();
   constexpr bool repeats = is_arg_extreme_v<Op> && !keys_last_batch_by_record_v<Source>;
-  if constexpr (one_per_load) return Tuning::with_one_record_per_thread(x, repeats ? 512 : 256);
-  else return x;
+  if constexpr (!one_per_load) return x;
+  else if constexpr (repeats && alignof(T) >= 4)
+    return Tuning::with_wide_record_keys(Tuning::with_one_record_per_thread(x, 512));
+  else return Tuning::with_one_record_per_thread(x, repeats ? 512 : 256);
 }
 
 // The one-block kernel on `threads` threads (plan_launch's), the input's split worked out here.

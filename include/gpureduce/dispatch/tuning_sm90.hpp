@@ -260,6 +260,22 @@ struct TuningSm90 {
     t.single_min_blocks = 0;
     return t;
   }
+  // argmin/argmax of records read one per load in more than 8 words of 4 bytes or more (9 floats):
+  // a register floor of 3 blocks, not arg_extreme's 4 (78 registers against 64). ncu at 2^26 (H100,
+  // bench/results/*_ncu_9floats_e8520da.txt): the sum of the same records reads 2418 MB from DRAM
+  // in 788 us, argmax 2497 MB in 811 (L2 hit rate 10.8% against 8.7%: sectors read from DRAM
+  // twice), with this 796 us. tools/probes/record_probe.cu (its rows of floats, float3, pixels and
+  // points), three rounds alternating against e8520da (*_records_B_experiment_e8520da_round*.txt
+  // against *_records_e8520da_beside_A_B_C_round*.txt), argmax of 9 floats, CUB's time over ours
+  // before -> after: 2^26 0.978 -> 0.995, 2^27 0.962 -> 0.988, 2^28 0.954 -> 0.985 (3326 -> 3220
+  // us, CUB 3172); 0.98-1.00 of the time from 2^12 to 2^24. No floor (A) 0.967-0.986x at
+  // 2^26-2^28 and 1.07-1.10x the time at 2^12-2^16; two records in flight per thread (C)
+  // 0.967-0.992x, 1.024x the time at 2^22. The floor of 3 for every record read one per load was
+  // mixed (with_record_keys, keysB).
+  static constexpr ReduceTuning with_wide_record_keys(ReduceTuning t) {
+    t.grid_min_blocks = 3;
+    return t;
+  }
   // Records read one per load, up to `records` of them (256, or 512 for argmin/argmax of records of
   // more than 8 loads), take the one-block kernel with one record in flight per thread, on 256
   // threads up to 256 records and on single_threads (512) beyond: with 4 per thread, a thread over
