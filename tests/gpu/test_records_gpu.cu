@@ -292,14 +292,18 @@ void check_field_sums(std::uint64_t n, std::uint64_t seed, unsigned offset_bytes
 
 // Loaded evict-first (thread/vector_load.cuh, load_record) as words of 1, 2, 4, 8 and 16 bytes,
 // and plainly on several waves (7 int8, 7 int16 and 5 int32: 8 in flight per thread); up to 256
-// records, one per thread in one block of 256 (tuning_sm90.hpp, with_one_record_per_thread).
+// records, one per thread in one block of 256 (tuning_sm90.hpp, with_one_record_per_thread); 9
+// int32, whose argmax kernels have their own register floor (with_wide_record_keys).
 TEST(test_records, records_one_per_load_in_words_of_their_alignment) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   static_assert(!vector_fits_v<Fields<std::int8_t, 7>> && !vector_fits_v<Fields<std::int16_t, 7>> &&
                 !vector_fits_v<Fields<std::int32_t, 5>> && !vector_fits_v<Fields<std::int64_t, 5>> &&
-                !vector_fits_v<Fields<std::int32_t, 20, 16>>);
+                !vector_fits_v<Fields<std::int32_t, 20, 16>> && !vector_fits_v<Fields<std::int32_t, 9>>);
+  static_assert(detail::reduce_tuning<IndexedValue<std::int64_t>, RecordSource<Fields<std::int32_t, 9>, FieldSum>,
+                                      ArgMax>()
+                    .grid_min_blocks == 3);
   for (const std::uint64_t n : {0ull, 1ull, 33ull, 255ull, 256ull, 257ull, 3001ull, 65537ull, 300001ull}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     check_field_sums<Fields<std::int8_t, 7>>(n, seed + n, 16 + 1);
@@ -307,6 +311,7 @@ TEST(test_records, records_one_per_load_in_words_of_their_alignment) {
     check_field_sums<Fields<std::int32_t, 5>>(n, seed + n + 2, 16 + 4);
     check_field_sums<Fields<std::int64_t, 5>>(n, seed + n + 3, 16 + 8);
     check_field_sums<Fields<std::int32_t, 20, 16>>(n, seed + n + 4, 16);
+    check_field_sums<Fields<std::int32_t, 9>>(n, seed + n + 5, 16 + 4);
   }
 }
 
