@@ -54,9 +54,11 @@ TEST(test_grid_grid_stride, covers_every_element_once_n_0_to_5000) {
       }
 }
 
-// The elements a vector-split reduction reads: scalar head and tail plus 16-byte vectors.
+// The elements a vector-split reduction reads: scalar head and tail (to the grid's first threads,
+// or with edges_from_end to its last ones) plus 16-byte vectors.
 template <int Unroll>
-void expect_vector_cover(std::uint64_t addr, std::uint64_t n, unsigned elem, unsigned block, std::uint64_t max_blocks) {
+void expect_vector_cover(std::uint64_t addr, std::uint64_t n, unsigned elem, unsigned block, std::uint64_t max_blocks,
+                         bool edges_from_end = false) {
   const VectorSplit s = VectorSplit::make(addr, n, elem);
   const unsigned per_vec = vector_bytes / elem;
   ASSERT_EQ(s.head + s.vectors * per_vec + s.tail, n);
@@ -65,7 +67,13 @@ void expect_vector_cover(std::uint64_t addr, std::uint64_t n, unsigned elem, uns
   if (s.vectors) ASSERT_EQ((addr + s.head * elem) % vector_bytes, 0u) << "body must start 16-byte aligned";
   const VectorGrid<Unroll> g{s.vectors, block, max_blocks};
   expect_exact_cover(n, g.grid(), block, [&](std::uint64_t b, unsigned t, auto f) {
-    for_each_scalar_edge(s, per_vec, b * block + t, f);
+    if (edges_from_end) {
+      const ScalarEdges e = ScalarEdges::from_end(s, per_vec, g.grid() * block, b * block + t);
+      if (e.has_head) f(e.head_index);
+      if (e.has_tail) f(e.tail_index);
+    } else {
+      for_each_scalar_edge(s, per_vec, b * block + t, f);
+    }
     auto vec = [&](std::uint64_t v) {
       for (unsigned k = 0; k < per_vec; ++k) f(s.head + v * per_vec + k);
     };
@@ -79,6 +87,29 @@ TEST(test_grid_vector_split, covers_every_element_once_any_alignment_n_0_to_5000
       for (std::uint64_t n = 0; n <= 5000; ++n) {
         expect_vector_cover<4>(0x1000 + offset * elem, n, elem, 64, 3);
         expect_vector_cover<1>(0x1000 + offset * elem, n, elem, 256, 1);
+        expect_vector_cover<4>(0x1000 + offset * elem, n, elem, 512, 1, true);
+      }
+}
+
+// The one-block kernel hands the edges it uses before its vectors to its last threads: none of
+// them has more vectors than any other thread, so none waits for its edge with more loads behind.
+TEST(test_grid_vector_split, one_block_edges_from_end_go_to_threads_with_fewest_vectors) {
+  constexpr unsigned block = 512;
+  for (unsigned elem : {8u, 16u})
+    for (std::uint64_t offset : {0u, 8u})
+      for (std::uint64_t n = 0; n <= 5000; ++n) {
+        if (offset % elem) continue;
+        const VectorSplit s = VectorSplit::make(0x1000 + offset, n, elem);
+        const unsigned per_vec = vector_bytes / elem;
+        const VectorGrid<4> g{s.vectors, block, 1};
+        std::vector<std::uint64_t> count(block, 0);
+        for (unsigned t = 0; t < block; ++t)
+          g.for_each(0, t, [&](std::uint64_t) { count[t] += 4; }, [&](std::uint64_t) { ++count[t]; });
+        const std::uint64_t fewest = *std::min_element(count.begin(), count.end());
+        for (unsigned t = 0; t < block; ++t) {
+          const ScalarEdges e = ScalarEdges::from_end(s, per_vec, block, t);
+          if (e.has_head || e.has_tail) ASSERT_EQ(count[t], fewest) << "n=" << n << " thread " << t;
+        }
       }
 }
 

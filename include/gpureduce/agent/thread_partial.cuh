@@ -22,7 +22,8 @@ namespace gpureduce {
 //               waiting for it (a round trip: float32 sum of 3001 elements 4.40 -> 4.08 us on the
 //               H100); only for elements of up to 4 bytes: holding more across the loop made ptxas
 //               split the sum kernel's batches or raise it from 32 to 40 registers (int64 max of
-//               2^12 elements 4.64 -> 4.91 us). And the batch loop stays rolled (VectorGrid).
+//               2^12 elements 4.64 -> 4.91 us); wider elements' edges go to the block's last
+//               threads instead (below). And the batch loop stays rolled (VectorGrid).
 //               Sources loaded shifted (Source::shifted) always have a head and a tail
 //               (VectorSplit::shifted) and use them last in every kernel.
 //   Last        how a thread reads its last, partial batch (LastBatch).
@@ -62,15 +63,23 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
                                                       std::uint64_t grid, const Load& load, Sink&& sink,
                                                       VectorSink&& vector_sink) {
   constexpr unsigned per_vec = Source::per_vector;
-  const ScalarEdges edges = ScalarEdges::of(split, per_vec, block * BlockThreads + threadIdx.x);
-  decltype(src.load(0)) head_value{}, tail_value{};
+  using Value = decltype(src.load(0));
+  constexpr bool edges_last = (OneBlock && sizeof(Value) <= 4) || Source::shifted;
+  // One block's edges used before its vectors go to its last threads, whose last batch is the
+  // shortest: thread 0 waited a round trip for its tail before loading its vectors. H100, A/B in one
+  // run, three rounds (bench/results/*_ab_edges_from_end_R1_vs_c325bce.txt): 8-byte types at 257
+  // elements 0.92-0.955 of the time (float64 sum 4.42 -> 4.06 us), the rest within noise. Done in
+  // the grid kernel as well (R2), it gained nothing.
+  const ScalarEdges edges = OneBlock && !edges_last
+                                ? ScalarEdges::from_end(split, per_vec, BlockThreads, threadIdx.x)
+                                : ScalarEdges::of(split, per_vec, block * BlockThreads + threadIdx.x);
+  Value head_value{}, tail_value{};
   if (edges.has_head) head_value = src.load(edges.head_index);
   if (edges.has_tail) tail_value = src.load(edges.tail_index);
   const auto use_edges = [&] {
     if (edges.has_head) src.consume(head_value, edges.head_index, sink);
     if (edges.has_tail) src.consume(tail_value, edges.tail_index, sink);
   };
-  constexpr bool edges_last = (OneBlock && sizeof(head_value) <= 4) || Source::shifted;
   if constexpr (!edges_last) use_edges();
 
   const std::uint64_t head = split.head, vectors = split.vectors;

@@ -139,6 +139,14 @@ struct ScalarEdges {
   GPUREDUCE_HD static constexpr ScalarEdges of(const VectorSplit& s, unsigned per_vec, std::uint64_t global_thread) {
     return {global_thread < s.head, global_thread < s.tail, global_thread, s.head + s.vectors * per_vec + global_thread};
   }
+
+  // The same counted from the grid's last thread (of `threads`): the threads whose last batch is
+  // the shortest, or empty, so that a thread that waits for its edges before loading its vectors
+  // delays the fewest loads.
+  GPUREDUCE_HD static constexpr ScalarEdges from_end(const VectorSplit& s, unsigned per_vec, std::uint64_t threads,
+                                                     std::uint64_t global_thread) {
+    return of(s, per_vec, threads - 1 - global_thread);
+  }
 };
 
 template <class F>
