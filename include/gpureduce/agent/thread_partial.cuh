@@ -20,10 +20,9 @@ namespace gpureduce {
 //               after the last one is on the critical path. The scalar head and tail are loaded
 //               first and used last, so a thread that has one issues its body loads without
 //               waiting for it (a round trip: float32 sum of 3001 elements 4.40 -> 4.08 us on the
-//               H100); only for elements of up to 4 bytes: holding more across the loop made ptxas
-//               split the sum kernel's batches or raise it from 32 to 40 registers (int64 max of
-//               2^12 elements 4.64 -> 4.91 us); wider elements' edges go to the block's last
-//               threads instead (below). And the batch loop stays rolled (VectorGrid).
+//               H100). For argmin/argmax of elements over 4 bytes (LastBatch::repeat) they are
+//               used first, as in the grid kernel, by the block's last threads (below). And the
+//               batch loop stays rolled (VectorGrid).
 //               Sources loaded shifted (Source::shifted) always have a head and a tail
 //               (VectorSplit::shifted) and use them last in every kernel.
 //   Last        how a thread reads its last, partial batch (LastBatch).
@@ -64,12 +63,20 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
                                                       VectorSink&& vector_sink) {
   constexpr unsigned per_vec = Source::per_vector;
   using Value = decltype(src.load(0));
-  constexpr bool edges_last = (OneBlock && sizeof(Value) <= 4) || Source::shifted;
-  // One block's edges used before its vectors go to its last threads, whose last batch is the
-  // shortest: thread 0 waited a round trip for its tail before loading its vectors. H100, A/B in one
-  // run, three rounds (bench/results/*_ab_edges_from_end_R1_vs_c325bce.txt): 8-byte types at 257
-  // elements 0.92-0.955 of the time (float64 sum 4.42 -> 4.06 us), the rest within noise. Done in
-  // the grid kernel as well (R2), it gained nothing.
+  // One block's edges of elements over 4 bytes were used first by thread 0, which waited a round
+  // trip for its tail before loading its vectors. H100, A/B in one run against c325bce, four rounds
+  // (bench/results/*_ab_one_block_edges_2_{R1,E,G}_vs_c325bce.txt, int64 and float64 at 257-8193
+  // elements), time before -> after:
+  //   used last (E, G): sums and max 0.94-0.96 at 257-513 elements (float64 sum 257 4.33 -> 4.10
+  //   us), 0.95-0.98 at odd sizes to 4097; argmax unchanged (it gained nothing there);
+  //   used first by the last threads (ScalarEdges::from_end, R1), whose last batch is the
+  //   shortest: argmax 0.93-0.95 at 257 (float64 4.66 -> 4.33), sums and max 0.94-0.96 at 257-513
+  //   but 0.97-1.03 at 1001-4097.
+  // G takes E for sums and min/max, R1 for argmin/argmax. In the grid kernel R1 gained nothing
+  // (*_ab_edges_from_end_R2_vs_c325bce.txt). Holding 8-byte edges across the loop had once made
+  // ptxas split int64 max's batches (2^12 4.64 -> 4.91 us at bb754c7); at 2^12 E and G now take
+  // 1.00-1.03 of the time, as an unchanged float32 control does (1.00-1.02).
+  constexpr bool edges_last = (OneBlock && (sizeof(Value) <= 4 || Last != LastBatch::repeat)) || Source::shifted;
   const ScalarEdges edges = OneBlock && !edges_last
                                 ? ScalarEdges::from_end(split, per_vec, BlockThreads, threadIdx.x)
                                 : ScalarEdges::of(split, per_vec, block * BlockThreads + threadIdx.x);
