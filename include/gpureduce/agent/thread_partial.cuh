@@ -67,8 +67,8 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   // trip for its tail before loading its vectors. H100, A/B in one run against c325bce, four rounds
   // (bench/results/*_ab_one_block_edges_2_{R1,E,G}_vs_c325bce.txt, int64 and float64 at 257-8193
   // elements), time before -> after:
-  //   used last (E, G): sums and max 0.94-0.96 at 257-513 elements (float64 sum 257 4.33 -> 4.10
-  //   us), 0.95-0.98 at odd sizes to 4097; argmax unchanged (it gained nothing there);
+  //   used last (E, G): sums and max 0.94-0.97 at 257-513 elements (float64 sum 257 4.33 -> 4.10
+  //   us), 0.95-1.00 at odd sizes to 4097; argmax unchanged (it gained nothing there);
   //   used first by the last threads (ScalarEdges::from_end, R1), whose last batch is the
   //   shortest: argmax 0.93-0.95 at 257 (float64 4.66 -> 4.33), sums and max 0.94-0.96 at 257-513
   //   but 0.97-1.03 at 1001-4097.
