@@ -25,7 +25,8 @@ Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, 
     if (const Status s = workspace_slot(stream, &slot); !s) return s;
     ws = slot + slot_result_bytes;
   }
-  return Status::from_cuda(launch_kernel(kernel, unsigned(blocks), Threads, stream, src, n, out, ws));
+  return Status::from_cuda(
+      launch_kernel(kernel, Launch{unsigned(blocks), Threads, stream, opt.dependent_launch}, src, n, out, ws));
 }
 
 template <class Terms, class Out, class Source>

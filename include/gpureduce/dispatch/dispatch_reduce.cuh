@@ -82,17 +82,30 @@ inline constexpr PointerMessages workspace_messages{
     "workspace is on another device, which the stream's device cannot access", "",
     "workspace runs past the end of its allocation: gpureduce::workspace_bytes from the pointer do not fit in it"};
 
+// How a kernel is launched: its grid, block, stream, and whether as a programmatic dependent of
+// the stream's previous kernel (Options::dependent_launch; grid/grid_dependency.cuh).
+struct Launch {
+  unsigned blocks;
+  unsigned threads;
+  cudaStream_t stream;
+  bool dependent;
+};
+
 // Launches `kernel` and returns the launch's own error. cudaGetLastError after <<<>>> would also
 // report an earlier, unrelated failure of the caller's as this call's, and clear it from the
 // caller's view (seen in test_device_reset_gpu: a cudaFree refused after a reset failed the next
 // reduction, which had launched and was exact).
 template <class... Params, class... Args>
-cudaError_t launch_kernel(void (*kernel)(Params...), unsigned blocks, unsigned threads, cudaStream_t stream,
-                          Args&&... args) {
+cudaError_t launch_kernel(void (*kernel)(Params...), const Launch& launch, Args&&... args) {
+  cudaLaunchAttribute dependent{};
+  dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  dependent.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(threads);
-  config.stream = stream;
+  config.gridDim = dim3(launch.blocks);
+  config.blockDim = dim3(launch.threads);
+  config.stream = launch.stream;
+  config.attrs = &dependent;
+  config.numAttrs = launch.dependent ? 1 : 0;
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 
@@ -258,12 +271,12 @@ constexpr ReduceTuning reduce_tuning() {
 // The one-block kernel on `threads` threads (plan_launch's), the input's split worked out here.
 template <class A, class Out, class Source, class Op>
 cudaError_t launch_one_block(const Source& src, std::uint64_t n, unsigned threads, Out* out, Op op,
-                             cudaStream_t stream) {
+                             cudaStream_t stream, bool dependent) {
   constexpr ReduceTuning tuning = reduce_tuning<A, Source, Op>();
   const VectorSplit split = src.split(n);
   const auto one_block = [&]<unsigned Threads, int Unroll>() {
     constexpr auto kernel = single_block_kernel<Threads, tuning.single_min_blocks, Unroll, A, Out, Source, Op>;
-    return launch_kernel(kernel, 1, Threads, stream, src, split, out, op);
+    return launch_kernel(kernel, Launch{1, Threads, stream, dependent}, src, split, out, op);
   };
   // One record per thread (tuning_sm90.hpp, with_one_record_per_thread).
   if constexpr (tuning.one_per_thread_max_bytes != 0) {
@@ -338,7 +351,8 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
       if ((opt.force_kernel == Kernel::automatic || opt.force_kernel == Kernel::one_block) &&
           n <= one_block_one_per_load_max<A, Source, Op>()) {
         const LaunchPlan plan = plan_launch(n, 0, R::split_bytes, reduce_tuning<A, R, Op>(), 1, Kernel::one_block);
-        return Status::from_cuda(launch_one_block<A>(R{src.data, src.transform}, n, plan.threads, out, op, stream));
+        return Status::from_cuda(launch_one_block<A>(R{src.data, src.transform}, n, plan.threads, out, op, stream,
+                                                              opt.dependent_launch));
       }
     }
     const int device = on_stream_device.device();
@@ -359,7 +373,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
                                         max_blocks, opt.force_kernel, opt.force_blocks,
                                         tree_flaggable<A, Op> && evict_first && !waves);
     if (plan.kernel == Kernel::one_block)
-      return Status::from_cuda(launch_one_block<A>(src, n, plan.threads, out, op, stream));
+      return Status::from_cuda(launch_one_block<A>(src, n, plan.threads, out, op, stream, opt.dependent_launch));
     void* ws = opt.workspace;
     if (!ws) {
       unsigned char* slot = nullptr;
@@ -368,7 +382,8 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     }
     const auto kernel = plan.combiner ? grid_combiner : waves ? grid_waves : evict_first ? grid_evict_first : grid;
     return Status::from_cuda(
-        launch_kernel(kernel, unsigned(plan.blocks), tuning.grid_threads, stream, src, n, out, ws, op));
+        launch_kernel(kernel, Launch{unsigned(plan.blocks), tuning.grid_threads, stream, opt.dependent_launch}, src,
+                      n, out, ws, op));
   } catch (const std::bad_alloc&) {
     return Status::fail(Errc::cuda_error, "host allocation failed");
   } catch (const std::system_error&) {

@@ -10,6 +10,7 @@
 #include <gpureduce/dispatch/exact_plan.hpp>
 #include <gpureduce/exact/expansion.hpp>
 #include <gpureduce/exact/superaccumulator.hpp>
+#include <gpureduce/grid/grid_dependency.cuh>
 #include <gpureduce/warp/warp_redux.cuh>
 
 #include <cuda/atomic>
@@ -44,6 +45,7 @@ __device__ __forceinline__ void deposit_warp(double v, int lsb_exp, long long* a
 template <unsigned BlockThreads, int Unroll, class Terms, class Out, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     exact_sum_kernel(Source src, std::uint64_t n, Out* out, void* workspace) {
+  wait_for_previous_grid();
   constexpr exact::TermRange range = Terms::range;
   constexpr int words = range.words();
   constexpr unsigned warps = BlockThreads / warp_threads;

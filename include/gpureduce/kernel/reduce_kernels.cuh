@@ -23,6 +23,7 @@
 #include <gpureduce/block/block_reduce.cuh>
 #include <gpureduce/dispatch/launch_plan.hpp>
 #include <gpureduce/grid/flagged_partial.hpp>
+#include <gpureduce/grid/grid_dependency.cuh>
 #include <gpureduce/thread/accumulator.hpp>
 #include <gpureduce/thread/tree_key.hpp>
 
@@ -71,6 +72,7 @@ template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class 
           class Load = PlainLoad>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     single_block_kernel(Source src, VectorSplit split, Out* out, Op runtime_op) {
+  wait_for_previous_grid();
   using T = tree_t<A, Op>;
   __shared__ alignas(16) T warp_partials[block_reduce_scratch<BlockThreads, true, T, tree_op_t<A, Op>>];
   with_kernel_nan<Source>(runtime_op, [&](auto op) {
@@ -249,6 +251,7 @@ template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, bool EvictFirst
           class Source, class Op>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     grid_kernel(Source src, std::uint64_t n, Out* out, void* workspace, Op op) {
+  wait_for_previous_grid();
   with_kernel_nan<Source>(op, [&](auto fixed) {
     grid_reduce<BlockThreads, Unroll, EvictFirst, Combiner, A>(src, n, out, workspace, fixed);
   });
