@@ -48,7 +48,7 @@ void every_call(const T* d, std::uint64_t n, void* o, cudaStream_t s) {
   sum(d, n, static_cast<result_t<T, Sum>*>(o), s);
   product(d, n, static_cast<result_t<T, Product>*>(o), s);
   min(d, n, static_cast<T*>(o), s, {.nan = NanPolicy::ignore});
-  max(d, n, static_cast<T*>(o), s);
+  max(d, n, static_cast<T*>(o), s, {.dependent_launch = true});
   minmax(d, n, static_cast<MinMax<T>*>(o), s);
   argmin(d, n, static_cast<IndexedValue<T>*>(o), s);
   argmax(d, n, static_cast<IndexedValue<T>*>(o), s);

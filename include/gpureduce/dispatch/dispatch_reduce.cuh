@@ -83,7 +83,7 @@ inline constexpr PointerMessages workspace_messages{
     "workspace runs past the end of its allocation: gpureduce::workspace_bytes from the pointer do not fit in it"};
 
 // How a kernel is launched: its grid, block, stream, and whether as a programmatic dependent of
-// the stream's previous kernel (Options::dependent_launch; grid/grid_dependency.cuh).
+// the stream's previous kernel (Options::dependent_launch; kernel/grid_dependency.cuh).
 struct Launch {
   unsigned blocks;
   unsigned threads;

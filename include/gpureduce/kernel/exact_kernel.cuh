@@ -10,7 +10,7 @@
 #include <gpureduce/dispatch/exact_plan.hpp>
 #include <gpureduce/exact/expansion.hpp>
 #include <gpureduce/exact/superaccumulator.hpp>
-#include <gpureduce/grid/grid_dependency.cuh>
+#include <gpureduce/kernel/grid_dependency.cuh>
 #include <gpureduce/warp/warp_redux.cuh>
 
 #include <cuda/atomic>

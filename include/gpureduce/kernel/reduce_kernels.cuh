@@ -23,7 +23,7 @@
 #include <gpureduce/block/block_reduce.cuh>
 #include <gpureduce/dispatch/launch_plan.hpp>
 #include <gpureduce/grid/flagged_partial.hpp>
-#include <gpureduce/grid/grid_dependency.cuh>
+#include <gpureduce/kernel/grid_dependency.cuh>
 #include <gpureduce/thread/accumulator.hpp>
 #include <gpureduce/thread/tree_key.hpp>
 

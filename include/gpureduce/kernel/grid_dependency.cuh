@@ -3,8 +3,9 @@
 // kernel's blocks exit, and each waits here, before touching global memory, until that kernel has
 // completed and its writes are visible. Launched the ordinary way, the wait returns at once.
 // The kernels never signal their own dependents early (griddepcontrol.launch_dependents): a kernel
-// launched after one of them as a dependent is scheduled as its blocks exit, which in chains of
-// reductions was as fast (docs/production.md, "Dependent launch").
+// launched after one of them as a dependent is scheduled as its blocks exit. In chains of sums that
+// saved more than a signal right after the wait (H100, 2^10-2^22 int32: 1.19-1.35 us per sum
+// against 0.85-1.19; docs/production.md, "Dependent launch").
 #pragma once
 
 namespace gpureduce {
