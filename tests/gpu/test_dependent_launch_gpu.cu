@@ -91,6 +91,9 @@ TEST(test_dependent_launch, argmax_and_exact_sums_wait_too) {
       EXPECT_EQ(best.value, h[std::size_t(want.index)]) << "round " << round;
       opt.exact = true;
       const double total = run_to_host<double>([&](double* d) {
+        // dst holds this round's input since the argmax: zero it, so that a sum that read it before
+        // the producer's copy would be wrong.
+        EXPECT_EQ(cudaMemsetAsync(const_cast<float*>(dst.get()), 0, n * sizeof(float), s), cudaSuccess);
         producer(src.get(), const_cast<float*>(dst.get()), n, s);
         sum(dst.get(), n, d, s, opt);
         EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
