@@ -14,7 +14,7 @@ namespace {
 // would see the previous round's contents. (Before sm_90 there is no early launch to test.)
 template <class T>
 __global__ void copy_after_delay(const T* src, T* dst, std::uint64_t n, long long delay) {
-#if __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
   const long long start = clock64();

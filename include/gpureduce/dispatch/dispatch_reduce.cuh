@@ -351,8 +351,8 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
       if ((opt.force_kernel == Kernel::automatic || opt.force_kernel == Kernel::one_block) &&
           n <= one_block_one_per_load_max<A, Source, Op>()) {
         const LaunchPlan plan = plan_launch(n, 0, R::split_bytes, reduce_tuning<A, R, Op>(), 1, Kernel::one_block);
-        return Status::from_cuda(launch_one_block<A>(R{src.data, src.transform}, n, plan.threads, out, op, stream,
-                                                              opt.dependent_launch));
+        return Status::from_cuda(
+            launch_one_block<A>(R{src.data, src.transform}, n, plan.threads, out, op, stream, opt.dependent_launch));
       }
     }
     const int device = on_stream_device.device();
