@@ -1,8 +1,10 @@
-// The workspace the grid kernel needs: a ticket counter that is zero between launches, then one
-// partial per block. The library keeps one slot per (context, stream), the context being the
-// stream's device's: work on one stream runs in order, so its reductions never overlap on their
-// slot, and different streams (different host threads included) never share one. Slots are allocated in chunks, zero-filled once, and reset to
-// zero by each launch's last block, so a slot given back is ready for its next stream.
+// The workspace the grid kernel needs (layout: launch_plan.hpp): a ticket counter that is zero
+// between launches, one partial per block, and the atomic end's generation words. The library
+// keeps one slot per (context, stream), the context being the stream's device's: work on one
+// stream runs in order, so its reductions never overlap on their slot, and different streams
+// (different host threads included) never share one. Slots are allocated in chunks, zero-filled
+// once, and left ready by every launch (zero but for the two generation words, which it leaves
+// equal), so a slot given back is ready for its next stream.
 //
 // Streams: a stream keeps its slot until release_workspace(stream), which waits for the stream and
 // frees the slot for another stream; without it a program that creates and destroys streams holds
@@ -36,7 +38,8 @@
 namespace gpureduce {
 
 // Bytes of workspace one reduction needs (the caller-provided kind: zero-fill it once before its
-// first use; every completed reduction leaves it zero again).
+// first use; every completed reduction leaves it ready again, and zero-filling it between
+// reductions is allowed too).
 inline constexpr std::size_t workspace_bytes = grid_workspace_bytes;
 // Its alignment: blocks publish 16-byte partials (grid/flagged_partial.hpp).
 inline constexpr std::size_t workspace_alignment = 16;
