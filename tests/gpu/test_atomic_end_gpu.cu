@@ -1,0 +1,212 @@
+// Grids that end in atomics (grid/atomic_end.hpp): many launches back to back on one stream and
+// workspace, alternating with grids that hand their partials over, and replayed in a graph (each
+// launch must wait for its own generation), and the zeros and NaN of float and double min/max.
+#include "../../src/bench/cuda_check.hpp"
+#include "reduce_checks.cuh"
+
+#include <vector>
+
+namespace gpureduce::test {
+namespace {
+
+// Sizes in the combiner's range (up to max_combiner_blocks blocks of 16 KB): 65539 int32 is 17
+// blocks, 2^19 int32 and 2^18 int64 or double the largest grid, 129 blocks.
+constexpr std::uint64_t small_grid = 65539, largest_grid_4b = 1u << 19, largest_grid_8b = 1u << 18;
+
+template <class T>
+std::vector<T> to_host(const DeviceBuffer<T>& d) {
+  std::vector<T> h(d.size());
+  EXPECT_EQ(cudaMemcpy(h.data(), d.get(), d.size() * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  return h;
+}
+
+// 50 rounds of five reductions on one stream with no synchronisation between them, each round on a
+// new input written on the stream: int64 sum, double sum (the hand-off), float max, int32 xor and
+// int64 min, into results poisoned first; then every result is checked. Once with the library's
+// workspace and once with a caller's.
+TEST(test_atomic_end, back_to_back_launches_alternating_with_hand_offs) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  constexpr int rounds = 50;
+  cudaStream_t s;
+  GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  void* caller_ws = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMalloc(&caller_ws, workspace_bytes));
+  GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(caller_ws, 0, workspace_bytes, s));
+  for (const bool own_workspace : {false, true}) {
+    SCOPED_TRACE(own_workspace ? "caller's workspace" : "library's workspace");
+    Options opt;
+    if (own_workspace) opt.workspace = caller_ws, opt.workspace_size = workspace_bytes;
+    std::vector<std::vector<std::int32_t>> i32(rounds);
+    std::vector<std::vector<std::int64_t>> i64(rounds);
+    std::vector<std::vector<float>> f32(rounds);
+    std::vector<std::vector<double>> f64(rounds);
+    DeviceBuffer<std::int32_t> d32(largest_grid_4b * rounds);
+    DeviceBuffer<std::int64_t> d64(largest_grid_8b * rounds);
+    DeviceBuffer<float> df(small_grid * rounds);
+    DeviceBuffer<double> dd(largest_grid_8b * rounds);
+    DeviceBuffer<std::int64_t> sums(rounds), mins(rounds);
+    DeviceBuffer<double> dsums(rounds);
+    DeviceBuffer<float> maxes(rounds);
+    DeviceBuffer<std::int32_t> xors(rounds);
+    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(sums.get(), 0xA5, rounds * 8, s));
+    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(mins.get(), 0xA5, rounds * 8, s));
+    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(dsums.get(), 0xA5, rounds * 8, s));
+    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(maxes.get(), 0xA5, rounds * 4, s));
+    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(xors.get(), 0xA5, rounds * 4, s));
+    for (int r = 0; r < rounds; ++r) {
+      i32[r] = random_input<std::int32_t>(largest_grid_4b, seed + 5 * r);
+      i64[r] = random_input<std::int64_t>(largest_grid_8b, seed + 5 * r + 1);
+      f32[r] = random_input<float>(small_grid, seed + 5 * r + 2);
+      f64[r] = random_input<double>(largest_grid_8b, seed + 5 * r + 3);
+      GPUREDUCE_CHECK_CUDA(cudaMemcpyAsync(d32.get() + r * largest_grid_4b, i32[r].data(), largest_grid_4b * 4,
+                                           cudaMemcpyHostToDevice, s));
+      GPUREDUCE_CHECK_CUDA(cudaMemcpyAsync(d64.get() + r * largest_grid_8b, i64[r].data(), largest_grid_8b * 8,
+                                           cudaMemcpyHostToDevice, s));
+      GPUREDUCE_CHECK_CUDA(
+          cudaMemcpyAsync(df.get() + r * small_grid, f32[r].data(), small_grid * 4, cudaMemcpyHostToDevice, s));
+      GPUREDUCE_CHECK_CUDA(cudaMemcpyAsync(dd.get() + r * largest_grid_8b, f64[r].data(), largest_grid_8b * 8,
+                                           cudaMemcpyHostToDevice, s));
+      GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));  // the host vectors are pageable
+    }
+    for (int r = 0; r < rounds; ++r) {
+      sum(d64.get() + r * largest_grid_8b, largest_grid_8b, sums.get() + r, s, opt);
+      sum(dd.get() + r * largest_grid_8b, largest_grid_8b, dsums.get() + r, s, opt);
+      max(df.get() + r * small_grid, small_grid, maxes.get() + r, s, opt);
+      bit_xor(d32.get() + r * largest_grid_4b, largest_grid_4b, xors.get() + r, s, opt);
+      min(d64.get() + r * largest_grid_8b, largest_grid_8b, mins.get() + r, s, opt);
+    }
+    GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));
+    const auto got_sums = to_host(sums), got_mins = to_host(mins);
+    const auto got_dsums = to_host(dsums);
+    const auto got_maxes = to_host(maxes);
+    const auto got_xors = to_host(xors);
+    for (int r = 0; r < rounds; ++r) {
+      SCOPED_TRACE("round " + std::to_string(r));
+      EXPECT_EQ(std::uint64_t(got_sums[r]), reference::int_sum(i64[r].data(), largest_grid_8b));
+      expect_float_sum(got_dsums[r], reference::float_sum(f64[r].data(), largest_grid_8b, false), largest_grid_8b,
+                       "double sum");
+      EXPECT_EQ(got_maxes[r], *std::max_element(f32[r].begin(), f32[r].end()));
+      std::int32_t x = 0;
+      for (std::int32_t v : i32[r]) x ^= v;
+      EXPECT_EQ(got_xors[r], x);
+      EXPECT_EQ(got_mins[r], *std::min_element(i64[r].begin(), i64[r].end()));
+    }
+  }
+  cudaFree(caller_ws);
+  cudaStreamDestroy(s);
+}
+
+// A captured int32 sum and float min replayed 10 times on new data, with a call on the same
+// workspace outside the graph between replays.
+TEST(test_atomic_end, graph_replays_between_other_launches) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const std::uint64_t n = small_grid;
+  cudaStream_t s;
+  GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  void* ws = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMalloc(&ws, workspace_bytes));
+  GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(ws, 0, workspace_bytes, s));
+  Options opt;
+  opt.workspace = ws, opt.workspace_size = workspace_bytes;
+  DeviceBuffer<std::int32_t> d(n);
+  DeviceBuffer<float> f(n);
+  DeviceBuffer<std::int64_t> out(2);
+  DeviceBuffer<float> fout(1);
+  cudaGraph_t graph;
+  GPUREDUCE_CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  sum(d.get(), n, out.get(), s, opt);
+  min(f.get(), n, fout.get(), s, opt);
+  GPUREDUCE_CHECK_CUDA(cudaStreamEndCapture(s, &graph));
+  cudaGraphExec_t exec;
+  GPUREDUCE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 10; ++replay) {
+    SCOPED_TRACE("replay " + std::to_string(replay));
+    const auto h = random_input<std::int32_t>(n, seed + 2 * replay);
+    const auto hf = random_input<float>(n, seed + 2 * replay + 1);
+    GPUREDUCE_CHECK_CUDA(cudaMemcpyAsync(d.get(), h.data(), n * 4, cudaMemcpyHostToDevice, s));
+    GPUREDUCE_CHECK_CUDA(cudaMemcpyAsync(f.get(), hf.data(), n * 4, cudaMemcpyHostToDevice, s));
+    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(out.get(), 0xA5, 16, s));
+    GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(fout.get(), 0xA5, 4, s));
+    GPUREDUCE_CHECK_CUDA(cudaGraphLaunch(exec, s));
+    sum(d.get(), n / 2, out.get() + 1, s, opt);
+    GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));
+    const auto got = to_host(out);
+    EXPECT_EQ(std::uint64_t(got[0]), reference::int_sum(h.data(), n));
+    EXPECT_EQ(std::uint64_t(got[1]), reference::int_sum(h.data(), n / 2));
+    EXPECT_EQ(to_host(fout)[0], *std::min_element(hf.begin(), hf.end()));
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaFree(ws);
+  cudaStreamDestroy(s);
+}
+
+// min (less) or max of x without its NaN; of two zeros min -0 and max +0 where present.
+template <class F>
+F extreme_without_nan(const std::vector<F>& x, bool less) {
+  F r = less ? std::numeric_limits<F>::infinity() : -std::numeric_limits<F>::infinity();
+  for (F v : x)
+    if (!std::isnan(v) && (less ? v < r || (v == r && std::signbit(v)) : v > r || (v == r && !std::signbit(v)))) r = v;
+  return r;
+}
+
+// Of two zeros max gives +0 and min -0 where present; a NaN wins under propagate with the sign of
+// the winning end (max: +, min: -), whatever the sign of the input's NaN, with the same bits on
+// every run; under ignore NaN are skipped. Zeros among numbers of one sign, then one NaN of either
+// sign at the first, a middle or the last element.
+template <class F>
+void check_zeros_and_nan(std::uint64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  using U = std::conditional_t<sizeof(F) == 4, std::uint32_t, std::uint64_t>;
+  for (const bool less : {false, true}) {
+    SCOPED_TRACE(less ? "min" : "max");
+    std::vector<F> h(n);
+    for (F& x : h) x = (less ? F(1) : -F(1)) * (F(1) + F(rng() % 1000));  // a zero is the extreme
+    for (int k = 0; k < 5; ++k) h[rng() % n] = less ? F(0) : -F(0);
+    h[rng() % n] = less ? -F(0) : F(0);
+    const auto run = [&](const F* d, NanPolicy nan) {
+      return run_to_host<F>([&](F* o) {
+        if (less) min(d, n, o, nullptr, {.nan = nan});
+        else max(d, n, o, nullptr, {.nan = nan});
+      });
+    };
+    const DeviceInput<F> d(h, 0);
+    const F zero = run(d.get(), NanPolicy::propagate);
+    EXPECT_TRUE(zero == 0 && std::signbit(zero) == less) << "zeros";
+    for (const std::uint64_t at : {std::uint64_t(0), n / 2 + 1, n - 1}) {
+      for (const bool negative : {false, true}) {
+        SCOPED_TRACE("NaN at " + std::to_string(at) + (negative ? ", negative" : ", positive"));
+        std::vector<F> g = h;
+        const U nan_bits = U(std::numeric_limits<U>::max() >> 1) | (negative ? U(1) << (8 * sizeof(F) - 1) : U(0));
+        std::memcpy(&g[at], &nan_bits, sizeof(F));
+        const DeviceInput<F> dg(g, 0);
+        const F first = run(dg.get(), NanPolicy::propagate);
+        EXPECT_TRUE(std::isnan(first) && std::signbit(first) == less);
+        for (int repeat = 0; repeat < 10; ++repeat) {
+          const F again = run(dg.get(), NanPolicy::propagate);
+          EXPECT_EQ(std::memcmp(&again, &first, sizeof(F)), 0) << "repeat " << repeat;
+        }
+        const F ignored = run(dg.get(), NanPolicy::ignore);
+        const F want = extreme_without_nan(g, less);
+        EXPECT_TRUE(ignored == want && std::signbit(ignored) == std::signbit(want)) << "ignore";
+      }
+    }
+  }
+}
+
+TEST(test_atomic_end, zeros_and_nan_of_float_min_max) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  check_zeros_and_nan<float>(small_grid, seed);
+  check_zeros_and_nan<float>(largest_grid_4b, seed + 1);
+  check_zeros_and_nan<double>(small_grid, seed + 2);
+  check_zeros_and_nan<double>(largest_grid_8b, seed + 3);
+}
+
+}  // namespace
+}  // namespace gpureduce::test
