@@ -91,8 +91,16 @@ struct LaunchPlan {
   Kernel kernel;  // never automatic
   unsigned threads;
   std::uint64_t blocks;
-  bool combiner = false;  // the grid's last block reads nothing and combines (max_combiner_blocks)
+  // The grid has one block that reads nothing: the last one, which combines (max_combiner_blocks),
+  // or for an atomic end block 0 (atomic_end_max_blocks).
+  bool combiner = false;
 };
+
+// Grids that end in atomics (grid/atomic_end.hpp) take the extra block up to the largest grid of
+// few blocks (polled_grid_blocks readers, up to 32 MB of one array): no block polls their
+// partials. H100, tools/probes/atomic_end_probe.cu (*_atomicend_5fb4bae.txt): 4 MB of int32 read by
+// 256 blocks, each adding its partial, 6.78 us against the library's hand-off 7.26.
+GPUREDUCE_HD constexpr std::uint64_t atomic_end_max_blocks(const ReduceTuning& t) { return polled_grid_blocks(t) + 1; }
 
 // The block of the one-block kernel with one vector per thread (one_per_thread_max_bytes) for n
 // elements of elem_bytes, each of them one vector: small_single_threads threads where they hold n,
@@ -105,12 +113,14 @@ GPUREDUCE_HD constexpr unsigned one_per_thread_threads(std::uint64_t n, unsigned
 // The kernel by input size (force: a kernel chosen by the caller, for tests and benchmarks), and
 // its block size and grid: the one-block kernel's block size by input size, forced or not;
 // grid_blocks > 0 fixes the grid kernel's block count (capped at max_grid_blocks). combiner_ok: the
-// call can end in a combiner block; a grid that then has room below max_combiner_blocks and the
-// resident limit gets one block more than it has readers (forced: the combiner is one of them).
+// call can end in a combiner block; a grid that then has room below combiner_max blocks
+// (max_combiner_blocks, or atomic_end_max_blocks for an atomic end) and the resident limit gets
+// one block more than it has readers (forced: the extra block is one of them).
 GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t addr, unsigned elem_bytes,
                                               const ReduceTuning& t, std::uint64_t max_resident_blocks,
                                               Kernel force = Kernel::automatic, std::uint64_t grid_blocks = 0,
-                                              bool combiner_ok = false) {
+                                              bool combiner_ok = false,
+                                              std::uint64_t combiner_max = max_combiner_blocks) {
   Kernel k = force;
   if (k == Kernel::automatic) k = n <= t.single_block_max_bytes / elem_bytes ? Kernel::one_block : Kernel::grid;
   if (k == Kernel::one_block) {
@@ -119,7 +129,7 @@ GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t add
   }
   if (grid_blocks > 0) {
     const std::uint64_t blocks = min_u64(grid_blocks, max_grid_blocks);
-    return {k, t.grid_threads, blocks, combiner_ok && blocks >= 2 && blocks <= max_combiner_blocks};
+    return {k, t.grid_threads, blocks, combiner_ok && blocks >= 2 && blocks <= combiner_max};
   }
   const VectorSplit split = VectorSplit::make(addr, n, elem_bytes);
   const std::uint64_t per_batch = std::uint64_t(t.grid_unroll) * t.grid_threads;
@@ -127,7 +137,7 @@ GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t add
   const std::uint64_t cap = min_u64(max_resident_blocks, max_grid_blocks);
   const std::uint64_t limit = batches <= t.few_blocks_max_batches ? min_u64(cap, polled_grid_blocks(t)) : cap;
   const std::uint64_t readers = max_u64(1, min_u64(batches, limit));
-  if (combiner_ok && readers + 1 <= min_u64(cap, max_combiner_blocks)) return {k, t.grid_threads, readers + 1, true};
+  if (combiner_ok && readers + 1 <= min_u64(cap, combiner_max)) return {k, t.grid_threads, readers + 1, true};
   return {k, t.grid_threads, readers};
 }
 

@@ -18,8 +18,8 @@
 //                        Combiner: the grid's last block reads nothing and combines the others'
 //                        partials from the start (dispatch/launch_plan.hpp, max_combiner_blocks);
 //                        where the result takes integer atomics, block 0 reads nothing instead
-//                        and each other block adds its partial into the result
-//                        (grid/atomic_end.hpp).
+//                        and each other block adds its partial into the result, in grids of up
+//                        to atomic_end_max_blocks (grid/atomic_end.hpp).
 #pragma once
 
 #include <gpureduce/agent/thread_partial.cuh>
