@@ -184,9 +184,12 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
 // the identity in the result and publishes the launch's generation; every other block reads its
 // share, reduces it, waits for the generation and adds its partial into the result. No block
 // waits for another's partial, and nothing is left to do once the last one's atomic is done.
-// H100, tools/probes/atomic_end_probe.cu (bench/results/*_atomicend_wip_ecd0b24.txt), int32 in
-// 16 KB per block, us: 256 KB 5.06 for the library's combiner block -> 4.61 (no combine at all:
-// 4.42), 1 MB 5.44 -> 5.02 (4.80), 2 MB 6.18 -> 5.76 (5.54).
+// H100, A/B in one run against ecd0b24's combiner block and polling last block
+// (bench/results/*_ab_atomic_end_5fb4bae_vs_ecd0b24.txt, *_ab_atomic_end_wide_f3f56a1_vs_5fb4bae.txt):
+// int32 sum 2^16 5.02 -> 4.77 us, 2^18 5.38 -> 5.18, 2^20 7.28 -> 6.88; int64 sum 2^18 6.05 ->
+// 5.82; float64 max 2^18 6.21 -> 6.08; 0.95-0.99x of the time from 64 KB to 8 MB. Waiting for
+// the generation before the block's reduction instead of after it: 1.02x
+// (*_ab_atomic_end_early_wait_vs_5fb4bae.txt).
 template <unsigned BlockThreads, int Unroll, class A, class Out, class Source, class Op, class Load, class T>
 __device__ __forceinline__ void atomic_end_reduce(const Source& src, const VectorSplit& split, Out* out,
                                                   unsigned char* ws, const Load& load, Op op,
