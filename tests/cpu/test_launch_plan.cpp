@@ -201,6 +201,10 @@ TEST(test_dispatch_launch_plan, large_inputs_may_take_several_waves) {
 TEST(test_dispatch_launch_plan, workspace_holds_a_partial_per_block) {
   EXPECT_GE(workspace_bytes, grid_ticketed_offset + max_grid_blocks * 16);
   EXPECT_GE(grid_ticketed_offset, grid_flagged_offset + max_grid_blocks * 16);  // the regions never overlap
+  // The atomic end's two words: after the ticketed partials, 128 bytes apart (never on one line).
+  EXPECT_GE(grid_generation_offset, grid_ticketed_offset + max_grid_blocks * 16);
+  EXPECT_EQ(grid_published_offset, grid_generation_offset + 128);
+  EXPECT_GE(workspace_bytes, grid_published_offset + 128);
   EXPECT_EQ(detail::slot_bytes % 256, 0u);
   EXPECT_GE(detail::slot_bytes, detail::slot_result_bytes + workspace_bytes);
 }
@@ -214,7 +218,9 @@ TEST(test_dispatch_exact_plan, grid_fits_the_workspace_in_whole_waves) {
   EXPECT_EQ(float_words, 13);
   EXPECT_EQ(exact::partial_bytes(double_words), 280u);
   EXPECT_GE(exact::max_blocks(double_words), 132u);
-  EXPECT_LE(exact::max_blocks(double_words) * exact::partial_bytes(double_words), grid_workspace_bytes - grid_ticketed_offset);
+  // Within the ticketed region: the generation words after it stay as the last launch left them.
+  for (const int words : {double_words, float_words})
+    EXPECT_LE(grid_ticketed_offset + exact::max_blocks(words) * exact::partial_bytes(words), grid_generation_offset);
   const std::uint64_t big = std::uint64_t(1) << 30;
   EXPECT_EQ(exact::grid_blocks(big, 512, 132 * 4, 132, double_words), 132u);
   EXPECT_EQ(exact::grid_blocks(big, 512, 132 * 4, 132, float_words), 132u * 4);

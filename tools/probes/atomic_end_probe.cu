@@ -22,6 +22,7 @@
 
 #include <cub/device/device_reduce.cuh>
 
+#include "../../src/bench/timer.hpp"
 #include "probe_setup.cuh"
 
 #include <algorithm>
@@ -159,9 +160,7 @@ int main() {
   const std::size_t flush_bytes = 2 * p.l2_bytes;
   void* flush = nullptr;
   GPUREDUCE_CUDA(cudaMalloc(&flush, flush_bytes));
-  cudaEvent_t e0, e1;
-  GPUREDUCE_CUDA(cudaEventCreate(&e0));
-  GPUREDUCE_CUDA(cudaEventCreate(&e1));
+  gpureduce::GpuTimer timer(s, 0);  // flushes in `before`, with the way's own set-up after it
   u64 *ws = nullptr, *out = nullptr, *partials = nullptr;
   GPUREDUCE_CUDA(cudaMalloc(&ws, 256));
   GPUREDUCE_CUDA(cudaMemset(ws, 0, 256));
@@ -225,16 +224,13 @@ int main() {
     for (int i = -3; i < samples; ++i) {  // three warm-up rounds
       for (int j = 0; j < ways; ++j) {
         const Way w = Way((j + i + 3) % ways);
-        GPUREDUCE_CUDA(cudaMemsetAsync(out + w, 0xA5, sizeof(u64), s));
-        GPUREDUCE_CUDA(cudaMemsetAsync(flush, i & 0xff, flush_bytes, s));
-        if (w == red_zeroed) GPUREDUCE_CUDA(cudaMemsetAsync(out + w, 0, sizeof(u64), s));
-        GPUREDUCE_CUDA(cudaEventRecord(e0, s));
-        run(w);
-        GPUREDUCE_CUDA(cudaEventRecord(e1, s));
-        GPUREDUCE_CUDA(cudaStreamSynchronize(s));
-        float ms = 0;
-        GPUREDUCE_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-        if (i >= 0) us[w].push_back(ms * 1000.0);
+        const auto before = [&](cudaStream_t st) {
+          GPUREDUCE_CUDA(cudaMemsetAsync(out + w, 0xA5, sizeof(u64), st));
+          GPUREDUCE_CUDA(cudaMemsetAsync(flush, i & 0xff, flush_bytes, st));
+          if (w == red_zeroed) GPUREDUCE_CUDA(cudaMemsetAsync(out + w, 0, sizeof(u64), st));
+        };
+        const gpureduce::TimingStats t = timer.measure([&](cudaStream_t) { run(w); }, 1, 0, before);
+        if (i >= 0) us[w].push_back(t.median_ms * 1000.0);
         if (w == read_only) continue;
         u64 got = 0;
         GPUREDUCE_CUDA(cudaMemcpy(&got, out + w, sizeof(u64), cudaMemcpyDeviceToHost));

@@ -13,11 +13,10 @@ namespace gpureduce::exact {
 // Workspace bytes per block: the block's words as 32-bit digits, and its flags.
 GPUREDUCE_HD constexpr std::size_t partial_bytes(int words) { return (std::size_t(words) + 1) * 4; }
 
-// Blocks whose partials fit the grid workspace's ticketed region (launch_plan.hpp). The flagged
-// region is not used: its slots must stay empty (zero) for the plain reductions.
-GPUREDUCE_HD constexpr std::uint64_t max_blocks(int words) {
-  return (grid_workspace_bytes - grid_ticketed_offset) / partial_bytes(words);
-}
+// Blocks whose partials fit the grid workspace's ticketed region (launch_plan.hpp). Neither the
+// flagged region nor the atomic end's generation words after it are used: the slots must stay
+// empty (zero) and the words as the last launch left them, for the plain reductions.
+GPUREDUCE_HD constexpr std::uint64_t max_blocks(int words) { return grid_ticketed_bytes / partial_bytes(words); }
 
 // Elements per thread are capped so that no shared word takes more than 2^30 deposits
 // (32 lanes x 2^24 + the final ones).

@@ -59,13 +59,14 @@ enum class Kernel : unsigned char { automatic, one_block, grid, waves };
 //   [16, ...) flagged partials (grid/flagged_partial.hpp): 16 bytes per block, empty (zero)
 //             between launches
 //   [...]     ticketed partials: one 16-byte accumulator per block
-//   [...]     the atomic end's ticket word and, 128 bytes on (a line of its own), its published
-//             generation (grid/atomic_end.hpp): equal generations and no tickets drawn between
-//             launches, the only words not zero then
+//   [...]     the atomic end's ticket word and, 128 bytes on (never on the ticket's line), its
+//             published generation (grid/atomic_end.hpp): equal generations and no tickets drawn
+//             between launches, the only words not zero then
 inline constexpr std::uint64_t max_grid_blocks = 4096;
 inline constexpr std::size_t grid_flagged_offset = 16;
 inline constexpr std::size_t grid_ticketed_offset = grid_flagged_offset + max_grid_blocks * 16;
-inline constexpr std::size_t grid_generation_offset = grid_ticketed_offset + max_grid_blocks * 16;
+inline constexpr std::size_t grid_ticketed_bytes = max_grid_blocks * 16;
+inline constexpr std::size_t grid_generation_offset = grid_ticketed_offset + grid_ticketed_bytes;
 inline constexpr std::size_t grid_published_offset = grid_generation_offset + 128;
 inline constexpr std::size_t grid_workspace_bytes = grid_published_offset + 128;
 

@@ -1,8 +1,9 @@
 // How a grid of few blocks (up to atomic_end_max_blocks, launch_plan.hpp: 32 MB of one array)
 // ends where its result fits one integer atomic: every reading block adds its partial into the
 // result with one atomic (an add, min, max, and, or or xor of 4 or 8 bytes, no value returned), so
-// no block waits for the others' partials and the kernel is done when the last block's atomic is. Integer sums, min/max and bitwise reductions, and min/max of
-// float and double, whose accumulator is the result's type. The result is the same on every run:
+// no block waits for the others' partials and the kernel is done when the last block's atomic is.
+// Integer sums, min/max and bitwise reductions, and min/max of float and double, whose
+// accumulator is the result's type. The result is the same on every run:
 // integer atomics are exact and these combines do not depend on the order (floating sums take
 // the hand-off, kernel/reduce_kernels.cuh).
 //
@@ -104,9 +105,11 @@ GPUREDUCE_HD constexpr AtomicStep<detail::atomic_bits_t<A>> atomic_end_step(cons
     return {negative ? AtomicKind::unsigned_min : AtomicKind::signed_max, bits};
   } else {
     constexpr bool is_signed = std::is_signed_v<A>;
+    constexpr AtomicKind min_kind = is_signed ? AtomicKind::signed_min : AtomicKind::unsigned_min;
+    constexpr AtomicKind max_kind = is_signed ? AtomicKind::signed_max : AtomicKind::unsigned_max;
     if constexpr (std::is_same_v<Op, Sum>) return {AtomicKind::add, U(v)};
-    else if constexpr (std::is_same_v<Op, Min>) return {is_signed ? AtomicKind::signed_min : AtomicKind::unsigned_min, U(v)};
-    else if constexpr (std::is_same_v<Op, Max>) return {is_signed ? AtomicKind::signed_max : AtomicKind::unsigned_max, U(v)};
+    else if constexpr (std::is_same_v<Op, Min>) return {min_kind, U(v)};
+    else if constexpr (std::is_same_v<Op, Max>) return {max_kind, U(v)};
     else if constexpr (std::is_same_v<Op, BitAnd>) return {AtomicKind::bit_and, U(v)};
     else if constexpr (std::is_same_v<Op, BitOr>) return {AtomicKind::bit_or, U(v)};
     else return {AtomicKind::bit_xor, U(v)};

@@ -185,7 +185,8 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
 // share, reduces it, waits for the generation and adds its partial into the result. No block
 // waits for another's partial, and nothing is left to do once the last one's atomic is done.
 // H100, A/B in one run against ecd0b24's combiner block and polling last block
-// (bench/results/*_ab_atomic_end_5fb4bae_vs_ecd0b24.txt, *_ab_atomic_end_wide_f3f56a1_vs_5fb4bae.txt):
+// (bench/results/*_ab_atomic_end_5fb4bae_vs_ecd0b24.txt and
+// *_ab_atomic_end_wide_f3f56a1_vs_5fb4bae.txt):
 // int32 sum 2^16 5.02 -> 4.77 us, 2^18 5.38 -> 5.18, 2^20 7.28 -> 6.88; int64 sum 2^18 6.05 ->
 // 5.82; float64 max 2^18 6.21 -> 6.08; 0.95-0.99x of the time from 64 KB to 8 MB. Waiting for
 // the generation before the block's reduction instead of after it: 1.02x
