@@ -1,6 +1,7 @@
 // Grids that end in atomics (grid/atomic_end.hpp): many launches back to back on one stream and
-// workspace, alternating with grids that hand their partials over, and replayed in a graph (each
-// launch must wait for its own generation), and the zeros and NaN of float and double min/max.
+// workspace, alternating with grids that hand their partials over or with exact sums on the
+// largest grid, and replayed in a graph (each launch must wait for its own generation), and the
+// zeros and NaN of float and double min/max.
 #include "../../src/bench/cuda_check.hpp"
 #include "reduce_checks.cuh"
 
@@ -141,6 +142,45 @@ TEST(test_atomic_end, graph_replays_between_other_launches) {
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
+  cudaFree(ws);
+  cudaStreamDestroy(s);
+}
+
+// Exact float sums on the largest grid the workspace holds (forced) between atomic ends on the same
+// workspace: their partials stay out of the generation words. An infinity every 1000 elements
+// sets every block's flags, the last row of the exact partials.
+TEST(test_atomic_end, exact_sums_on_the_same_workspace) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const std::uint64_t n = 1u << 21;
+  cudaStream_t s;
+  GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  void* ws = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMalloc(&ws, workspace_bytes));
+  GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(ws, 0, workspace_bytes, s));
+  Options opt;
+  opt.workspace = ws, opt.workspace_size = workspace_bytes;
+  Options exact_opt = opt;
+  exact_opt.force_blocks = max_grid_blocks;  // capped at what the workspace holds
+  const auto h = random_input<std::int32_t>(small_grid, seed);
+  auto hf = random_input<float>(n, seed + 1);
+  for (std::uint64_t i = 0; i < n; i += 1000) hf[i] = std::numeric_limits<float>::infinity();
+  const DeviceInput<std::int32_t> d(h, 0);
+  const DeviceInput<float> f(hf, 0);
+  DeviceBuffer<std::int64_t> sums(4);
+  DeviceBuffer<float> exact(3);
+  GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(sums.get(), 0xA5, 4 * 8, s));
+  for (int k = 0; k < 3; ++k) {
+    sum(d.get(), small_grid, sums.get() + k, s, opt);
+    exact_sum(f.get(), n, exact.get() + k, s, exact_opt);
+  }
+  sum(d.get(), small_grid, sums.get() + 3, s, opt);
+  GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));
+  const auto got = to_host(sums);
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(std::uint64_t(got[k]), reference::int_sum(h.data(), small_grid)) << k;
+  const auto e = to_host(exact);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(e[k], std::numeric_limits<float>::infinity()) << k;
   cudaFree(ws);
   cudaStreamDestroy(s);
 }
