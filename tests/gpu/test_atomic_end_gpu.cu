@@ -21,6 +21,25 @@ std::vector<T> to_host(const DeviceBuffer<T>& d) {
   return h;
 }
 
+// A non-blocking stream with a zero-filled workspace of the caller's on it, and Options passing it.
+struct StreamWithWorkspace {
+  cudaStream_t s{};
+  void* ws = nullptr;
+  Options opt;
+  StreamWithWorkspace() {
+    EXPECT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&ws, workspace_bytes), cudaSuccess);
+    EXPECT_EQ(cudaMemsetAsync(ws, 0, workspace_bytes, s), cudaSuccess);
+    opt.workspace = ws, opt.workspace_size = workspace_bytes;
+  }
+  ~StreamWithWorkspace() {
+    cudaFree(ws);
+    cudaStreamDestroy(s);
+  }
+  StreamWithWorkspace(const StreamWithWorkspace&) = delete;
+  StreamWithWorkspace& operator=(const StreamWithWorkspace&) = delete;
+};
+
 // 50 rounds of five reductions on one stream with no synchronisation between them, each round on a
 // new input written on the stream: int64 sum, double sum (the hand-off), float max, int32 xor and
 // int64 min, into results poisoned first; then every result is checked. Once with the library's
@@ -30,15 +49,11 @@ TEST(test_atomic_end, back_to_back_launches_alternating_with_hand_offs) {
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   constexpr int rounds = 50;
-  cudaStream_t s;
-  GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  void* caller_ws = nullptr;
-  GPUREDUCE_CHECK_CUDA(cudaMalloc(&caller_ws, workspace_bytes));
-  GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(caller_ws, 0, workspace_bytes, s));
+  const StreamWithWorkspace sw;
+  const cudaStream_t s = sw.s;
   for (const bool own_workspace : {false, true}) {
     SCOPED_TRACE(own_workspace ? "caller's workspace" : "library's workspace");
-    Options opt;
-    if (own_workspace) opt.workspace = caller_ws, opt.workspace_size = workspace_bytes;
+    const Options opt = own_workspace ? sw.opt : Options{};
     std::vector<std::vector<std::int32_t>> i32(rounds);
     std::vector<std::vector<std::int64_t>> i64(rounds);
     std::vector<std::vector<float>> f32(rounds);
@@ -95,8 +110,6 @@ TEST(test_atomic_end, back_to_back_launches_alternating_with_hand_offs) {
       EXPECT_EQ(got_mins[r], *std::min_element(i64[r].begin(), i64[r].end()));
     }
   }
-  cudaFree(caller_ws);
-  cudaStreamDestroy(s);
 }
 
 // A captured int32 sum and float min replayed 10 times on new data, with a call on the same
@@ -106,13 +119,9 @@ TEST(test_atomic_end, graph_replays_between_other_launches) {
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const std::uint64_t n = small_grid;
-  cudaStream_t s;
-  GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  void* ws = nullptr;
-  GPUREDUCE_CHECK_CUDA(cudaMalloc(&ws, workspace_bytes));
-  GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(ws, 0, workspace_bytes, s));
-  Options opt;
-  opt.workspace = ws, opt.workspace_size = workspace_bytes;
+  const StreamWithWorkspace sw;
+  const cudaStream_t s = sw.s;
+  const Options opt = sw.opt;
   DeviceBuffer<std::int32_t> d(n);
   DeviceBuffer<float> f(n);
   DeviceBuffer<std::int64_t> out(2);
@@ -142,8 +151,6 @@ TEST(test_atomic_end, graph_replays_between_other_launches) {
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
-  cudaFree(ws);
-  cudaStreamDestroy(s);
 }
 
 // Exact float sums on the largest grid the workspace holds (forced) between atomic ends on the same
@@ -154,13 +161,9 @@ TEST(test_atomic_end, exact_sums_on_the_same_workspace) {
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const std::uint64_t n = 1u << 21;
-  cudaStream_t s;
-  GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  void* ws = nullptr;
-  GPUREDUCE_CHECK_CUDA(cudaMalloc(&ws, workspace_bytes));
-  GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(ws, 0, workspace_bytes, s));
-  Options opt;
-  opt.workspace = ws, opt.workspace_size = workspace_bytes;
+  const StreamWithWorkspace sw;
+  const cudaStream_t s = sw.s;
+  const Options opt = sw.opt;
   Options exact_opt = opt;
   exact_opt.force_blocks = max_grid_blocks;  // capped at what the workspace holds
   const auto h = random_input<std::int32_t>(small_grid, seed);
@@ -181,8 +184,6 @@ TEST(test_atomic_end, exact_sums_on_the_same_workspace) {
   for (int k = 0; k < 4; ++k) EXPECT_EQ(std::uint64_t(got[k]), reference::int_sum(h.data(), small_grid)) << k;
   const auto e = to_host(exact);
   for (int k = 0; k < 3; ++k) EXPECT_EQ(e[k], std::numeric_limits<float>::infinity()) << k;
-  cudaFree(ws);
-  cudaStreamDestroy(s);
 }
 
 // min (less) or max of x without its NaN; of two zeros min -0 and max +0 where present.
