@@ -3,9 +3,9 @@
 // result with one atomic (an add, min, max, and, or or xor of 4 or 8 bytes, no value returned), so
 // no block waits for the others' partials and the kernel is done when the last block's atomic is.
 // Integer sums, min/max and bitwise reductions, and min/max of float and double, whose
-// accumulator is the result's type. The result is the same on every run:
-// integer atomics are exact and these combines do not depend on the order (floating sums take
-// the hand-off, kernel/reduce_kernels.cuh).
+// accumulator is the result's type. The result is the same on every run: integer atomics are
+// exact and these combines do not depend on the order (floating sums take the hand-off,
+// kernel/reduce_kernels.cuh).
 //
 // The result must hold the identity before the first atomic, in every launch and graph replay. The
 // grid's block 0 reads nothing: it stores the identity and then publishes the launch's generation
@@ -49,8 +49,9 @@ inline constexpr bool atomic_end_v = [] {
   }
 }();
 
-enum class AtomicKind : unsigned char { none, add, bit_and, bit_or, bit_xor, signed_min, signed_max, unsigned_min,
-                                        unsigned_max };
+enum class AtomicKind : unsigned char {
+  none, add, bit_and, bit_or, bit_xor, signed_min, signed_max, unsigned_min, unsigned_max
+};
 
 // One atomic on the result's bits: which, and its operand. U: the unsigned integer of A's size.
 template <class U>

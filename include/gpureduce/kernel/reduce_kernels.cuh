@@ -25,8 +25,8 @@
 #include <gpureduce/agent/thread_partial.cuh>
 #include <gpureduce/block/block_reduce.cuh>
 #include <gpureduce/dispatch/launch_plan.hpp>
-#include <gpureduce/kernel/atomic_end.cuh>
 #include <gpureduce/grid/flagged_partial.hpp>
+#include <gpureduce/kernel/atomic_end.cuh>
 #include <gpureduce/kernel/grid_dependency.cuh>
 #include <gpureduce/thread/accumulator.hpp>
 #include <gpureduce/thread/tree_key.hpp>
@@ -188,7 +188,7 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
 // (bench/results/*_ab_atomic_end_5fb4bae_vs_ecd0b24.txt and
 // *_ab_atomic_end_wide_f3f56a1_vs_5fb4bae.txt):
 // int32 sum 2^16 5.02 -> 4.77 us, 2^18 5.38 -> 5.18, 2^20 7.28 -> 6.88; int64 sum 2^18 6.05 ->
-// 5.82; float64 max 2^18 6.21 -> 6.08; 0.95-0.99x of the time from 64 KB to 8 MB. Waiting for
+// 5.82; float64 max 2^18 6.21 -> 6.08; 0.95-0.99x of the time from 64 KB to 32 MB. Waiting for
 // the generation before the block's reduction instead of after it: 1.02x
 // (*_ab_atomic_end_early_wait_vs_5fb4bae.txt).
 template <unsigned BlockThreads, int Unroll, class A, class Out, class Source, class Op, class Load, class T>
