@@ -115,18 +115,21 @@ TEST(test_dispatch_launch_plan, combiner_block) {
   EXPECT_TRUE(plan(5, resident, 2).combiner);
   EXPECT_FALSE(plan(5, resident, 1).combiner);
   EXPECT_FALSE(plan(5, resident, max_combiner_blocks + 1).combiner);
-  // An atomic end takes the extra block up to the largest grid of few blocks.
-  const auto atomic = [](std::uint64_t n, std::uint64_t forced = 0) {
-    return plan_launch(n, 0, 4, t, resident, Kernel::grid, forced, true, atomic_end_max_blocks(t));
+  // An atomic end takes the extra block in every grid: a full wave with one reader fewer.
+  const auto atomic = [](std::uint64_t n, std::uint64_t res, std::uint64_t forced = 0) {
+    return plan_launch(n, 0, 4, t, res, Kernel::grid, forced, true, true);
   };
-  EXPECT_EQ(atomic_end_max_blocks(t), polled_grid_blocks(t) + 1);
-  EXPECT_TRUE(atomic(polled_grid_blocks(t) * per_block).combiner);
-  EXPECT_EQ(atomic(polled_grid_blocks(t) * per_block).blocks, polled_grid_blocks(t) + 1);
-  EXPECT_EQ(atomic(t.few_blocks_max_batches * per_block).blocks, polled_grid_blocks(t) + 1);  // batches each
-  EXPECT_FALSE(atomic((t.few_blocks_max_batches + 1) * per_block).combiner);  // a full wave
-  EXPECT_EQ(atomic((t.few_blocks_max_batches + 1) * per_block).blocks, resident);
-  EXPECT_TRUE(atomic(5, polled_grid_blocks(t) + 1).combiner);
-  EXPECT_FALSE(atomic(5, polled_grid_blocks(t) + 2).combiner);
+  EXPECT_EQ(atomic(16 * per_block, resident).blocks, 17u);
+  EXPECT_EQ(atomic(polled_grid_blocks(t) * per_block, resident).blocks, polled_grid_blocks(t) + 1);
+  EXPECT_TRUE(atomic(polled_grid_blocks(t) * per_block, resident).combiner);
+  EXPECT_EQ(atomic(t.few_blocks_max_batches * per_block, resident).blocks, polled_grid_blocks(t) + 1);
+  EXPECT_EQ(atomic((t.few_blocks_max_batches + 1) * per_block, resident).blocks, resident);  // a full wave
+  EXPECT_TRUE(atomic((t.few_blocks_max_batches + 1) * per_block, resident).combiner);
+  EXPECT_EQ(atomic(16 * per_block, 16).blocks, 16u);  // one wave of 16: 15 readers
+  EXPECT_TRUE(atomic(16 * per_block, 16).combiner);
+  EXPECT_FALSE(atomic(16 * per_block, 1).combiner);  // no room for a reader beside block 0
+  EXPECT_TRUE(atomic(5, resident, max_grid_blocks).combiner);
+  EXPECT_FALSE(atomic(5, resident, 1).combiner);
 }
 
 TEST(test_dispatch_launch_plan, forced_shapes) {

@@ -368,11 +368,10 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     const std::uint64_t max_blocks =
         grid_block_limit(n, bytes, limits.l2_bytes, limits.resident_blocks[waves ? 2 : evict_first], tuning);
     // The combiner kernel loads evict-first, as every grid of up to max_combiner_blocks does unless
-    // the caller asks for plain loads; for an atomic end, up to atomic_end_max_blocks.
-    const LaunchPlan plan = plan_launch(
-        n, src.address(), Source::split_bytes, waves ? waves_tuning : tuning, max_blocks, opt.force_kernel,
-        opt.force_blocks, tree_flaggable<A, Op> && evict_first && !waves,
-        atomic_end_v<A, Out, Op> ? atomic_end_max_blocks(tuning) : max_combiner_blocks);
+    // the caller asks for plain loads; for an atomic end, every grid that loads evict-first.
+    const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, waves ? waves_tuning : tuning,
+                                        max_blocks, opt.force_kernel, opt.force_blocks,
+                                        tree_flaggable<A, Op> && evict_first && !waves, atomic_end_v<A, Out, Op>);
     if (plan.kernel == Kernel::one_block)
       return Status::from_cuda(launch_one_block<A>(src, n, plan.threads, out, op, stream, opt.dependent_launch));
     void* ws = opt.workspace;

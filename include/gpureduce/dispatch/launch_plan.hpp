@@ -93,15 +93,9 @@ struct LaunchPlan {
   unsigned threads;
   std::uint64_t blocks;
   // The grid has one block that reads nothing: the last one, which combines (max_combiner_blocks),
-  // or for an atomic end block 0 (atomic_end_max_blocks).
+  // or for an atomic end block 0 (any grid).
   bool combiner = false;
 };
-
-// Grids that end in atomics (grid/atomic_end.hpp) take the extra block up to the largest grid of
-// few blocks (polled_grid_blocks readers, up to 32 MB of one array): no block polls their
-// partials. H100, tools/probes/atomic_end_probe.cu (*_atomicend_5fb4bae.txt): 4 MB of int32 read by
-// 256 blocks, each adding its partial, 6.78 us against the library's hand-off 7.26.
-GPUREDUCE_HD constexpr std::uint64_t atomic_end_max_blocks(const ReduceTuning& t) { return polled_grid_blocks(t) + 1; }
 
 // The block of the one-block kernel with one vector per thread (one_per_thread_max_bytes) for n
 // elements of elem_bytes, each of them one vector: small_single_threads threads where they hold n,
@@ -114,14 +108,18 @@ GPUREDUCE_HD constexpr unsigned one_per_thread_threads(std::uint64_t n, unsigned
 // The kernel by input size (force: a kernel chosen by the caller, for tests and benchmarks), and
 // its block size and grid: the one-block kernel's block size by input size, forced or not;
 // grid_blocks > 0 fixes the grid kernel's block count (capped at max_grid_blocks). combiner_ok: the
-// call can end in a combiner block; a grid that then has room below combiner_max blocks
-// (max_combiner_blocks, or atomic_end_max_blocks for an atomic end) and the resident limit gets
-// one block more than it has readers (forced: the extra block is one of them).
+// call can end in a combiner block; a grid that then has room below max_combiner_blocks and the
+// resident limit gets one block more than it has readers (forced: the combiner is one of them).
+// atomic_end: the extra block is the atomic end's block 0 (grid/atomic_end.hpp), which no block
+// polls for, so every grid takes it, a full wave with one reader fewer. H100, A/B in one run
+// against 04d1b17, where it stopped at 258 blocks (32 MB): int32 sum and max 2^24 (64 MB) 29.89
+// -> 29.06 and 30.26 -> 28.88 us, int64 sum 2^23 29.60 -> 29.10, float32 max 2^24 0.980x of the
+// time, the rest of 60 rows from 8 to 256 MB within 0.98-1.02x
+// (bench/results/*_ab_atomic_end_full_wave_experiment_vs_04d1b17.txt).
 GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t addr, unsigned elem_bytes,
                                               const ReduceTuning& t, std::uint64_t max_resident_blocks,
                                               Kernel force = Kernel::automatic, std::uint64_t grid_blocks = 0,
-                                              bool combiner_ok = false,
-                                              std::uint64_t combiner_max = max_combiner_blocks) {
+                                              bool combiner_ok = false, bool atomic_end = false) {
   Kernel k = force;
   if (k == Kernel::automatic) k = n <= t.single_block_max_bytes / elem_bytes ? Kernel::one_block : Kernel::grid;
   if (k == Kernel::one_block) {
@@ -130,7 +128,7 @@ GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t add
   }
   if (grid_blocks > 0) {
     const std::uint64_t blocks = min_u64(grid_blocks, max_grid_blocks);
-    return {k, t.grid_threads, blocks, combiner_ok && blocks >= 2 && blocks <= combiner_max};
+    return {k, t.grid_threads, blocks, combiner_ok && blocks >= 2 && (atomic_end || blocks <= max_combiner_blocks)};
   }
   const VectorSplit split = VectorSplit::make(addr, n, elem_bytes);
   const std::uint64_t per_batch = std::uint64_t(t.grid_unroll) * t.grid_threads;
@@ -138,7 +136,8 @@ GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t add
   const std::uint64_t cap = min_u64(max_resident_blocks, max_grid_blocks);
   const std::uint64_t limit = batches <= t.few_blocks_max_batches ? min_u64(cap, polled_grid_blocks(t)) : cap;
   const std::uint64_t readers = max_u64(1, min_u64(batches, limit));
-  if (combiner_ok && readers + 1 <= min_u64(cap, combiner_max)) return {k, t.grid_threads, readers + 1, true};
+  if (combiner_ok && atomic_end && cap >= 2) return {k, t.grid_threads, min_u64(readers, cap - 1) + 1, true};
+  if (combiner_ok && readers + 1 <= min_u64(cap, max_combiner_blocks)) return {k, t.grid_threads, readers + 1, true};
   return {k, t.grid_threads, readers};
 }
 

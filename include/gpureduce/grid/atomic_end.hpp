@@ -1,7 +1,7 @@
-// How a grid of few blocks (up to atomic_end_max_blocks, launch_plan.hpp: 32 MB of one array)
-// ends where its result fits one integer atomic: every reading block adds its partial into the
-// result with one atomic (an add, min, max, and, or or xor of 4 or 8 bytes, no value returned), so
-// no block waits for the others' partials and the kernel is done when the last block's atomic is.
+// How a grid that loads evict-first (inputs of up to 4x the L2 size, launch_plan.hpp) ends where
+// its result fits one integer atomic: every reading block adds its partial into the result with
+// one atomic (an add, min, max, and, or or xor of 4 or 8 bytes, no value returned), so no block
+// waits for the others' partials and the kernel is done when the last block's atomic is.
 // Integer sums, min/max and bitwise reductions, and min/max of float and double, whose
 // accumulator is the result's type. The result is the same on every run: integer atomics are
 // exact and these combines do not depend on the order (floating sums take the hand-off,

@@ -18,8 +18,8 @@
 //                        Combiner: the grid's last block reads nothing and combines the others'
 //                        partials from the start (dispatch/launch_plan.hpp, max_combiner_blocks);
 //                        where the result takes integer atomics, block 0 reads nothing instead
-//                        and each other block adds its partial into the result, in grids of up
-//                        to atomic_end_max_blocks (grid/atomic_end.hpp).
+//                        and each other block adds its partial into the result
+//                        (grid/atomic_end.hpp).
 #pragma once
 
 #include <gpureduce/agent/thread_partial.cuh>
@@ -186,10 +186,10 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
 // waits for another's partial, and nothing is left to do once the last one's atomic is done.
 // H100, A/B in one run against ecd0b24's combiner block and polling last block
 // (bench/results/*_ab_atomic_end_5fb4bae_vs_ecd0b24.txt and
-// *_ab_atomic_end_wide_f3f56a1_vs_5fb4bae.txt):
-// int32 sum 2^16 5.02 -> 4.77 us, 2^18 5.38 -> 5.18, 2^20 7.28 -> 6.88; int64 sum 2^18 6.05 ->
-// 5.82; float64 max 2^18 6.21 -> 6.08; 0.95-0.99x of the time from 64 KB to 32 MB. Waiting for
-// the generation before the block's reduction instead of after it: 1.02x
+// *_ab_atomic_end_wide_f3f56a1_vs_5fb4bae.txt): int32 sum 2^16 5.02 -> 4.77 us, 2^18 5.38 ->
+// 5.18, 2^20 7.28 -> 6.88; int64 sum 2^18 6.05 -> 5.82; float64 max 2^18 6.21 -> 6.08; 0.95-0.99x
+// of the time from 64 KB to 32 MB (larger grids: launch_plan.hpp, plan_launch). Waiting for the
+// generation before the block's reduction instead of after it: 1.02x
 // (*_ab_atomic_end_early_wait_vs_5fb4bae.txt).
 template <unsigned BlockThreads, int Unroll, class A, class Out, class Source, class Op, class Load, class T>
 __device__ __forceinline__ void atomic_end_reduce(const Source& src, const VectorSplit& split, Out* out,
