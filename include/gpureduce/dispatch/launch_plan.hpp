@@ -114,7 +114,7 @@ GPUREDUCE_HD constexpr unsigned one_per_thread_threads(std::uint64_t n, unsigned
 // polls for, so every grid takes it, a full wave with one reader fewer. H100, A/B in one run
 // against 04d1b17, where it stopped at 258 blocks (32 MB): int32 sum and max 2^24 (64 MB) 29.89
 // -> 29.06 and 30.26 -> 28.88 us, int64 sum 2^23 29.60 -> 29.10, float32 max 2^24 0.980x of the
-// time, the rest of 60 rows from 8 to 256 MB within 0.98-1.02x
+// time, int32 max 2^25 0.979x, the rest of 60 rows from 8 to 256 MB within 0.98-1.02x
 // (bench/results/*_ab_atomic_end_full_wave_experiment_vs_04d1b17.txt).
 GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t addr, unsigned elem_bytes,
                                               const ReduceTuning& t, std::uint64_t max_resident_blocks,
