@@ -5,6 +5,8 @@
 #include "../../src/bench/cuda_check.hpp"
 #include "reduce_checks.cuh"
 
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace gpureduce::test {
@@ -247,6 +249,74 @@ TEST(test_atomic_end, zeros_and_nan_of_float_min_max) {
   check_zeros_and_nan<float>(largest_grid_4b, seed + 1);
   check_zeros_and_nan<double>(small_grid, seed + 2);
   check_zeros_and_nan<double>(largest_grid_8b, seed + 3);
+}
+
+// Results outside the device's own memory: pinned host memory, host memory registered in place and
+// managed memory. The atomic end's identity store and atomics go over the link there (only the
+// device touches the result during the call, which the CUDA memory model asks of atomics on host
+// memory without native host atomics). Sizes: the combiner's range, 257 blocks and a full wave.
+TEST(test_atomic_end, results_in_host_and_managed_memory) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  struct Results {
+    std::int64_t sum, bits;
+    double least;
+    std::int32_t most;
+    float fmost;
+  };
+  for (const std::uint64_t n : {small_grid, (std::uint64_t(1) << 22) + 5, (std::uint64_t(1) << 24) + 1}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const auto h32 = random_input<std::int32_t>(n, seed + n);
+    const auto h64 = random_input<std::int64_t>(n, seed + n + 1);
+    const auto hf = random_input<float>(n, seed + n + 2);
+    const auto hd = random_input<double>(n, seed + n + 3);
+    const DeviceInput<std::int32_t> d32(h32, 0);
+    const DeviceInput<std::int64_t> d64(h64, 0);
+    const DeviceInput<float> df(hf, 0);
+    const DeviceInput<double> dd(hd, 0);
+    std::int64_t bits = 0;
+    for (const std::int64_t v : h64) bits ^= v;
+    for (const char* kind : {"pinned", "registered", "managed"}) {
+      SCOPED_TRACE(kind);
+      Results* r = nullptr;  // the device's address of the results
+      void* registered = nullptr;
+      if (kind[0] == 'p') {
+        GPUREDUCE_CHECK_CUDA(cudaMallocHost(&r, sizeof(Results)));
+      } else if (kind[0] == 'm') {
+        GPUREDUCE_CHECK_CUDA(cudaMallocManaged(&r, sizeof(Results)));
+      } else {
+        registered = std::aligned_alloc(4096, 4096);
+        ASSERT_NE(registered, nullptr);
+        GPUREDUCE_CHECK_CUDA(cudaHostRegister(registered, 4096, cudaHostRegisterDefault));
+        void* device_address = nullptr;
+        GPUREDUCE_CHECK_CUDA(cudaHostGetDevicePointer(&device_address, registered, 0));
+        r = static_cast<Results*>(device_address);  // the host's own where the device can use it
+      }
+      Results* host_view = registered ? static_cast<Results*>(registered) : r;
+      for (int round = 0; round < 3; ++round) {
+        std::memset(host_view, 0xA5, sizeof(Results));  // poison
+        sum(d32.get(), n, &r->sum);
+        bit_xor(d64.get(), n, &r->bits);
+        min(dd.get(), n, &r->least);
+        max(d32.get(), n, &r->most);
+        max(df.get(), n, &r->fmost);
+        GPUREDUCE_CHECK_CUDA(cudaDeviceSynchronize());
+        const Results& got = *host_view;
+        EXPECT_EQ(std::uint64_t(got.sum), reference::int_sum(h32.data(), n)) << "round " << round;
+        EXPECT_EQ(got.bits, bits) << "round " << round;
+        EXPECT_EQ(got.least, *std::min_element(hd.begin(), hd.end())) << "round " << round;
+        EXPECT_EQ(got.most, *std::max_element(h32.begin(), h32.end())) << "round " << round;
+        EXPECT_EQ(got.fmost, *std::max_element(hf.begin(), hf.end())) << "round " << round;
+      }
+      if (kind[0] == 'p') cudaFreeHost(r);
+      if (kind[0] == 'm') cudaFree(r);
+      if (registered) {
+        cudaHostUnregister(registered);
+        std::free(registered);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -72,9 +72,10 @@ TEST(test_multi_device, each_device_reduces_from_its_own_threads) {
 }
 
 // Device 0 current, memory on device 1 without peer access: each argument is refused by name and
-// device 0 still works; with peer access the same reduction reads device 1's memory. A reduction
-// runs on its stream's device, as a kernel does: on a stream of device 1, device 1's memory is
-// reduced there and device 0's refused; the caller's device stays current.
+// device 0 still works; with peer access the same reduction reads device 1's memory and writes
+// its result there. A reduction runs on its stream's device, as a kernel does: on a stream of
+// device 1, device 1's memory is reduced there and device 0's refused; the caller's device stays
+// current.
 TEST(test_multi_device, the_streams_device_reduces_and_refuses_memory_out_of_reach) {
   GPUREDUCE_REQUIRE_TWO_GPUS();
   const std::uint64_t seed = test_seed();
@@ -135,6 +136,13 @@ TEST(test_multi_device, the_streams_device_reduces_and_refuses_memory_out_of_rea
     if (can) {
       GPUREDUCE_CHECK_CUDA(cudaDeviceEnablePeerAccess(1, 0));
       EXPECT_EQ(std::uint64_t(sum0(in1.get())), want) << "with peer access";
+      // Into device 1's memory from device 0: a grid's atomic end goes over the link.
+      const std::int64_t poison = 0x5A5A5A5A5A5A5A5A;
+      GPUREDUCE_CHECK_CUDA(cudaMemcpy(out1, &poison, sizeof poison, cudaMemcpyDefault));
+      sum(in0.get(), n, out1);
+      std::int64_t into1 = 0;
+      GPUREDUCE_CHECK_CUDA(cudaMemcpy(&into1, out1, sizeof into1, cudaMemcpyDefault));  // after the sum
+      EXPECT_EQ(std::uint64_t(into1), want) << "into device 1's memory with peer access";
       GPUREDUCE_CHECK_CUDA(cudaDeviceDisablePeerAccess(1));
     }
     cudaFree(out0);
