@@ -291,7 +291,7 @@ TEST(test_atomic_end, results_in_host_and_managed_memory) {
         GPUREDUCE_CHECK_CUDA(cudaHostRegister(registered, 4096, cudaHostRegisterDefault));
         void* device_address = nullptr;
         GPUREDUCE_CHECK_CUDA(cudaHostGetDevicePointer(&device_address, registered, 0));
-        r = static_cast<Results*>(device_address);  // the host's own where the device can use it
+        r = static_cast<Results*>(device_address);  // the host's own address on this device
       }
       Results* host_view = registered ? static_cast<Results*>(registered) : r;
       for (int round = 0; round < 3; ++round) {
