@@ -280,6 +280,23 @@ TEST(test_dispatch_launch_plan, flagged_partials) {
   }
 }
 
+// A result inside the input (an in-place reduction) is told from one beside it, at either end, for
+// results wider or narrower than the elements and counts whose bytes would wrap.
+TEST(test_dispatch_allocation_range, results_inside_the_input) {
+  using detail::overlaps_elements;
+  constexpr std::uintptr_t p = 0x10000;
+  EXPECT_TRUE(overlaps_elements(p, 1000, 4, p, 8));  // the first element
+  EXPECT_TRUE(overlaps_elements(p, 1000, 4, p + 3996, 4));  // the last
+  EXPECT_TRUE(overlaps_elements(p, 1000, 4, p + 3998, 8));  // the last's upper half and beyond
+  EXPECT_FALSE(overlaps_elements(p, 1000, 4, p + 4000, 8));  // just past the end
+  EXPECT_TRUE(overlaps_elements(p, 1000, 4, p - 4, 8));  // reaches the first element
+  EXPECT_FALSE(overlaps_elements(p, 1000, 4, p - 8, 8));  // just before it
+  EXPECT_TRUE(overlaps_elements(p, 1000, 16, p + 5 * 16 + 3, 1));  // inside a record
+  EXPECT_FALSE(overlaps_elements(p, 0, 4, p, 8));  // nothing read
+  EXPECT_TRUE(overlaps_elements(p, ~std::uint64_t(0) / 4 + 2, 4, p + 64, 8));  // n * 4 would wrap
+  EXPECT_FALSE(overlaps_elements(p, ~std::uint64_t(0) / 4 + 2, 4, p - 16, 8));
+}
+
 // n elements from p inside the allocation the driver reports (range_probe, H100): the count is
 // checked against what is left from p, in whole elements, without overflow at counts up to 2^63.
 TEST(test_dispatch_allocation_range, counts_that_fit_and_counts_that_run_past_the_end) {

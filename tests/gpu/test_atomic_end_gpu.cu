@@ -319,5 +319,50 @@ TEST(test_atomic_end, results_in_host_and_managed_memory) {
   }
 }
 
+// A result inside the input (an in-place reduction into its first, middle or last element), on a
+// fresh copy of the input for each call: every element is read as it was before the result is
+// written. The atomic end's identity store and atomics would land in the input while blocks still
+// read it (at 6661cfc sums and xor came out wrong: bench/results/*_in_place_6661cfc_fix.log); the
+// double sum hands its partials over, and 1000 elements take one block.
+TEST(test_atomic_end, result_inside_the_input) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  for (const std::uint64_t n :
+       {std::uint64_t(1000), small_grid, (std::uint64_t(1) << 22) + 5, (std::uint64_t(1) << 24) + 1}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const auto h64 = random_input<std::int64_t>(n, seed + n);
+    const auto h32 = random_input<std::int32_t>(n, seed + n + 1);
+    const auto hf = random_input<float>(n, seed + n + 2);
+    const auto hd = random_input<double>(n, seed + n + 3);
+    std::int64_t bits = 0;
+    for (const std::int64_t v : h64) bits ^= v;
+    DeviceBuffer<std::int64_t> d64(n);
+    DeviceBuffer<std::int32_t> d32(n);
+    DeviceBuffer<float> df(n);
+    DeviceBuffer<double> dd(n);
+    // Input in place, the call into element `at`, and that element afterwards.
+    const auto in_place = []<class T>(DeviceBuffer<T>& d, const std::vector<T>& h, std::uint64_t at, auto&& call) {
+      EXPECT_EQ(cudaMemcpy(d.get(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      call(d.get(), d.get() + at);
+      T got{};
+      EXPECT_EQ(cudaMemcpy(&got, d.get() + at, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
+      return got;
+    };
+    for (const std::uint64_t at : {std::uint64_t(0), n / 2, n - 1}) {
+      SCOPED_TRACE("result at element " + std::to_string(at));
+      EXPECT_EQ(std::uint64_t(in_place(d64, h64, at, [&](auto* d, auto* o) { sum(d, n, o); })),
+                reference::int_sum(h64.data(), n));
+      EXPECT_EQ(in_place(d64, h64, at, [&](auto* d, auto* o) { bit_xor(d, n, o); }), bits);
+      EXPECT_EQ(in_place(d32, h32, at, [&](auto* d, auto* o) { max(d, n, o); }),
+                *std::max_element(h32.begin(), h32.end()));
+      EXPECT_EQ(in_place(df, hf, at, [&](auto* d, auto* o) { min(d, n, o); }), *std::min_element(hf.begin(), hf.end()));
+      expect_float_sum(in_place(dd, hd, at, [&](auto* d, auto* o) { sum(d, n, o); }),
+                       reference::float_sum(hd.data(), n, false), n, "double sum");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpureduce::test

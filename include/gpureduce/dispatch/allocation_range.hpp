@@ -35,6 +35,14 @@ constexpr bool fits_in(AllocationRange r, std::uintptr_t p, std::uint64_t n, std
   return n <= (r.size - (p - r.start)) / element_bytes;
 }
 
+// Whether an object of q_bytes at q shares a byte with elements [0, n) of element_bytes each from
+// p (a result inside the input). Without overflow for any n.
+constexpr bool overlaps_elements(std::uintptr_t p, std::uint64_t n, std::uint64_t element_bytes, std::uintptr_t q,
+                                 std::uint64_t q_bytes) {
+  if (n == 0) return false;
+  return q >= p ? (q - p) / element_bytes < n : p - q < q_bytes;
+}
+
 inline AllocationRange allocation_range(const void* p) {
   using GetAttributes = CUresult(unsigned, CUpointer_attribute*, void**, CUdeviceptr);
   static GetAttributes* const get = [] {

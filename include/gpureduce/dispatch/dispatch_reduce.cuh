@@ -209,6 +209,17 @@ Status check_pointers(const Source& src, std::uint64_t n, const Out* out, const 
   return Status::ok();
 }
 
+// Whether the result lies inside an array the source reads (an in-place reduction).
+template <class Source, class Out>
+bool result_in_input(const Source& src, std::uint64_t n, const Out* out) {
+  const auto inside = [&](const auto* p) {
+    return overlaps_elements(reinterpret_cast<std::uintptr_t>(p), n, sizeof(*p), reinterpret_cast<std::uintptr_t>(out),
+                             sizeof(Out));
+  };
+  if constexpr (requires { src.data; }) return inside(src.data);
+  else return inside(src.a) || inside(src.b);
+}
+
 // The checks every call makes before it launches anything, on the stream's device, which the
 // scope makes current for the rest of the call.
 template <class Source, class Out>
@@ -368,10 +379,15 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     const std::uint64_t max_blocks =
         grid_block_limit(n, bytes, limits.l2_bytes, limits.resident_blocks[waves ? 2 : evict_first], tuning);
     // The combiner kernel loads evict-first, as every grid of up to max_combiner_blocks does unless
-    // the caller asks for plain loads; for an atomic end, every grid that loads evict-first.
+    // the caller asks for plain loads; for an atomic end, every grid that loads evict-first. A
+    // result inside the input takes the last block's poll instead: the atomic end's identity store
+    // and atomics would land in elements that blocks have still to read (the combiner kernel of
+    // such a result type has no other end).
+    const bool in_place = atomic_end_v<A, Out, Op> && result_in_input(src, n, out);
     const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, waves ? waves_tuning : tuning,
                                         max_blocks, opt.force_kernel, opt.force_blocks,
-                                        tree_flaggable<A, Op> && evict_first && !waves, atomic_end_v<A, Out, Op>);
+                                        tree_flaggable<A, Op> && evict_first && !waves && !in_place,
+                                        atomic_end_v<A, Out, Op> && !in_place);
     if (plan.kernel == Kernel::one_block)
       return Status::from_cuda(launch_one_block<A>(src, n, plan.threads, out, op, stream, opt.dependent_launch));
     void* ws = opt.workspace;
