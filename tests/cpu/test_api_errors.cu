@@ -101,5 +101,34 @@ TEST(test_api_errors, pointers_misaligned_for_their_types) {
   EXPECT_NE(try_reduce(in, 0, out, Sum{}).code, Errc::invalid_argument);
 }
 
+// A caller's workspace over the input or the result: the grid would write its partials into
+// elements still to be read, or into the result it ends in. Refused before any CUDA call.
+TEST(test_api_errors, workspace_over_the_input_or_the_result) {
+  constexpr std::uintptr_t in_at = 0x1000000, b_at = 0x2000000, out_at = 0x4000000, wb = workspace_bytes;
+  const auto* in = reinterpret_cast<const float*>(in_at);  // 1000 of them: 4000 bytes
+  auto* out = reinterpret_cast<float*>(out_at);
+  Options opt;
+  opt.workspace_size = workspace_bytes;
+  const auto message = [&](std::uintptr_t ws, std::uint64_t n = 1000) {
+    opt.workspace = reinterpret_cast<void*>(ws);
+    return std::string(try_reduce(in, n, out, Sum{}, nullptr, opt).message);
+  };
+  EXPECT_EQ(message(in_at), "workspace overlaps the input");
+  EXPECT_EQ(message(in_at + 3984), "workspace overlaps the input");    // over the last elements
+  EXPECT_EQ(message(in_at - wb + 16), "workspace overlaps the input");  // its last bytes over the first
+  EXPECT_EQ(message(out_at), "workspace overlaps the result");
+  EXPECT_EQ(message(out_at - wb + 16), "workspace overlaps the result");
+  EXPECT_EQ(try_reduce(in, 1000, out, Sum{}, nullptr, opt).code, Errc::invalid_argument);
+  // Just clear of both, or an empty input, which nothing reads: on to the checks that ask CUDA.
+  for (const std::uintptr_t ws : {in_at + 4000, in_at - wb, out_at + 16, out_at - wb})
+    EXPECT_EQ(message(ws).find("overlaps"), std::string::npos) << std::hex << ws;
+  EXPECT_EQ(message(in_at, 0).find("overlaps"), std::string::npos);
+  // Either array of a dot product.
+  opt.workspace = reinterpret_cast<void*>(b_at);
+  const Status s = try_dot(in, reinterpret_cast<const float*>(b_at + 64), 1000, out, nullptr, opt);
+  EXPECT_EQ(s.code, Errc::invalid_argument);
+  EXPECT_EQ(std::string(s.message), "workspace overlaps the input");
+}
+
 }  // namespace
 }  // namespace gpureduce

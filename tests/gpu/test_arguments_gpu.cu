@@ -143,6 +143,47 @@ TEST(test_arguments, counts_past_the_end_of_the_allocation_are_refused) {
   cudaStreamDestroy(s);
 }
 
+// A caller's workspace over the input or over the result, in one allocation: refused before
+// anything is enqueued (input and result as they were), and the same call with the workspace just
+// past the input exact. 2^20 + 3 int64 take a grid, which writes its partials there.
+TEST(test_arguments, a_workspace_over_the_input_or_the_result_is_refused) {
+  GPUREDUCE_REQUIRE_GPU();
+  constexpr std::uint64_t n = (1u << 20) + 3;
+  const auto h = random_input<std::int64_t>(n, test_seed());
+  const std::size_t in_bytes = (n * sizeof(std::int64_t) + 255) / 256 * 256;
+  unsigned char* buf = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMalloc(&buf, in_bytes + workspace_bytes + 256));
+  auto* in = reinterpret_cast<std::int64_t*>(buf);
+  auto* out = reinterpret_cast<std::int64_t*>(buf + in_bytes + workspace_bytes);
+  GPUREDUCE_CHECK_CUDA(cudaMemcpy(in, h.data(), n * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+  GPUREDUCE_CHECK_CUDA(cudaMemset(buf + in_bytes, 0, workspace_bytes));
+  constexpr std::int64_t poison = 0x5A5A5A5A5A5A5A5A;
+  GPUREDUCE_CHECK_CUDA(cudaMemcpy(out, &poison, sizeof(poison), cudaMemcpyHostToDevice));
+  Options opt;
+  opt.workspace_size = workspace_bytes;
+  const std::size_t last = (n * sizeof(std::int64_t) - 1) / 16 * 16;  // over the last element
+  for (const std::size_t at : {std::size_t(0), in_bytes / 2 / 16 * 16, last, in_bytes + 16}) {
+    opt.workspace = buf + at;  // the last over the result
+    const Status st = try_reduce(in, n, out, Sum{}, nullptr, opt);
+    EXPECT_EQ(st.code, Errc::invalid_argument) << "workspace at byte " << at;
+    EXPECT_NE(std::string(st.message).find(at > in_bytes ? "overlaps the result" : "overlaps the input"),
+              std::string::npos)
+        << st.message;
+  }
+  GPUREDUCE_CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<std::int64_t> back(n);
+  GPUREDUCE_CHECK_CUDA(cudaMemcpy(back.data(), in, n * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(back, h) << "seed " << test_seed();
+  std::int64_t got = 0;
+  GPUREDUCE_CHECK_CUDA(cudaMemcpy(&got, out, sizeof(got), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(got, poison);
+  opt.workspace = buf + in_bytes;
+  ASSERT_TRUE(try_reduce(in, n, out, Sum{}, nullptr, opt));
+  GPUREDUCE_CHECK_CUDA(cudaMemcpy(&got, out, sizeof(got), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(std::uint64_t(got), reference::int_sum(h.data(), n)) << "seed " << test_seed();
+  cudaFree(buf);
+}
+
 // The driver's virtual memory calls (the memory of PyTorch's expandable segments), reached through
 // the runtime as the library reaches the driver: the test binary does not link libcuda.
 struct VmmCalls {

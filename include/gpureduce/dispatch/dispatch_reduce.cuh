@@ -163,6 +163,18 @@ inline bool misaligned(const void* p, std::size_t alignment) {
   return reinterpret_cast<std::uintptr_t>(p) % alignment != 0;
 }
 
+// Whether q_bytes at q share a byte with an array the source reads: a result inside the input (an
+// in-place reduction) or a caller's workspace over the input.
+template <class Source>
+bool overlaps_input(const Source& src, std::uint64_t n, const void* q, std::uint64_t q_bytes) {
+  const auto inside = [&](const auto* p) {
+    return overlaps_elements(reinterpret_cast<std::uintptr_t>(p), n, sizeof(*p), reinterpret_cast<std::uintptr_t>(q),
+                             q_bytes);
+  };
+  if constexpr (requires { src.data; }) return inside(src.data);
+  else return inside(src.a) || inside(src.b);
+}
+
 // The checks that need no CUDA call, made first: null pointers, the count, the workspace's size,
 // and pointers misaligned for their types (an element pointer at an odd address, say), where a
 // kernel would fault with a misaligned address, which ends the context.
@@ -189,6 +201,12 @@ Status check_arguments(const Source& src, std::uint64_t n, const Out* out, const
     return Status::fail(Errc::invalid_argument, "workspace smaller than gpureduce::workspace_bytes");
   if (opt.workspace && misaligned(opt.workspace, workspace_alignment))
     return Status::fail(Errc::invalid_argument, "workspace is not 16-byte aligned (cudaMalloc's memory is)");
+  // A grid writes its partials there while blocks still read the input, and ends in the result.
+  if (opt.workspace && overlaps_input(src, n, opt.workspace, workspace_bytes))
+    return Status::fail(Errc::invalid_argument, "workspace overlaps the input");
+  if (opt.workspace && overlaps_elements(reinterpret_cast<std::uintptr_t>(out), 1, sizeof(Out),
+                                         reinterpret_cast<std::uintptr_t>(opt.workspace), workspace_bytes))
+    return Status::fail(Errc::invalid_argument, "workspace overlaps the result");
   return Status::ok();
 }
 
@@ -207,17 +225,6 @@ Status check_pointers(const Source& src, std::uint64_t n, const Out* out, const 
   if (const Status s = check_memory(out, 1, sizeof(Out), result_messages, device); !s) return s;
   if (opt.workspace) return check_memory(opt.workspace, 1, workspace_bytes, workspace_messages, device, true);
   return Status::ok();
-}
-
-// Whether the result lies inside an array the source reads (an in-place reduction).
-template <class Source, class Out>
-bool result_in_input(const Source& src, std::uint64_t n, const Out* out) {
-  const auto inside = [&](const auto* p) {
-    return overlaps_elements(reinterpret_cast<std::uintptr_t>(p), n, sizeof(*p), reinterpret_cast<std::uintptr_t>(out),
-                             sizeof(Out));
-  };
-  if constexpr (requires { src.data; }) return inside(src.data);
-  else return inside(src.a) || inside(src.b);
 }
 
 // The checks every call makes before it launches anything, on the stream's device, which the
@@ -383,7 +390,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     // result inside the input takes the last block's poll instead: the atomic end's identity store
     // and atomics would land in elements that blocks have still to read (the combiner kernel of
     // such a result type has no other end).
-    const bool in_place = atomic_end_v<A, Out, Op> && result_in_input(src, n, out);
+    const bool in_place = atomic_end_v<A, Out, Op> && overlaps_input(src, n, out, sizeof(Out));
     const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, waves ? waves_tuning : tuning,
                                         max_blocks, opt.force_kernel, opt.force_blocks,
                                         tree_flaggable<A, Op> && evict_first && !waves && !in_place,
