@@ -12,10 +12,10 @@ namespace gpureduce {
 struct Options {
   // NaN handling of the built-in operators on floating inputs (see thread/operators.hpp).
   NanPolicy nan = NanPolicy::propagate;
-  // A caller-provided workspace of at least gpureduce::workspace_bytes, zero-filled before its first
-  // use (on the call's stream, or before a synchronisation: a non-blocking stream does not wait for
-  // a cudaMemset on the null stream), used by one reduction at a time. nullptr: the library's
-  // per-stream workspace.
+  // A caller-provided workspace of at least gpureduce::workspace_bytes, zero-filled before its
+  // first use (on the call's stream, or before a synchronisation: a non-blocking stream does not
+  // wait for a cudaMemset on the null stream), used by one reduction at a time. nullptr: the
+  // library's per-stream workspace.
   void* workspace = nullptr;
   std::size_t workspace_size = 0;
   // The kernel and grid are chosen by size; these force them instead (the result is correct

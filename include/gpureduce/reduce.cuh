@@ -2,17 +2,18 @@
 // the result is written to device memory (`out`). The *_sync calls are the exceptions, and say so:
 // they wait for the stream and return the value to the host.
 //
-//   gpureduce::sum(d_in, n, d_out, stream);                    // d_out: int64 for int32 input
-//   gpureduce::argmax(d_in, n, d_best, stream);                // IndexedValue<T>{value, index}
+//   gpureduce::sum(d_in, n, d_out, stream);            // d_out: int64 for int32 input
+//   gpureduce::argmax(d_in, n, d_best, stream);        // IndexedValue<T>{value, index}
 //   gpureduce::max(d_in, n, d_out, stream, {.nan = gpureduce::NanPolicy::ignore});
-//   gpureduce::reduce(d_in, n, d_out, MyOp{}, identity, stream);   // any associative, commutative functor
-//   gpureduce::transform_reduce(d_in, n, d_out, ToPair{}, AddPairs{}, Pair{}, stream);  // into a struct
-//   gpureduce::reduce(d_z, n, d_sum, cuda::std::plus<>{}, cuda::std::complex<float>{}, stream);  // structs in
-//   float s = gpureduce::sum_sync(d_half, n, stream);          // waits for the stream
+//   gpureduce::reduce(d_in, n, d_out, MyOp{}, identity, stream);  // associative, commutative
+//   gpureduce::transform_reduce(d_in, n, d_out, ToPair{}, AddPairs{}, Pair{}, stream);  // a struct
+//   gpureduce::reduce(d_z, n, d_sum, cuda::std::plus<>{}, cuda::std::complex<float>{}, stream);
+//   float s = gpureduce::sum_sync(d_half, n, stream);  // waits for the stream
 //
-//   gpureduce::exact_sum(d_float, n, d_out, stream);             // the exact sum, rounded once
+//   gpureduce::exact_sum(d_float, n, d_out, stream);   // the exact sum, rounded once
 //
-// Errors throw gpureduce::error; try_reduce / try_transform_reduce / try_dot return a Status instead.
+// Errors throw gpureduce::error; try_reduce / try_transform_reduce / try_dot return a Status
+// instead.
 #pragma once
 
 #include <gpureduce/dispatch/dispatch_exact.cuh>
@@ -229,10 +230,12 @@ Status try_dot(const T* a, const T* b, std::uint64_t n, Out* out, cudaStream_t s
   detail::check_types<T, Sum, A, Out>();
   if constexpr (std::is_same_v<T, float>)
     if (opt.exact)
-      return detail::dispatch_exact_sum<exact::FloatProducts, T>(ProductSource<float, double>{a, b}, n, out, stream, opt);
-  return with_product_source<T, A>(a, b, TuningSm90<sizeof(T)>::shifted_dot_b(n, is_floating_v<T>), [&](const auto& src) {
-    return detail::dispatch_reduce<A>(src, n, out, detail::with_options(Sum{}, opt), stream, opt);
-  });
+      return detail::dispatch_exact_sum<exact::FloatProducts, T>(ProductSource<float, double>{a, b}, n, out, stream,
+                                                                 opt);
+  return with_product_source<T, A>(
+      a, b, TuningSm90<sizeof(T)>::shifted_dot_b(n, is_floating_v<T>), [&](const auto& src) {
+        return detail::dispatch_reduce<A>(src, n, out, detail::with_options(Sum{}, opt), stream, opt);
+      });
 }
 
 template <class AccT = void, class T, class Out>

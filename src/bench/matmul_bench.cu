@@ -44,7 +44,9 @@ std::vector<std::int32_t> to_host(const std::int32_t* d, std::uint64_t count) {
   return h;
 }
 
-double gops(unsigned n, const TimingStats& t) { return t.median_ms > 0 ? 2.0 * n * n * double(n) / (t.median_ms * 1e6) : 0; }
+double gops(unsigned n, const TimingStats& t) {
+  return t.median_ms > 0 ? 2.0 * n * n * double(n) / (t.median_ms * 1e6) : 0;
+}
 
 // cuBLAS on the same values: row-major C = A B is column-major C^T = B^T A^T, so B goes first.
 struct Cublas {
@@ -56,8 +58,8 @@ struct Cublas {
   ~Cublas() { cublasDestroy(h); }
 };
 
-void run_cublas(GpuTimer& timer, const MatmulRun& run, unsigned n, const std::int32_t* d_a, const std::vector<std::int32_t>& want,
-                std::vector<MatmulRow>& rows) {
+void run_cublas(GpuTimer& timer, const MatmulRun& run, unsigned n, const std::int32_t* d_a,
+                const std::vector<std::int32_t>& want, std::vector<MatmulRow>& rows) {
   Cublas cb(timer.stream());
   const std::uint64_t count = std::uint64_t(n) * n;
   DeviceBuffer<std::int32_t> back(count);
@@ -102,7 +104,8 @@ void run_cublas(GpuTimer& timer, const MatmulRun& run, unsigned n, const std::in
     }
     GPUREDUCE_CUDA(cudaStreamSynchronize(timer.stream()));
     const bool ok = check(c.get());
-    row("cublas-int8", "int8 in, int32 accumulate: values fit int8", timer.measure([&](cudaStream_t) { gemm(); }, run.reps), ok);
+    row("cublas-int8", "int8 in, int32 accumulate: values fit int8",
+        timer.measure([&](cudaStream_t) { gemm(); }, run.reps), ok);
   }
 }
 
@@ -133,7 +136,8 @@ std::vector<MatmulRow> run_matmul(GpuTimer& timer, const MatmulRun& run) {
       const TimingStats t = timer.measure(go, run.reps, 1);
       rows.push_back({r.name, r.adds, n, t, gops(n, t), ok, ""});
     }
-    if (n > 0 && !last_product.empty() && rows.back().verified) run_cublas(timer, run, n, d_a.get(), last_product, rows);
+    if (n > 0 && !last_product.empty() && rows.back().verified)
+      run_cublas(timer, run, n, d_a.get(), last_product, rows);
   }
   return rows;
 }

@@ -1,6 +1,6 @@
-// `gpureduce matmul`: every matrix-multiplication rung on the same A = B (the seed's case), verified
-// (full product up to N = 512, Freivalds' check beyond), timed cold, with cuBLAS on the same values
-// as a speed reference in the same run.
+// `gpureduce matmul`: every matrix-multiplication rung on the same A = B (the seed's case),
+// verified (full product up to N = 512, Freivalds' check beyond), timed cold, with cuBLAS on the
+// same values as a speed reference in the same run.
 #pragma once
 
 #include "device_info.hpp"

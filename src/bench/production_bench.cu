@@ -113,14 +113,16 @@ ProductionRow measure_exact(const T* in, std::uint64_t n, GpuTimer& timer, const
           GPUREDUCE_CUDA(cub::DeviceReduce::Sum(in, o, static_cast<std::int64_t>(n), env));
         },
         run.reps);
-    g2g_verified = check_float_sum(copy_to_host(g2g_out.get()), static_cast<long double>(exact_sum_host<double>(host.data(), n)),
-                                   2.0L * n, n, 2 * summation_depth_bound(n, 256))
-                       .ok;
+    g2g_verified =
+        check_float_sum(copy_to_host(g2g_out.get()), static_cast<long double>(exact_sum_host<double>(host.data(), n)),
+                        2.0L * n, n, 2 * summation_depth_bound(n, 256))
+            .ok;
   }
 #endif
   const double bytes = double(n) * sizeof(T);
   auto gbps = [&](const TimingStats& t) { return t.median_ms > 0 ? bytes / (t.median_ms * 1e6) : 0.0; };
-  return {BenchOp::sum, ElemType{}, n, t_exact, t_plain, gbps(t_exact), gbps(t_plain), t_g2g, gbps(t_g2g), g2g_verified, verified};
+  return {BenchOp::sum, ElemType{}, n, t_exact, t_plain, gbps(t_exact), gbps(t_plain), t_g2g, gbps(t_g2g),
+          g2g_verified, verified};
 }
 
 // One operator on one input size: gpureduce and CUB, verified against each other, then timed.

@@ -1,5 +1,5 @@
-// The bandwidth ceiling the tables' "% of peak" refers to: a kernel that only streams a large buffer
-// through 16-byte loads (and folds it so the loads are not optimised away).
+// The bandwidth ceiling the tables' "% of peak" refers to: a kernel that only streams a large
+// buffer through 16-byte loads (and folds it so the loads are not optimised away).
 #pragma once
 
 #include "timer.hpp"

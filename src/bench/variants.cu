@@ -100,8 +100,9 @@ std::vector<Variant<T>> make_variants(VariantResources& res, unsigned block, std
                }});
   if constexpr (!std::is_integral_v<T>) {
     cublasHandle_t h = handle(res);
-    v.push_back({"cublas_asum", "cuBLAS asum = sum|x| (= sum if x >= 0)", true, false,
-                 [h](const T* in, std::uint64_t m, T* out, T*, cudaStream_t s) { return cublas_asum(h, in, m, out, s); }});
+    v.push_back(
+        {"cublas_asum", "cuBLAS asum = sum|x| (= sum if x >= 0)", true, false,
+         [h](const T* in, std::uint64_t m, T* out, T*, cudaStream_t s) { return cublas_asum(h, in, m, out, s); }});
   }
   return v;
 }

@@ -135,7 +135,8 @@ Parsed parse_bench(const std::vector<std::string>& args) {
     const std::string& val = args[++i];
     if (opt == "--types") {
       const auto t = parse_list<ElemType>(val, [](const std::string& x) { return parse_elem_type(x); });
-      if (!t) return fail("--types: '" + val + "' is not a list of int8, int32, int64, float32, float64, float16, bfloat16");
+      if (!t)
+        return fail("--types: '" + val + "' is not a list of int8, int32, int64, float32, float64, float16, bfloat16");
       a.types = *t;
     } else if (opt == "--ops") {
       const auto o = parse_list<BenchOp>(val, [](const std::string& x) { return parse_bench_op(x); });
@@ -262,7 +263,8 @@ Parsed parse_command(const std::vector<std::string>& args) {
       a.type = *t;
     } else if (opt == "--block") {
       const auto b = parse_unsigned<unsigned>(val);
-      if (!b || !ladder::is_valid_block(*b)) return fail("--block: '" + val + "' is not one of 64, 128, 256, 512, 1024");
+      if (!b || !ladder::is_valid_block(*b))
+        return fail("--block: '" + val + "' is not one of 64, 128, 256, 512, 1024");
       a.block = *b;
     } else if (std::string e = parse_run_option(opt, val, a.reps, a.json, a.seed); !e.empty()) {
       return fail(e);

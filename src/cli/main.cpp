@@ -48,7 +48,8 @@ int with_device(int ordinal, Body&& body) {
   cudaStream_t stream = nullptr;
   GPUREDUCE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   GpuTimer timer(stream, device->l2_bytes);
-  const RunInfo info{*device, measure_read_gbps(timer, read_probe_bytes(*device), 20), build_commit(), utc_now_iso8601()};
+  const RunInfo info{*device, measure_read_gbps(timer, read_probe_bytes(*device), 20), build_commit(),
+                     utc_now_iso8601()};
   print_header(std::cout, info);
   const int rc = body(info, timer);
   cudaStreamDestroy(stream);
@@ -63,7 +64,8 @@ int run_bench_command(const BenchArgs& args, int device) {
     const L2Policy l2 = args.l2 == "normal"        ? L2Policy::normal
                         : args.l2 == "evict-first" ? L2Policy::evict_first
                                                    : L2Policy::automatic;
-    const ProductionRun run{args.types, args.ops, args.sizes, args.reps, args.seed, kernel, args.grid_blocks, l2, args.exact};
+    const ProductionRun run{args.types, args.ops, args.sizes, args.reps, args.seed,
+                            kernel, args.grid_blocks, l2, args.exact};
     const auto rows = run_production(
         info.device, timer, run,
         [](std::size_t done, std::size_t total) {
@@ -85,8 +87,9 @@ int run_bench_command(const BenchArgs& args, int device) {
       accuracy = exact_accuracy(args.seed);
       print_exact_accuracy(std::cout, *accuracy);
     }
-    if (!write_json_file(args.json,
-                         [&](std::ostream& f) { write_bench_json(f, info, args, accuracy ? &*accuracy : nullptr, rows); }))
+    if (!write_json_file(args.json, [&](std::ostream& f) {
+          write_bench_json(f, info, args, accuracy ? &*accuracy : nullptr, rows);
+        }))
       return exit_runtime_error;
     const bool ok = std::all_of(rows.begin(), rows.end(), [](const ProductionRow& r) { return r.verified; });
     if (!ok) std::cerr << "gpureduce: error: some results disagree with their reference (rows marked NO)\n";
@@ -98,14 +101,17 @@ int run_ladder_command(const LadderArgs& args, int device) {
   return with_device(device, [&](const RunInfo& info, GpuTimer& timer) {
     const LadderRun run{args.type, args.sweep ? sweep_sizes() : std::vector<std::uint64_t>{args.n}, args.block,
                         args.reps, args.seed};
-    const auto rows =
-        run_ladder(info.device, info.measured_read_gbps, timer, run, [&](std::size_t done, std::size_t total, std::uint64_t n) {
+    const auto rows = run_ladder(
+        info.device, info.measured_read_gbps, timer, run, [&](std::size_t done, std::size_t total, std::uint64_t n) {
           if (!args.sweep) return;
-          if (done < total) std::cerr << "\r[" << done + 1 << "/" << total << "] n = " << n << "          " << std::flush;
-          else std::cerr << "\r[" << total << "/" << total << "] done                    \n";
+          if (done < total)
+            std::cerr << "\r[" << done + 1 << "/" << total << "] n = " << n << "          " << std::flush;
+          else
+            std::cerr << "\r[" << total << "/" << total << "] done                    \n";
         });
     print_table(std::cout, args, rows);
-    if (!write_json_file(args.json, [&](std::ostream& f) { write_json(f, info, args, rows); })) return exit_runtime_error;
+    if (!write_json_file(args.json, [&](std::ostream& f) { write_json(f, info, args, rows); }))
+      return exit_runtime_error;
     const bool ok = std::all_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.verified; });
     if (!ok) std::cerr << "gpureduce: error: some results did not verify (rows marked NO)\n";
     return ok ? exit_ok : exit_runtime_error;
@@ -123,7 +129,8 @@ int run_matmul_command(const MatmulArgs& args, int device) {
     print_matmul_table(std::cout, args, rows);
     if (!write_json_file(args.json, [&](std::ostream& f) { write_matmul_json(f, info, args, rows); }))
       return exit_runtime_error;
-    const bool ok = std::all_of(rows.begin(), rows.end(), [](const MatmulRow& r) { return r.verified || r.time.median_ms <= 0; });
+    const bool ok =
+        std::all_of(rows.begin(), rows.end(), [](const MatmulRow& r) { return r.verified || r.time.median_ms <= 0; });
     if (!ok) std::cerr << "gpureduce: error: some results did not verify (rows marked NO)\n";
     return ok ? exit_ok : exit_runtime_error;
   });

@@ -84,13 +84,15 @@ void print_table(std::ostream& os, const LadderArgs& args, const std::vector<Ben
       r0_ms = prev_ms = 0;
     }
     const double ms = r.time.median_ms;
-    const bool rung = r.variant.size() >= 2 && r.variant[0] == 'r' && std::isdigit(static_cast<unsigned char>(r.variant[1]));
+    const bool rung =
+        r.variant.size() >= 2 && r.variant[0] == 'r' && std::isdigit(static_cast<unsigned char>(r.variant[1]));
     if (r.variant == "r0") r0_ms = ms;
     const std::string step = rung && prev_ms > 0 ? fmt("%.2fx", prev_ms / ms) : "";
     const std::string vs_r0 = r0_ms > 0 ? fmt("%.2fx", r0_ms / ms) : "";
     if (rung) prev_ms = ms;
-    os << "| " << r.variant << " | " << r.adds << " | " << fmt("%.1f", ms * 1e3) << " | " << fmt("%.0f", r.gbps) << " | "
-       << fmt("%.1f", r.pct_peak) << " | " << step << " | " << vs_r0 << " | " << (r.verified ? "yes" : "NO") << " |\n";
+    os << "| " << r.variant << " | " << r.adds << " | " << fmt("%.1f", ms * 1e3) << " | " << fmt("%.0f", r.gbps)
+       << " | " << fmt("%.1f", r.pct_peak) << " | " << step << " | " << vs_r0 << " | " << (r.verified ? "yes" : "NO")
+       << " |\n";
   }
 }
 
@@ -106,7 +108,10 @@ void write_json(std::ostream& os, const RunInfo& info, const LadderArgs& args, c
   for (const BenchRow& r : rows) {
     w.begin_object();
     w.field("variant", r.variant).field("adds", r.adds).field("type", dtype_name(r.type)).field("op", "sum");
-    w.field("n", r.n).field("median_ms", r.time.median_ms).field("min_ms", r.time.min_ms).field("max_ms", r.time.max_ms);
+    w.field("n", r.n)
+        .field("median_ms", r.time.median_ms)
+        .field("min_ms", r.time.min_ms)
+        .field("max_ms", r.time.max_ms);
     w.field("gbps", r.gbps).field("pct_peak", r.pct_peak).field("verified", r.verified);
     w.end_object();
   }
@@ -121,11 +126,14 @@ void print_bench_table(std::ostream& os, const RunInfo& info, const BenchArgs& a
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ProductionRow& r = rows[i];
     if (i == 0 || rows[i - 1].op != r.op || rows[i - 1].type != r.type)
-      os << "\n" << elem_type_name(r.type) << " " << bench_op_name(r.op) << ", median of " << args.reps
+      os << "\n"
+         << elem_type_name(r.type) << " " << bench_op_name(r.op) << ", median of " << args.reps
          << " samples, L2 flushed before each" << (args.l2 == "auto" ? "" : ", gpureduce's loads --l2 " + args.l2)
          << "\n\n"
-         << (args.exact ? "| n | exact (us) | plain sum (us) | exact / plain throughput | exact GB/s | % ceiling | plain GB/s | verified |"
-                        : "| n | gpureduce (us) | CUB (us) | speed-up | gpureduce GB/s | % ceiling | CUB GB/s | verified |")
+         << (args.exact
+                 ? "| n | exact (us) | plain sum (us) | exact / plain throughput | exact GB/s | % ceiling | plain GB/s "
+                   "| verified |"
+                 : "| n | gpureduce (us) | CUB (us) | speed-up | gpureduce GB/s | % ceiling | CUB GB/s | verified |")
          << (r.g2g.median_ms > 0 ? " CUB gpu_to_gpu (us) | exact / gpu_to_gpu throughput |\n" : "\n")
          << "|---|---:|---:|---:|---:|---:|---:|---|" << (r.g2g.median_ms > 0 ? "---:|---:|\n" : "\n");
     os << "| " << size_label(r.n) << " | " << fmt("%.1f", r.ours.median_ms * 1e3) << " | "
@@ -133,7 +141,8 @@ void print_bench_table(std::ostream& os, const RunInfo& info, const BenchArgs& a
        << fmt("%.0f", r.ours_gbps) << " | " << fmt("%.1f", 100 * r.ours_gbps / peak) << " | " << fmt("%.0f", r.cub_gbps)
        << " | " << (r.verified ? "yes" : "NO") << " |";
     if (r.g2g.median_ms > 0)
-      os << " " << fmt("%.1f", r.g2g.median_ms * 1e3) << " | " << fmt("%.2fx", r.g2g.median_ms / r.ours.median_ms) << " |";
+      os << " " << fmt("%.1f", r.g2g.median_ms * 1e3) << " | " << fmt("%.2fx", r.g2g.median_ms / r.ours.median_ms)
+         << " |";
     os << "\n";
   }
 }
@@ -153,7 +162,10 @@ void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& ar
   JsonWriter w(os);
   write_run_fields(w, info, "gpureduce bench");
   w.key("config").begin_object();
-  w.field("reps", args.reps).field("seed", args.seed).field("kernel", args.kernel).field("grid_blocks", args.grid_blocks);
+  w.field("reps", args.reps)
+      .field("seed", args.seed)
+      .field("kernel", args.kernel)
+      .field("grid_blocks", args.grid_blocks);
   w.field("l2", args.l2);
   w.field("timing", paired_timing_method);
   w.field("data", "device-generated hash: integers in [-100, 100], floating values in [-1, 1)");
@@ -163,7 +175,9 @@ void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& ar
   w.end_object();
   if (accuracy) {
     w.key("accuracy").begin_object();
-    w.field("n", accuracy->n).field("reference", accuracy->reference).field("plain_float", double(accuracy->plain_float));
+    w.field("n", accuracy->n)
+        .field("reference", accuracy->reference)
+        .field("plain_float", double(accuracy->plain_float));
     w.field("host_double", accuracy->host_double).field("exact_float", double(accuracy->exact_float));
     w.end_object();
   }
@@ -180,7 +194,9 @@ void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& ar
       w.begin_object();
       w.field("variant", variant).field("type", elem_type_name(r.type)).field("op", bench_op_name(r.op));
       w.field("n", r.n).field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms);
-      w.field("gbps", gbps).field("pct_peak", 100 * gbps / peak).field("verified", which == 2 ? r.g2g_verified : r.verified);
+      w.field("gbps", gbps)
+          .field("pct_peak", 100 * gbps / peak)
+          .field("verified", which == 2 ? r.g2g_verified : r.verified);
       w.end_object();
     }
   }
@@ -206,13 +222,15 @@ void print_matmul_table(std::ostream& os, const MatmulArgs& args, const std::vec
     if (r.variant == "m2") m2 = r.time.median_ms;
     const bool rung = r.variant[0] == 'm', ran = r.time.median_ms > 0;
     os << "| " << r.variant << " | " << r.adds << " | " << (ran ? fmt("%.3f", r.time.median_ms) : "-") << " | "
-       << (ran ? fmt("%.0f", r.gops) : "-") << " | " << (rung && ran && prev ? fmt("%.2fx", prev / r.time.median_ms) : "")
-       << " | " << (ran && m2 ? fmt("%.2fx", m2 / r.time.median_ms) : "") << " | "
-       << (ran ? (r.verified ? "yes" : "NO") : "-") << " | " << r.note << " |\n";
+       << (ran ? fmt("%.0f", r.gops) : "-") << " | "
+       << (rung && ran && prev ? fmt("%.2fx", prev / r.time.median_ms) : "") << " | "
+       << (ran && m2 ? fmt("%.2fx", m2 / r.time.median_ms) : "") << " | " << (ran ? (r.verified ? "yes" : "NO") : "-")
+       << " | " << r.note << " |\n";
   }
 }
 
-void write_matmul_json(std::ostream& os, const RunInfo& info, const MatmulArgs& args, const std::vector<MatmulRow>& rows) {
+void write_matmul_json(std::ostream& os, const RunInfo& info, const MatmulArgs& args,
+                       const std::vector<MatmulRow>& rows) {
   JsonWriter w(os);
   write_run_fields(w, info, "gpureduce matmul");
   w.key("config").begin_object();

@@ -1,4 +1,5 @@
-// The outputs of `ladder`, `bench` and `matmul`: markdown tables on stdout and the JSON results files.
+// The outputs of `ladder`, `bench` and `matmul`: markdown tables on stdout and the JSON results
+// files.
 #pragma once
 
 #include "../bench/device_info.hpp"
@@ -28,7 +29,8 @@ void print_bench_table(std::ostream& os, const RunInfo& info, const BenchArgs& a
                        const std::vector<ProductionRow>& rows);
 
 void print_matmul_table(std::ostream& os, const MatmulArgs& args, const std::vector<MatmulRow>& rows);
-void write_matmul_json(std::ostream& os, const RunInfo& info, const MatmulArgs& args, const std::vector<MatmulRow>& rows);
+void write_matmul_json(std::ostream& os, const RunInfo& info, const MatmulArgs& args,
+                       const std::vector<MatmulRow>& rows);
 void print_exact_accuracy(std::ostream& os, const ExactAccuracy& a);
 void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& args, const ExactAccuracy* accuracy,
                       const std::vector<ProductionRow>& rows);

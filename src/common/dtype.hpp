@@ -1,4 +1,5 @@
-// The element types the ladder runs on, by name, and a dispatch from the run-time type to a C++ type.
+// The element types the ladder runs on, by name, and a dispatch from the run-time type to a C++
+// type.
 #pragma once
 
 #include <cstdint>

@@ -52,7 +52,8 @@ inline bool spot_check(const std::vector<std::int32_t>& a, const std::vector<std
   for (int k = 0; k < count && n > 0; ++k) {
     const unsigned i = unsigned(rng() % n), j = unsigned(rng() % n);
     std::uint32_t s = 0;
-    for (unsigned t = 0; t < n; ++t) s += std::uint32_t(a[std::size_t(i) * n + t]) * std::uint32_t(b[std::size_t(t) * n + j]);
+    for (unsigned t = 0; t < n; ++t)
+      s += std::uint32_t(a[std::size_t(i) * n + t]) * std::uint32_t(b[std::size_t(t) * n + j]);
     if (std::int32_t(s) != c[std::size_t(i) * n + j]) return false;
   }
   return true;

@@ -1,4 +1,5 @@
-// Seeded random inputs. Never constant data: zeros and ones hide unwritten outputs and indexing bugs.
+// Seeded random inputs. Never constant data: zeros and ones hide unwritten outputs and indexing
+// bugs.
 #pragma once
 
 #include <cstdint>

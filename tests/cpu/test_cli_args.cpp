@@ -118,8 +118,8 @@ TEST(test_cli_args, sweep_sizes_2_pow_10_to_28) {
 }
 
 TEST(test_cli_args, bench_lists_and_defaults) {
-  const Parsed p = parse({"bench", "--types", "int8,bfloat16", "--ops", "argmax", "--n", "2^10,1000", "--kernel", "grid",
-                          "--grid-blocks", "7", "--l2", "normal", "--reps", "5", "--seed", "3"});
+  const Parsed p = parse({"bench", "--types", "int8,bfloat16", "--ops", "argmax", "--n", "2^10,1000", "--kernel",
+                          "grid", "--grid-blocks", "7", "--l2", "normal", "--reps", "5", "--seed", "3"});
   ASSERT_TRUE(p.error.empty()) << p.error;
   EXPECT_EQ(p.command, Parsed::Command::bench);
   EXPECT_EQ(p.bench.types, (std::vector<ElemType>{ElemType::int8, ElemType::bfloat16}));

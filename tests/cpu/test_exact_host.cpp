@@ -86,7 +86,8 @@ TYPED_TEST(ExactHost, ties_round_to_even) {
   // half ulp arrives in two quarters and beside a large cancelling pair, so no partial sum sees it.
   const T big = value<T>(std::ldexp(1.0, l.bias() / 2));
   for (double base : {1.0, 1.0 + 2 * half_ulp_of_one}) {
-    const std::vector<T> x{value<T>(base), big, value<T>(half_ulp_of_one / 2), negate(big), value<T>(half_ulp_of_one / 2)};
+    const std::vector<T> x{value<T>(base), big, value<T>(half_ulp_of_one / 2), negate(big),
+                           value<T>(half_ulp_of_one / 2)};
     expect_exact(x, 0, "tie");
     const T got = gpureduce::exact_sum_host(x.data(), x.size());
     EXPECT_EQ(gpureduce::convert<double>(got), base == 1.0 ? 1.0 : 1.0 + 4 * half_ulp_of_one);

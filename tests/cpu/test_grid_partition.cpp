@@ -211,7 +211,8 @@ TEST(test_grid_vector_split, head_and_tail_at_every_misalignment) {
 // too slow for CI, so this checks the partitions' structure at the far end: the last block's
 // indices, the grid size and that the grid-stride loops reach n - 1 and never beyond.
 TEST(test_grid_large_n, last_elements_reached_beyond_2_pow_32) {
-  for (std::uint64_t n : {(std::uint64_t(1) << 31) + 1, (std::uint64_t(1) << 32) + 12345, (std::uint64_t(1) << 36) - 1}) {
+  for (std::uint64_t n :
+       {(std::uint64_t(1) << 31) + 1, (std::uint64_t(1) << 32) + 12345, (std::uint64_t(1) << 36) - 1}) {
     const BlockTile<2> tile{n, 256};
     EXPECT_EQ(tile.grid(), (n + 511) / 512);
     std::uint64_t max_index = 0, count = 0;

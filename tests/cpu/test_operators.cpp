@@ -185,7 +185,8 @@ IndexedValue<float> reduce_in_random_tree(const Op& op, const std::vector<float>
   v.push_back(op.template identity<IndexedValue<float>>());
   while (v.size() > 1) {
     std::vector<IndexedValue<float>> next;
-    for (std::size_t i = 0; i + 1 < v.size(); i += 2) next.push_back(rng() % 2 ? op(v[i], v[i + 1]) : op(v[i + 1], v[i]));
+    for (std::size_t i = 0; i + 1 < v.size(); i += 2)
+      next.push_back(rng() % 2 ? op(v[i], v[i + 1]) : op(v[i + 1], v[i]));
     if (v.size() % 2) next.push_back(v.back());
     v = next;
   }
@@ -240,7 +241,8 @@ void check_vector_winner(std::uint32_t seed) {
       }
       v = convert<V>(d);
     }
-    if (trial % 50 == 0) std::fill(x.begin(), x.end(), convert<V>(trial % 100 == 0 || !is_floating_v<V> ? 3.0 : std::nan("")));
+    if (trial % 50 == 0)
+      std::fill(x.begin(), x.end(), convert<V>(trial % 100 == 0 || !is_floating_v<V> ? 3.0 : std::nan("")));
     // The thread's scalar elements (head, tail) are folded into acc before the vectors.
     P expect = op.template identity<P>(), acc = expect;
     for (int i = 0; i < vectors * N; ++i) expect = op(expect, op.template lift<P>(x[i], 64 + i));
@@ -315,7 +317,8 @@ TEST(test_thread_operators, user_op_wraps_a_functor_and_identity) {
   EXPECT_EQ(op.lift<int>(std::int8_t(-4), 0), -4);
 }
 
-// One vector of small integers summed in 32 bits: exact at the types' extremes, signed and unsigned.
+// One vector of small integers summed in 32 bits: exact at the types' extremes, signed and
+// unsigned.
 template <class T>
 void check_packed_sum(std::mt19937_64& rng) {
   constexpr unsigned n = 16 / sizeof(T);

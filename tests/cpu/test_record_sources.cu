@@ -453,7 +453,8 @@ TEST(test_record_sources, record_keys_have_no_register_floor) {
 // Records read one per load, for every operator: up to 256 records (4 KB of 16-byte vectors) the
 // one-block kernel of 256 threads with one record per thread; argmin/argmax of records of more than
 // 8 loads, whose partial batch is loaded with repeats, up to 512, on 512 threads from 257 (records
-// of many narrow fields: 256, the most their one block takes). Records in vectors and numbers never.
+// of many narrow fields: 256, the most their one block takes). Records in vectors and numbers
+// never.
 TEST(test_record_sources, records_one_per_thread_in_one_block) {
   const auto most = []<class Source, class Op = ArgMax>(Source, Op = {}) {
     using A = std::conditional_t<std::is_same_v<Op, Sum>, double, IndexedValue<double>>;
@@ -551,7 +552,8 @@ TEST(test_record_sources, records_take_several_waves) {
   EXPECT_EQ((detail::reduce_tuning<int, ShiftedSource<Rgba>, Op>().grid_waves), 6u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float, cuda::std::negate<float>>, Op>().waves_min_l2), 0u);
   using Complex = cuda::std::complex<float>;
-  EXPECT_EQ((detail::reduce_tuning<Complex, ArraySource<Complex>, UserOp<cuda::std::plus<>, Complex>>().waves_min_l2), 0u);
+  EXPECT_EQ((detail::reduce_tuning<Complex, ArraySource<Complex>, UserOp<cuda::std::plus<>, Complex>>().waves_min_l2),
+            0u);
   EXPECT_EQ((detail::reduce_tuning<std::int64_t, ArraySource<int>, Sum>().waves_min_l2), 0u);
 }
 
@@ -619,7 +621,8 @@ TEST(test_record_sources, shifted_vectors_load_only_the_array) {
   const ShiftedSource<Doubles> src{{doubles + 0, {}}};
   EXPECT_EQ(src.offset(), 0u);
   for (const std::uint64_t n : {0ull, 1ull, 2ull, 3ull, 40ull}) {
-    const ShiftedSource<Doubles> shifted{{reinterpret_cast<const Doubles*>(reinterpret_cast<const char*>(doubles) + 8), {}}};
+    const ShiftedSource<Doubles> shifted{
+        {reinterpret_cast<const Doubles*>(reinterpret_cast<const char*>(doubles) + 8), {}}};
     const VectorSplit s = shifted.split(n);
     expect_loads_inside(s, shifted.address(), n, 16, 1, 8);
     EXPECT_EQ(s.vectors, n >= 2 ? n - 2 : 0);
@@ -632,10 +635,11 @@ TEST(test_record_sources, shifted_vectors_load_only_the_array) {
 // element in the kernel of the aligned ones.
 template <class T, class A>
 VectorSplit dot_split(const T* a, const T* b, std::uint64_t n, bool* shifted) {
-  return with_product_source<T, A>(a, b, TuningSm90<sizeof(T)>::shifted_dot_b(n, is_floating_v<T>), [&](const auto& src) {
-    *shifted = std::is_same_v<std::remove_cvref_t<decltype(src)>, ProductSource<T, A, true>>;
-    return src.split(n);
-  });
+  return with_product_source<T, A>(
+      a, b, TuningSm90<sizeof(T)>::shifted_dot_b(n, is_floating_v<T>), [&](const auto& src) {
+        *shifted = std::is_same_v<std::remove_cvref_t<decltype(src)>, ProductSource<T, A, true>>;
+        return src.split(n);
+      });
 }
 
 TEST(test_record_sources, a_dot_products_second_array_is_loaded_inside_it) {
@@ -662,7 +666,8 @@ TEST(test_record_sources, a_dot_products_second_array_is_loaded_inside_it) {
 // Which sizes read such a second array shifted: 1-byte elements always; 2-byte ones from 16 MB per
 // array and, floating, where one block reads them (32 KB per array); element by element between.
 TEST(test_record_sources, a_dot_products_second_array_is_shifted_by_size) {
-  for (const std::uint64_t n : {0ull, 1ull, 1ull << 14, (1ull << 14) + 1, 1ull << 20, (1ull << 23) - 1, 1ull << 23, 1ull << 30})
+  for (const std::uint64_t n :
+       {0ull, 1ull, 1ull << 14, (1ull << 14) + 1, 1ull << 20, (1ull << 23) - 1, 1ull << 23, 1ull << 30})
     for (const bool floating : {false, true}) EXPECT_TRUE(TuningSm90<1>::shifted_dot_b(n, floating)) << n;
   for (const std::uint64_t n : {0ull, 1ull, 1ull << 14, 1ull << 23, (1ull << 23) + 1, 1ull << 30})
     EXPECT_TRUE(TuningSm90<2>::shifted_dot_b(n, true)) << n;

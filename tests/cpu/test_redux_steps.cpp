@@ -98,7 +98,9 @@ void check_integer_ops(std::uint64_t seed) {
   for (int trial = 0; trial < 200; ++trial) {
     std::array<T, lanes> v;
     for (auto& x : v) x = random_int<T>(rng, trial % 4 == 3 ? int(rng() % 4) : trial);
-    const auto check = [&](auto op) { ASSERT_EQ(emulated_warp(v, op), folded(v, op)) << "seed " << seed << " trial " << trial; };
+    const auto check = [&](auto op) {
+      ASSERT_EQ(emulated_warp(v, op), folded(v, op)) << "seed " << seed << " trial " << trial;
+    };
     check(Sum{});
     check(Min{});
     check(Max{});
@@ -118,7 +120,9 @@ void check_integer_ops(std::uint64_t seed) {
       const bool identity = rng() % 8 == 0;
       const std::int64_t index = trial % 2 ? std::int64_t(rng() % 64) : std::int64_t(rng() >> 24);
       iv[l] = {v[l], identity ? std::numeric_limits<std::int64_t>::max() : index};
-      if (identity) iv[l].value = rng() % 2 ? ArgMin{}.identity<IndexedValue<T>>().value : ArgMax{}.identity<IndexedValue<T>>().value;
+      if (identity)
+        iv[l].value =
+            rng() % 2 ? ArgMin{}.identity<IndexedValue<T>>().value : ArgMax{}.identity<IndexedValue<T>>().value;
     }
     const auto check_arg = [&](auto op) {
       const auto got = emulated_warp(iv, op), expect = folded(iv, op);

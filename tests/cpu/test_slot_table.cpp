@@ -110,7 +110,8 @@ TEST(test_slot_table, returned_keys_from_many_threads_drain_once_each) {
   r.drain(take);
   EXPECT_EQ(seen.size(), std::size_t(threads * per_thread));
   for (int th = 0; th < threads; ++th)
-    for (int i = 0; i < per_thread; i += 97) EXPECT_EQ(seen.count(SlotKey{true, std::uint64_t(th), std::uint64_t(i)}), 1u);
+    for (int i = 0; i < per_thread; i += 97)
+      EXPECT_EQ(seen.count(SlotKey{true, std::uint64_t(th), std::uint64_t(i)}), 1u);
   EXPECT_TRUE(in_order);
 }
 

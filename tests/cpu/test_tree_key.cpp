@@ -26,7 +26,8 @@ T reduce_in_random_tree(std::vector<T> v, const Op& op, const T& identity, std::
   v.push_back(identity);
   while (v.size() > 1) {
     std::vector<T> next;
-    for (std::size_t i = 0; i + 1 < v.size(); i += 2) next.push_back(rng() % 2 ? op(v[i], v[i + 1]) : op(v[i + 1], v[i]));
+    for (std::size_t i = 0; i + 1 < v.size(); i += 2)
+      next.push_back(rng() % 2 ? op(v[i], v[i + 1]) : op(v[i + 1], v[i]));
     if (v.size() % 2) next.push_back(v.back());
     v = next;
   }
@@ -42,7 +43,8 @@ void expect_ordered_bits_follow_the_values() {
     for (F b : x) {
       if (a == b) {
         // Equal values: the same bits, or the two zeros, -0 first.
-        EXPECT_EQ(detail::ordered_bits(a) < detail::ordered_bits(b), std::signbit(a) && !std::signbit(b)) << a << " " << b;
+        EXPECT_EQ(detail::ordered_bits(a) < detail::ordered_bits(b), std::signbit(a) && !std::signbit(b))
+            << a << " " << b;
       } else {
         EXPECT_EQ(detail::ordered_bits(a) < detail::ordered_bits(b), a < b) << a << " " << b;
       }
@@ -73,7 +75,8 @@ void check_extreme_keys(NanPolicy nan, std::uint64_t seed) {
     const std::vector<F> x = special_mix<F>(rng, n, trial % 3 == 0 ? 0 : 2 + unsigned(rng() % 20));
     std::vector<detail::key_t<F>> keys;
     for (F v : x) keys.push_back(tree.to(v));
-    const F got = tree.from(reduce_in_random_tree(keys, tree.op(), tree.identity(), rng), [](std::int64_t) { return F(0); });
+    const F got =
+        tree.from(reduce_in_random_tree(keys, tree.op(), tree.identity(), rng), [](std::int64_t) { return F(0); });
     SCOPED_TRACE("seed " + std::to_string(seed) + " trial " + std::to_string(trial));
 
     F want = op.template identity<F>();
@@ -84,7 +87,8 @@ void check_extreme_keys(NanPolicy nan, std::uint64_t seed) {
       ASSERT_EQ(got, want);
       if (want == 0 && !x.empty()) {
         const bool wanted_sign = Less;  // min: -0 if any, max: +0 if any
-        const bool present = std::any_of(x.begin(), x.end(), [&](F v) { return v == 0 && std::signbit(v) == wanted_sign; });
+        const bool present =
+            std::any_of(x.begin(), x.end(), [&](F v) { return v == 0 && std::signbit(v) == wanted_sign; });
         ASSERT_EQ(std::signbit(got), present ? wanted_sign : !wanted_sign);
       }
     }

@@ -182,7 +182,8 @@ void check_all_ops(const std::vector<T>& h, const T* d, const Options& opt = {})
     EXPECT_EQ(static_cast<std::uint64_t>(run_to_host<SumA>([&](SumA* o) { dot(d, d, n, o, nullptr, opt); })),
               [&] {
                 std::uint64_t r = 0;
-                for (T x : h) r += static_cast<std::uint64_t>(std::int64_t(x)) * static_cast<std::uint64_t>(std::int64_t(x));
+                for (T x : h)
+                  r += static_cast<std::uint64_t>(std::int64_t(x)) * static_cast<std::uint64_t>(std::int64_t(x));
                 return r;
               }())
         << "dot";

@@ -1,6 +1,6 @@
 // cudaDeviceReset destroys the device's primary context with every allocation in it, the library's
-// workspace included; the next call runs in a new context (dispatch/context_id.hpp). Before the pool
-// was kept per context, the first grid-sized reduction after a reset faulted with an illegal
+// workspace included; the next call runs in a new context (dispatch/context_id.hpp). Before the
+// pool was kept per context, the first grid-sized reduction after a reset faulted with an illegal
 // address. An executable of its own: a reset takes every other test's device state with it.
 #include "reduce_checks.cuh"
 

@@ -82,7 +82,8 @@ TYPED_TEST(ExactGpu, cancellation_ties_overflow_subnormals_specials) {
   expect_matches_host(std::vector<T>{max, max, negate(max)}, "overflow and back");
   expect_matches_host(std::vector<T>{max, half_ulp_of_max}, "tie at the overflow threshold");
   const double half_ulp_of_one = std::ldexp(1.0, -l.frac_bits - 1);
-  expect_matches_host(std::vector<T>{value<T>(1.0), value<T>(half_ulp_of_one / 2), value<T>(half_ulp_of_one / 2)}, "tie");
+  expect_matches_host(std::vector<T>{value<T>(1.0), value<T>(half_ulp_of_one / 2), value<T>(half_ulp_of_one / 2)},
+                      "tie");
 
   std::vector<T> sub(100000);
   for (T& v : sub) v = random_subnormal<T>(rng);

@@ -210,8 +210,9 @@ TEST(test_functors, transforms_under_every_kind_of_operator) {
       const auto h8 = random_input<std::int8_t>(n, seed + n + 2);
       DeviceInput<std::int8_t> d8(h8, 3);
       const auto positives = std::count_if(h8.begin(), h8.end(), [](std::int8_t x) { return x > 0; });
-      EXPECT_EQ(run_to_host<std::int64_t>([&](std::int64_t* o) { transform_reduce(d8.get(), n, o, Positive{}, Sum{}); }),
-                positives);
+      EXPECT_EQ(
+          run_to_host<std::int64_t>([&](std::int64_t* o) { transform_reduce(d8.get(), n, o, Positive{}, Sum{}); }),
+          positives);
       const auto as_byte = [&](auto op) {
         return run_to_host<unsigned char>(
             [&](unsigned char* o) { transform_reduce(d8.get(), n, reinterpret_cast<bool*>(o), Positive{}, op); });
@@ -221,8 +222,8 @@ TEST(test_functors, transforms_under_every_kind_of_operator) {
 
       std::vector<int> floored(n);
       std::transform(hf.begin(), hf.end(), floored.begin(), Thousandths{});
-      const auto mm =
-          run_to_host<MinMax<int>>([&](MinMax<int>* o) { transform_reduce(df.get(), n, o, Thousandths{}, MinMaxOp{}); });
+      const auto mm = run_to_host<MinMax<int>>(
+          [&](MinMax<int>* o) { transform_reduce(df.get(), n, o, Thousandths{}, MinMaxOp{}); });
       EXPECT_EQ(mm.min, *std::min_element(floored.begin(), floored.end()));
       EXPECT_EQ(mm.max, *std::max_element(floored.begin(), floored.end()));
     }
@@ -280,14 +281,17 @@ TEST(test_functors, transform_reduce_with_a_functor_into_a_struct) {
       EXPECT_EQ(r.lo, want_span.lo);
       EXPECT_EQ(r.hi, want_span.hi);
     };
-    check(run_to_host<Moments>([&](Moments* o) { transform_reduce(df.get(), n, o, ToMoments{}, AddMoments{}, no_moments); }),
-          run_to_host<Span>([&](Span* o) { transform_reduce(d16.get(), n, o, ToSpan{}, Widen{}, no_span); }), "automatic");
+    check(run_to_host<Moments>(
+              [&](Moments* o) { transform_reduce(df.get(), n, o, ToMoments{}, AddMoments{}, no_moments); }),
+          run_to_host<Span>([&](Span* o) { transform_reduce(d16.get(), n, o, ToSpan{}, Widen{}, no_span); }),
+          "automatic");
     check(transform_reduce_sync(df.get(), n, ToMoments{}, AddMoments{}, no_moments),
           transform_reduce_sync(d16.get(), n, ToSpan{}, Widen{}, no_span), "_sync");
     // Every kernel: one block, grids of 3 (the combiner block under evict-first) and 300 blocks.
     each_kernel([&](const Options& opt, const std::string& how) {
-      check(run_to_host<Moments>(
-                [&](Moments* o) { transform_reduce(df.get(), n, o, ToMoments{}, AddMoments{}, no_moments, nullptr, opt); }),
+      check(run_to_host<Moments>([&](Moments* o) {
+              transform_reduce(df.get(), n, o, ToMoments{}, AddMoments{}, no_moments, nullptr, opt);
+            }),
             run_to_host<Span>(
                 [&](Span* o) { transform_reduce(d16.get(), n, o, ToSpan{}, Widen{}, no_span, nullptr, opt); }),
             how);
@@ -296,7 +300,8 @@ TEST(test_functors, transform_reduce_with_a_functor_into_a_struct) {
     // The other _sync calls: a transform under a built-in operator, and a dot product.
     if (n == 0) continue;
     EXPECT_EQ(transform_reduce_sync(df.get(), n, AbsFloat{}, Max{}),
-              std::fabs(*std::max_element(hf.begin(), hf.end(), [](float a, float b) { return std::fabs(a) < std::fabs(b); })));
+              std::fabs(*std::max_element(hf.begin(), hf.end(),
+                                          [](float a, float b) { return std::fabs(a) < std::fabs(b); })));
     std::int64_t want_dot = 0;
     for (std::int16_t x : h16) want_dot += std::int64_t(x) * x;
     EXPECT_EQ(dot_sync(d16.get(), d16.get(), n), want_dot);

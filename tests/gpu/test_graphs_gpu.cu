@@ -1,5 +1,5 @@
-// CUDA graphs: a reduction captured and replayed on new data, a _sync call refused during a capture,
-// graphs that hold workspace slots of their own (replayed at once, updated, destroyed).
+// CUDA graphs: a reduction captured and replayed on new data, a _sync call refused during a
+// capture, graphs that hold workspace slots of their own (replayed at once, updated, destroyed).
 #include "reduce_checks.cuh"
 
 #include <vector>
@@ -106,7 +106,8 @@ TEST(test_graphs, graphs_of_two_captures_replay_concurrently_and_give_slots_back
   GPUREDUCE_CHECK_CUDA(cudaMemcpy(got.data(), out, got.size() * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
   for (int g = 0; g < 2; ++g)
     for (int r = 0; r < rounds; ++r)
-      EXPECT_EQ(std::uint64_t(got[g * rounds + r]), reference::int_sum(h[g].data(), n)) << "graph " << g << " round " << r;
+      EXPECT_EQ(std::uint64_t(got[g * rounds + r]), reference::int_sum(h[g].data(), n))
+          << "graph " << g << " round " << r;
   for (int g = 0; g < 2; ++g)
     for (int r = 0; r < rounds; ++r) {
       cudaGraphExecDestroy(exec[g][r]);

@@ -56,7 +56,8 @@ class LadderGpu : public ::testing::Test {
                               std::to_string(block) + " seed=" + std::to_string(run_seed());
     DeviceBuffer<T> in(data.size());
     DeviceBuffer<T> out(1);
-    if (!data.empty()) GPUREDUCE_CUDA(cudaMemcpy(in.get(), data.data(), data.size() * sizeof(T), cudaMemcpyHostToDevice));
+    if (!data.empty())
+      GPUREDUCE_CUDA(cudaMemcpy(in.get(), data.data(), data.size() * sizeof(T), cudaMemcpyHostToDevice));
     const HostSum<T> ref = host_sum(data.data() + offset, n);
     std::vector<T> abs_data(data.begin() + offset, data.begin() + offset + n);
     for (T& x : abs_data) x = x < 0 ? T(-x) : x;
@@ -85,7 +86,8 @@ class LadderGpu : public ::testing::Test {
     }
     // The input is the caller's: no rung may write to it (r0 works in a copy).
     std::vector<T> after(data.size());
-    if (!data.empty()) GPUREDUCE_CUDA(cudaMemcpy(after.data(), in.get(), data.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    if (!data.empty())
+      GPUREDUCE_CUDA(cudaMemcpy(after.data(), in.get(), data.size() * sizeof(T), cudaMemcpyDeviceToHost));
     EXPECT_EQ(std::memcmp(after.data(), data.data(), data.size() * sizeof(T)), 0) << "input modified, " << where;
   }
 
@@ -124,8 +126,8 @@ TYPED_TEST(LadderGpu, every_block_size) {
 // r9 reads 16-byte vectors: start 1..3 elements past an aligned address (a scalar head to peel).
 TYPED_TEST(LadderGpu, r9_misaligned_pointers) {
   for (std::uint64_t offset = 1; offset <= 3; ++offset)
-    for (std::uint64_t n : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(5), std::uint64_t(1027), std::uint64_t(1) << 20,
-                            (std::uint64_t(1) << 22) + 5}) {
+    for (std::uint64_t n : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(5), std::uint64_t(1027),
+                            std::uint64_t(1) << 20, (std::uint64_t(1) << 22) + 5}) {
       this->check_all(random_values<TypeParam>(n + offset, run_seed() + offset + n), offset, n, 256, false, "r9");
       if (this->HasFatalFailure()) return;
     }

@@ -49,7 +49,8 @@ TEST(MatmulGpu, many_block_rungs_at_4096) {
   const auto a = random_matrix(n, test_seed());
   for (const matmul::Rung& r : matmul::rungs()) {
     if (r.one_block) continue;
-    EXPECT_TRUE(matmul::verify_product(a, a, run_rung(r, a, a, n), n, test_seed())) << r.name << " seed=" << test_seed();
+    EXPECT_TRUE(matmul::verify_product(a, a, run_rung(r, a, a, n), n, test_seed()))
+        << r.name << " seed=" << test_seed();
   }
 }
 

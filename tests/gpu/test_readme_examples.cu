@@ -33,7 +33,8 @@ TEST(test_readme_examples, basic_calls) {
   cudaStreamCreate(&stream);
 
   // [example: basic]
-  // int32 in, int64 accumulator and result (accumulator.hpp has the rules); asynchronous, one launch
+  // int32 in, int64 accumulator and result (accumulator.hpp has the rules); asynchronous, one
+  // launch
   gpureduce::sum(d_in, n, d_sum, stream);
   // value and first index of the largest element; NaN wins unless ignored
   gpureduce::argmax(d_x, n, d_best, stream);
@@ -129,8 +130,9 @@ TEST(test_readme_examples, records) {
   cudaStreamCreate(&stream);
 
   // [example: records]
-  // Arrays of structs, as CUB's Reduce takes them, with your functor and its identity or a transform:
-  // a complex sum, and the first point farthest from the origin (float3 in, Length2 a functor)
+  // Arrays of structs, as CUB's Reduce takes them, with your functor and its identity or a
+  // transform: a complex sum, and the first point farthest from the origin (float3 in, Length2 a
+  // functor)
   gpureduce::reduce(d_z, n, d_zsum, cuda::std::plus<>{}, cuda::std::complex<float>{}, stream);
   gpureduce::transform_reduce(d_points, n, d_far, Length2{}, gpureduce::ArgMax{}, stream);
   // [/example]

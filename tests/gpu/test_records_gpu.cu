@@ -287,7 +287,8 @@ void check_field_sums(std::uint64_t n, std::uint64_t seed, unsigned offset_bytes
   };
   each_kernel(check);
   for (const std::uint64_t blocks : {3ull, 300ull})
-    check(Options{.force_kernel = Kernel::waves, .force_blocks = blocks}, "waves kernel, blocks " + std::to_string(blocks));
+    check(Options{.force_kernel = Kernel::waves, .force_blocks = blocks},
+          "waves kernel, blocks " + std::to_string(blocks));
 }
 
 // Loaded evict-first (thread/vector_load.cuh, load_record) as words of 1, 2, 4, 8 and 16 bytes,
@@ -424,7 +425,8 @@ TEST(test_record_blocks, wide_records_in_staged_vectors_of_small_blocks) {
                 ArraySource<Fields<std::int16_t, 31>>::one_part_threads == 64 &&
                 ArraySource<Fields<std::int8_t, 43>>::one_part_threads == 64 &&
                 ArraySource<Fields<std::int16_t, 43>>::one_part_threads == 64);
-  // R from byte from_r around its size, W (of the same size) from byte from_w short of it and past it.
+  // R from byte from_r around its size, W (of the same size) from byte from_w short of it and past
+  // it.
   const auto around = [&]<class R, class W>(R, W, unsigned from_r, unsigned from_w, std::uint64_t salt) {
     static_assert(wide_vectors_min<R> == wide_vectors_min<W> && Vector<R>::size == Vector<W>::size);
     for (const std::uint64_t n : sizes_around_staging(R{})) {
@@ -623,9 +625,9 @@ void check_waves(unsigned times, unsigned offset_bytes, std::uint64_t seed) {
 }
 
 // 20-byte records (several waves from 4x L2; 8 in flight per thread from 32x) at 4x and 16x, 7-byte
-// records (in staged vectors of 112 bytes there) from byte 1 at 4x, pairs of int32 from 4 bytes past an 8-byte
-// boundary (several waves from 16x) at 16x. Its own suite, out of tools/sanitize.sh's filter: a gigabyte is slow
-// under the sanitizers.
+// records (in staged vectors of 112 bytes there) from byte 1 at 4x, pairs of int32 from 4 bytes
+// past an 8-byte boundary (several waves from 16x) at 16x. Its own suite, out of
+// tools/sanitize.sh's filter: a gigabyte is slow under the sanitizers.
 TEST(test_record_waves, records_on_several_waves_sum_exactly) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();

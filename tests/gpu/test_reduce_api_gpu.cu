@@ -106,9 +106,9 @@ void sanitizer_sizes_for() {
       for (const auto [k, l2, blocks] : paths) {
         for (const NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore}) {
           if (!is_floating_v<T> && nan == NanPolicy::ignore) continue;  // the same kernels
-          SCOPED_TRACE("n=" + std::to_string(n) + " kernel=" + std::to_string(int(k)) + " l2=" + std::to_string(int(l2)) +
-                       " blocks=" + std::to_string(blocks) + " nan=" + std::to_string(int(nan)) +
-                       (&h == &inputs[0] ? " random" : " zeros and a NaN"));
+          SCOPED_TRACE("n=" + std::to_string(n) + " kernel=" + std::to_string(int(k)) +
+                       " l2=" + std::to_string(int(l2)) + " blocks=" + std::to_string(blocks) +
+                       " nan=" + std::to_string(int(nan)) + (&h == &inputs[0] ? " random" : " zeros and a NaN"));
           Options opt;
           opt.force_kernel = k;
           opt.force_blocks = blocks;

@@ -57,8 +57,9 @@ void check_byte_dots(std::uint64_t seed) {
       for (const auto [x, y] : {std::pair{lo, lo}, std::pair{hi, hi}, std::pair{lo, hi}}) {
         const DeviceInput<T> a(std::vector<T>(n, x), 0), b(std::vector<T>(n, y), b_offset);
         const std::int64_t exact = std::int64_t(n) * x * y;
-        EXPECT_EQ(std::int64_t(run_to_host<result_t<T, Sum>>([&](result_t<T, Sum>* o) { dot(a.get(), b.get(), n, o); })),
-                  exact);
+        EXPECT_EQ(
+            std::int64_t(run_to_host<result_t<T, Sum>>([&](result_t<T, Sum>* o) { dot(a.get(), b.get(), n, o); })),
+            exact);
         EXPECT_EQ(run_to_host<std::int32_t>([&](std::int32_t* o) { dot<std::int32_t>(a.get(), b.get(), n, o); }),
                   static_cast<std::int32_t>(exact));
         EXPECT_EQ(run_to_host<std::int16_t>([&](std::int16_t* o) { dot<std::int16_t>(a.get(), b.get(), n, o); }),
@@ -123,7 +124,8 @@ TEST(test_reduce_bools, masks_count_in_int64_and_test_in_bool) {
   for (const std::uint64_t n : sizes) {
     for (const unsigned every : {0u, 8u, 2u, 1u}) {  // true never, 1 in 8, 1 in 2, always
       const unsigned offset = unsigned(rng() % 16);
-      SCOPED_TRACE("n=" + std::to_string(n) + " true 1 in " + std::to_string(every) + " offset=" + std::to_string(offset));
+      SCOPED_TRACE("n=" + std::to_string(n) + " true 1 in " + std::to_string(every) +
+                   " offset=" + std::to_string(offset));
       std::vector<std::uint8_t> h(n), g(n);
       for (auto& x : h) x = every != 0 && rng() % every == 0;
       for (auto& x : g) x = rng() % 2;

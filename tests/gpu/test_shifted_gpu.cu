@@ -1,11 +1,10 @@
 // Arrays whose vectors start off a 16-byte boundary: the second array of a dot product at another
 // offset than the first, at every offset its type allows (1- and 2-byte elements read as the
 // aligned words around each vector shifted into place, thread/shifted_load.cuh, 2-byte ones also
-// element by element; the others element by element), and records whose address never reaches a boundary (shifted, or one per load:
-// agent/sources.cuh, shifts_records_v).
-// Each array ends where its allocation ends, so that compute-sanitizer's memcheck (tools/sanitize.sh)
-// sees any load past it. Every kernel: one block, grids of 3 blocks (with and without the combiner
-// block) and of 300.
+// element by element; the others element by element), and records whose address never reaches a
+// boundary (shifted, or one per load: agent/sources.cuh, shifts_records_v). Each array ends where
+// its allocation ends, so that compute-sanitizer's memcheck (tools/sanitize.sh) sees any load past
+// it. Every kernel: one block, grids of 3 blocks (with and without the combiner block) and of 300.
 #include "reduce_checks.cuh"
 
 #include <cuda/std/complex>
@@ -52,7 +51,8 @@ long double product_sum(const std::vector<T>& x, std::size_t i, std::size_t j, s
 template <class T>
 std::uint64_t wrapped_product_sum(const std::vector<T>& x, std::size_t i, std::size_t j, std::uint64_t m) {
   std::uint64_t s = 0;
-  for (std::uint64_t k = 0; k < m; ++k) s += std::uint64_t(std::int64_t(x[i + k])) * std::uint64_t(std::int64_t(x[j + k]));
+  for (std::uint64_t k = 0; k < m; ++k)
+    s += std::uint64_t(std::int64_t(x[i + k])) * std::uint64_t(std::int64_t(x[j + k]));
   return s;
 }
 

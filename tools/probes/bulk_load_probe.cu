@@ -1,11 +1,11 @@
 // Does the Hopper TMA's bulk copy (cp.async.bulk into shared memory) or an L2 prefetch-size hint on
 // the vector loads read a cold input faster than the plain 16-byte loads the library issues? The
-// two targets of issue 3 still missed come down to reading a few KB cold (n <= 2^12, one block)
-// and 16 KB per SM (2 MB). Not part of the library: float32 sums written out by hand, 256 threads per block,
-// block b reading its own `Vectors` float4 and storing its own partial (no hand-off), timed as
-// `gpureduce bench` times a call (src/bench/timer.hpp: events, a memset of 2x L2 before each
-// sample, median), each read paired with the plain loads in one run (samples alternating).
-// Run by `tools/device-run COMMIT bulkload`.
+// two targets of issue 3 still missed come down to reading a few KB cold (n <= 2^12, one block) and
+// 16 KB per SM (2 MB). Not part of the library: float32 sums written out by hand, 256 threads per
+// block, block b reading its own `Vectors` float4 and storing its own partial (no hand-off), timed
+// as `gpureduce bench` times a call (src/bench/timer.hpp: events, a memset of 2x L2 before each
+// sample, median), each read paired with the plain loads in one run (samples alternating). Run by
+// `tools/device-run COMMIT bulkload`.
 #include <gpureduce/gpureduce.cuh>
 
 #include <cub/device/device_reduce.cuh>
@@ -33,16 +33,19 @@ const char* const read_names[] = {"ldg", "ldg .L2::256B", "bulk copy (1 thread)"
 
 __device__ __forceinline__ float4 load_l2_256(const float4* p) {
   float4 r;
-  asm volatile("ld.global.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(r.x), "=f"(r.y), "=f"(r.z), "=f"(r.w) : "l"(p));
+  asm volatile("ld.global.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(r.x), "=f"(r.y), "=f"(r.z), "=f"(r.w)
+               : "l"(p));
   return r;
 }
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) { return unsigned(__cvta_generic_to_shared(p)); }
 
 __device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, unsigned long long* bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem_addr(dst)),
-               "l"(src), "r"(bytes), "r"(smem_addr(bar))
-               : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem_addr(dst)),
+      "l"(src), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
 }
 
 __device__ __forceinline__ void bar_wait(unsigned long long* bar, unsigned parity) {
@@ -67,7 +70,8 @@ __global__ void __launch_bounds__(threads) read_kernel(const float4* in, float* 
   if constexpr (R == Read::ldg || R == Read::ldg_l2_256) {
     float4 x[per_thread];
 #pragma unroll
-    for (unsigned k = 0; k < per_thread; ++k) x[k] = R == Read::ldg ? p[k * threads + t] : load_l2_256(p + k * threads + t);
+    for (unsigned k = 0; k < per_thread; ++k)
+      x[k] = R == Read::ldg ? p[k * threads + t] : load_l2_256(p + k * threads + t);
 #pragma unroll
     for (unsigned k = 0; k < per_thread; ++k) acc += tree(x[k]);
   } else {
@@ -77,7 +81,8 @@ __global__ void __launch_bounds__(threads) read_kernel(const float4* in, float* 
     if (t == 0) {
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bar)) : "memory");
       asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(&bar)), "r"(bytes) : "memory");
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(&bar)), "r"(bytes)
+                   : "memory");
       if constexpr (R == Read::bulk) bulk_copy(buf, p, bytes, &bar);
     }
     __syncthreads();
@@ -118,12 +123,17 @@ struct Probe {
     fill<<<256, 256, 0, s>>>(in.get(), in.size());
     GPUREDUCE_CUDA(cudaStreamSynchronize(s));
   }
-  // `blocks` blocks of Vectors each read by R, timed against the plain loads; their sums must agree.
+  // `blocks` blocks of Vectors each read by R, timed against the plain loads; their sums must
+  // agree.
   template <Read R, unsigned Vectors>
   void row(unsigned blocks) {
     const auto* v = reinterpret_cast<const float4*>(in.get());
-    const auto base = [=, this](cudaStream_t st) { read_kernel<Read::ldg, Vectors><<<blocks, threads, 0, st>>>(v, out.get()); };
-    const auto test = [=, this](cudaStream_t st) { read_kernel<R, Vectors><<<blocks, threads, 0, st>>>(v, out.get() + 512); };
+    const auto base = [=, this](cudaStream_t st) {
+      read_kernel<Read::ldg, Vectors><<<blocks, threads, 0, st>>>(v, out.get());
+    };
+    const auto test = [=, this](cudaStream_t st) {
+      read_kernel<R, Vectors><<<blocks, threads, 0, st>>>(v, out.get() + 512);
+    };
     const auto [a, b] = timer.measure_pair(base, test, reps);
     GPUREDUCE_CUDA(cudaStreamSynchronize(s));
     float x[2][512];
@@ -131,8 +141,9 @@ struct Probe {
     GPUREDUCE_CUDA(cudaMemcpy(x[1], out.get() + 512, blocks * sizeof(float), cudaMemcpyDeviceToHost));
     bool same = true;
     for (unsigned i = 0; i < blocks; ++i) same &= std::abs(x[0][i] - x[1][i]) <= 1e-3f * (1 + std::abs(x[0][i]));
-    std::printf("| %u x %u KB | %s | %.2f | %.2f | %.3f | %s |\n", blocks, unsigned(Vectors * 16 / 1024), read_names[int(R)],
-                a.median_ms * 1e3, b.median_ms * 1e3, b.median_ms / a.median_ms, same ? "yes" : "NO");
+    std::printf("| %u x %u KB | %s | %.2f | %.2f | %.3f | %s |\n", blocks, unsigned(Vectors * 16 / 1024),
+                read_names[int(R)], a.median_ms * 1e3, b.median_ms * 1e3, b.median_ms / a.median_ms,
+                same ? "yes" : "NO");
   }
   template <unsigned Vectors>
   void rows(unsigned blocks) {
@@ -168,7 +179,8 @@ int main() {
                   GPUREDUCE_CUDA(cub::DeviceReduce::Sum(temp.get(), b, p.in.get(), p.out.get(), std::int64_t(n), st));
                 }));
   }
-  std::printf("\n| blocks x bytes each | read | ldg us | this read us | ratio | same sums |\n|---|---|---:|---:|---:|---|\n");
+  std::printf(
+      "\n| blocks x bytes each | read | ldg us | this read us | ratio | same sums |\n|---|---|---:|---:|---:|---|\n");
   p.rows<256>(1);   // 4 KB: float32 2^10
   p.rows<512>(1);   // 8 KB: 2^12 of 2-byte types
   p.rows<1024>(1);  // 16 KB: float32 2^12

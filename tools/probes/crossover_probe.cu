@@ -1,8 +1,8 @@
 // Where one block stops beating the grid for transformed values and records: each kernel forced
 // (Options::force_kernel), samples alternating in one run (events, a memset of 2x L2 before each
-// sample, median of 20), 8 to 64 KB of input, then the library's own choice timed after them. The one-block
-// limit (dispatch/tuning_sm90.hpp) was measured on sums of numbers, whose per-element work is one
-// add; a transform or a record's fields add work that one block does alone. Run by
+// sample, median of 20), 8 to 64 KB of input, then the library's own choice timed after them. The
+// one-block limit (dispatch/tuning_sm90.hpp) was measured on sums of numbers, whose per-element
+// work is one add; a transform or a record's fields add work that one block does alone. Run by
 // `tools/device-run COMMIT crossover`.
 #include <gpureduce/gpureduce.cuh>
 
@@ -62,8 +62,9 @@ int main() {
       Out ra, rb;
       GPUREDUCE_CUDA(cudaMemcpy(&ra, oa, sizeof(Out), cudaMemcpyDeviceToHost));
       GPUREDUCE_CUDA(cudaMemcpy(&rb, ob, sizeof(Out), cudaMemcpyDeviceToHost));
-      std::printf("| %s from byte %u | %u KB | %.2f | %.2f | %.3f | %.2f | %s |\n", name, offset, kb, t1.median_ms * 1e3,
-                  tg.median_ms * 1e3, tg.median_ms / t1.median_ms, picked.median_ms * 1e3, ra == rb ? "yes" : "NO");
+      std::printf("| %s from byte %u | %u KB | %.2f | %.2f | %.3f | %.2f | %s |\n", name, offset, kb,
+                  t1.median_ms * 1e3, tg.median_ms * 1e3, tg.median_ms / t1.median_ms, picked.median_ms * 1e3,
+                  ra == rb ? "yes" : "NO");
     }
   };
   const auto with_fields = [&](auto in, u64 n, auto* out, const gpureduce::Options& o) {
@@ -72,9 +73,10 @@ int main() {
   const auto squared = [&](auto in, u64 n, auto* out, const gpureduce::Options& o) {
     gpureduce::transform_reduce(in, n, out, Square{}, gpureduce::Sum{}, s, o);
   };
-  rows("int32 sum", 0u, int{}, std::int64_t{}, int{}, [&](const int* in, u64 n, std::int64_t* out, const gpureduce::Options& o) {
-    gpureduce::reduce(in, n, out, gpureduce::Sum{}, s, o);
-  });
+  rows("int32 sum", 0u, int{}, std::int64_t{}, int{},
+       [&](const int* in, u64 n, std::int64_t* out, const gpureduce::Options& o) {
+         gpureduce::reduce(in, n, out, gpureduce::Sum{}, s, o);
+       });
   rows("float32 squares", 0u, float{}, float{}, float{}, squared);
   rows("float16 squares", 0u, __half{}, float{}, __half{}, squared);
   rows("int8 squares", 0u, std::int8_t{}, int{}, std::int8_t{}, squared);

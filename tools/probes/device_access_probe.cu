@@ -3,7 +3,8 @@
 //   device_access_probe           the attribute table
 //   device_access_probe reduce    one int32 sum of device 1's memory on device 0 (no peer access)
 //   device_access_probe pageable  whether device 0 reads malloc'd memory: its attributes, what
-//                                 gpureduce says, then a kernel reading it by hand (which may fault)
+//                                 gpureduce says, then a kernel reading it by hand (which may
+//                                 fault)
 #include <gpureduce/gpureduce.cuh>
 
 #include <cuda.h>
@@ -59,10 +60,11 @@ __global__ void sum_by_hand(const int* p, long long n, long long* out) {
 }
 
 static int pageable_memory(long long n) {
-  for (const auto [attr, name] : {std::pair{cudaDevAttrPageableMemoryAccess, "PageableMemoryAccess"},
-                                  {cudaDevAttrPageableMemoryAccessUsesHostPageTables, "UsesHostPageTables"},
-                                  {cudaDevAttrConcurrentManagedAccess, "ConcurrentManagedAccess"},
-                                  {cudaDevAttrCanUseHostPointerForRegisteredMem, "CanUseHostPointerForRegisteredMem"}}) {
+  for (const auto [attr, name] :
+       {std::pair{cudaDevAttrPageableMemoryAccess, "PageableMemoryAccess"},
+        {cudaDevAttrPageableMemoryAccessUsesHostPageTables, "UsesHostPageTables"},
+        {cudaDevAttrConcurrentManagedAccess, "ConcurrentManagedAccess"},
+        {cudaDevAttrCanUseHostPointerForRegisteredMem, "CanUseHostPointerForRegisteredMem"}}) {
     int v = -1;
     check(cudaDeviceGetAttribute(&v, attr, 0), name);
     std::printf("device 0 %s %d\n", name, v);

@@ -14,7 +14,8 @@
 namespace {
 
 __global__ void fill(float* p, std::uint64_t n) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * std::uint64_t(blockDim.x))
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n;
+       i += gridDim.x * std::uint64_t(blockDim.x))
     p[i] = float((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
 }
 

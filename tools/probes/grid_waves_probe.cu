@@ -1,7 +1,7 @@
 // Grids of several waves above 4x L2: the library's grid (one wave of resident blocks) against the
-// grid kernel forced to 1320, 2640, 3960 and 4096 blocks, and CUB, from 256 MB to 4 GB, for
-// records read one per load (agent/sources.cuh, RecordSource), records read in vectors, and numbers.
-// Each forced grid and CUB is timed against the library's own grid, samples alternating (events, L2
+// grid kernel forced to 1320, 2640, 3960 and 4096 blocks, and CUB, from 256 MB to 4 GB, for records
+// read one per load (agent/sources.cuh, RecordSource), records read in vectors, and numbers. Each
+// forced grid and CUB is timed against the library's own grid, samples alternating (events, L2
 // flushed before each sample, median of 21); the column is its time over the library's. Every
 // forced grid's result is compared with the library's. Run by `tools/device-run COMMIT waves`.
 #include <gpureduce/gpureduce.cuh>
@@ -49,8 +49,8 @@ int main() {
   std::printf("\n|---|---:|---:|---:|");
   for (u64 b : forced) std::printf("---:|"), (void)b;
   std::printf("\n");
-  // ours(n, out, options), cub(temp, bytes, n, out); `result` bytes of each result compared, but for
-  // bytes [4, 8) where `padded` (an IndexedValue<float>'s padding).
+  // ours(n, out, options), cub(temp, bytes, n, out); `result` bytes of each result compared, but
+  // for bytes [4, 8) where `padded` (an IndexedValue<float>'s padding).
   const auto rows = [&](const char* name, std::size_t record, std::size_t result, auto fill_input, auto ours,
                         auto cub, bool padded = false) {
     const auto copy = [&](unsigned char* h, const void* d) {
@@ -83,8 +83,12 @@ int main() {
       std::fflush(stdout);
     }
   };
-  const auto floats = [&](u64 b) { fill_sparse_ones<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
-  const auto doubles = [&](u64 b) { fill_sparse_ones<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
+  const auto floats = [&](u64 b) {
+    fill_sparse_ones<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4);
+  };
+  const auto doubles = [&](u64 b) {
+    fill_sparse_ones<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8);
+  };
   const auto bytes = [&](u64 b) { fill_sparse_ones<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
   const auto ints = [&](u64 b) { fill_sparse_ones<int><<<1024, 256, 0, s>>>(reinterpret_cast<int*>(in.get()), b / 4); };
   // A record type read from `offset` bytes into the buffer, summed as Fields says.

@@ -6,7 +6,8 @@
 //             them all (the tag is a kernel argument): the cost of the hand-off alone, against B,
 //             for each way the last block can combine (Mode below)
 //   trace     the same with %globaltimer stamps: block start (skew), publish, and when the last
-//             block saw each slot; shows whether the hand-off cost is dispatch, loads or propagation
+//             block saw each slot; shows whether the hand-off cost is dispatch, loads or
+//             propagation
 //   floor     per size: an empty kernel, reading the input with no combine (each block stores its
 //             own partial), then with each hand-off, then gpureduce::sum and CUB's Sum
 #include <gpureduce/gpureduce.cuh>
@@ -290,7 +291,9 @@ int main() {
   }
 
   std::printf("\n== trace of the hand-off (no input), median over 15 cold samples, ns after the first block's start\n");
-  std::printf("| combine | B | last block starts | latest start | latest publish | last slot seen | result | publish->seen, median over slots | max |\n");
+  std::printf(
+      "| combine | B | last block starts | latest start | latest publish | last slot seen | result | publish->seen, "
+      "median over slots | max |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (Mode m : modes) {
     if (m == warp_publish) continue;  // one slot per warp: not traced per block
@@ -334,9 +337,11 @@ int main() {
   CK(cudaMalloc(&temp, temp_bytes));
   for (int lg = 10; lg <= 24; lg += 1) {
     const u64 n = u64(1) << lg, vectors = n / 4;
-    const unsigned nb = unsigned(std::min<u64>(std::max<u64>(1, (vectors + threads * unroll - 1) / (threads * unroll)), max_blocks));
-    std::printf("| 2^%d | %u | %.2f | %.2f |", lg, nb, bench.median_us([&] { empty_kernel<<<nb, threads, 0, s>>>(); }),
-                bench.median_us([&] { read_kernel<false, false><<<nb, threads, 0, s>>>(in, vectors, out, slots, 0, tr); }));
+    const unsigned nb =
+        unsigned(std::min<u64>(std::max<u64>(1, (vectors + threads * unroll - 1) / (threads * unroll)), max_blocks));
+    std::printf(
+        "| 2^%d | %u | %.2f | %.2f |", lg, nb, bench.median_us([&] { empty_kernel<<<nb, threads, 0, s>>>(); }),
+        bench.median_us([&] { read_kernel<false, false><<<nb, threads, 0, s>>>(in, vectors, out, slots, 0, tr); }));
     for (Mode m : modes) std::printf(" %.2f |", bench.median_us([&] { handoff(m, false, nb, vectors); }));
     std::printf(" %.2f |", bench.median_us([&] { gpureduce::sum(ints, n, res, s); }));
     std::printf(" %.2f |\n", bench.median_us([&] {

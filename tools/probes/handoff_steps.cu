@@ -48,7 +48,17 @@ using u64 = unsigned long long;
 using gpureduce::FlaggedPartial;
 constexpr unsigned threads = 256, unroll = 4, max_blocks = 1056;
 
-enum Variant { no_combine, fold, fold_prefetch, poll_only, wait_reduce, late_empty, warp_uniform, every_warp, warp_final };
+enum Variant {
+  no_combine,
+  fold,
+  fold_prefetch,
+  poll_only,
+  wait_reduce,
+  late_empty,
+  warp_uniform,
+  every_warp,
+  warp_final
+};
 const char* const variant_names[] = {"no_combine", "fold",      "fold_prefetch", "poll_only",
                                      "wait_reduce", "late_empty", "warp_uniform", "every_warp",
                                      "warp_final"};
@@ -103,7 +113,9 @@ __global__ void __launch_bounds__(threads)
     if (warp != 0) return;
     u64 v = lane == 0 ? acc : 0;
     FlaggedPartial p[2] = {};
-    const auto waiting = [&](unsigned k) { return lane + 32 * k < last && !gpureduce::is_full<u64, gpureduce::Sum>(p[k]); };
+    const auto waiting = [&](unsigned k) {
+      return lane + 32 * k < last && !gpureduce::is_full<u64, gpureduce::Sum>(p[k]);
+    };
     do
       for (unsigned k = 0; k < 2; ++k)
         if (waiting(k)) p[k] = gpureduce::load_flagged(slots + lane + 32 * k);
@@ -246,14 +258,20 @@ int main() {
                         {"2^14 int32", 4, 1u << 12},     {"2^16 int32", 16, 1u << 14},
                         {"2^18 int32", 64, 1u << 16}};
 
-  std::printf("== median us of 60 samples; L2: flush = the bench's flush, flush+slots = then the slots' lines loaded\n");
-  std::printf("| case | L2 | no_combine | fold | fold_prefetch | poll_only | late_empty | warp_uniform | every_warp | warp_final | warp_uniform +1 block | warp_final +1 block | wait_reduce 0 | 500 | 1000 ns | ticket | ticket_uniform |\n");
+  std::printf(
+      "== median us of 60 samples; L2: flush = the bench's flush, flush+slots = then the slots' lines loaded\n");
+  std::printf(
+      "| case | L2 | no_combine | fold | fold_prefetch | poll_only | late_empty | warp_uniform | every_warp | "
+      "warp_final | warp_uniform +1 block | warp_final +1 block | wait_reduce 0 | 500 | 1000 ns | ticket | "
+      "ticket_uniform |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Case& c : cases) {
     for (int warm_slots = 0; warm_slots < 2; ++warm_slots) {
       const auto median_us = [&](const std::function<void(cudaStream_t)>& enqueue) {
-        return 1e3 * timer.measure(enqueue, 60, 3, warm_slots ? std::function<void(cudaStream_t)>(flush_then_slots) : flush_l2)
-                         .median_ms;
+        return 1e3 *
+               timer
+                   .measure(enqueue, 60, 3, warm_slots ? std::function<void(cudaStream_t)>(flush_then_slots) : flush_l2)
+                   .median_ms;
       };
       const auto time = [&](Variant v, u64 wait_ns, unsigned extra_blocks = 0) {
         return median_us(
@@ -277,7 +295,9 @@ int main() {
   }
 
   std::printf("\n== trace, L2 flushed, median over 31 samples, ns after the last block's start\n");
-  std::printf("| case | variant | latest publish | last slot seen | reduced | result stored |\n|---|---|---:|---:|---:|---:|\n");
+  std::printf(
+      "| case | variant | latest publish | last slot seen | reduced | result stored "
+      "|\n|---|---|---:|---:|---:|---:|\n");
   std::vector<u64> h(2 * max_blocks + 3);
   for (const Case& c : cases) {
     for (Variant v : {fold, fold_prefetch, warp_uniform, every_warp, warp_final}) {

@@ -11,7 +11,8 @@
 //                            two devices or more also the stream's device (the row below)
 //   gpureduce, workspace     the same with a caller's workspace
 //   the two again at 2^16    the grid kernel, which needs a workspace: the difference is the pool
-//                            lookup (context ID, capture query, stream ID, slot table under a mutex)
+//                            lookup (context ID, capture query, stream ID, slot table under a
+//                            mutex)
 //   CUB, query + run         cub::DeviceReduce::Sum twice, as its users call it (temp storage
 //                            allocated once, outside the loop)
 //   CUB, run only            the second call alone
@@ -104,7 +105,8 @@ int main() {
                 cudaPointerAttributes a{};
                 GPUREDUCE_CUDA(cudaPointerGetAttributes(&a, in));
               }));
-  std::printf("| the allocation range alone (one per pointer: inputs, result, workspace) | %.3f |\n", host_us_per_call(s, [&] {
+  std::printf("| the allocation range alone (one per pointer: inputs, result, workspace) | %.3f |\n",
+              host_us_per_call(s, [&] {
                 if (gpureduce::detail::allocation_range(in).size == 0) std::exit(1);
               }));
   std::printf("| CUB, query + run | %.2f |\n", host_us_per_call(s, [&] {
@@ -120,7 +122,8 @@ int main() {
   for (int i = 0; i < 2001 + 200; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     if (gpureduce::sum_sync(in, n, s) != std::int64_t(n) * 0x01010101) std::exit(1);
-    if (i >= 200) sync_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    if (i >= 200)
+      sync_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(sync_us.begin(), sync_us.end());
   std::printf("| gpureduce::sum_sync, whole call (median of 2001) | %.2f |\n", sync_us[sync_us.size() / 2]);

@@ -1,9 +1,9 @@
-// Does the L2 eviction policy of the input loads change a large reduction's time (issue 3: 2^20-2^24
-// int32 sum)? The bench's L2 flush (a memset of 2x L2 before each sample) leaves L2 full of dirty
-// lines; a kernel whose loads allocate with the normal policy evicts them, and the write-back shares
-// DRAM with its reads. Loads marked evict-first should replace each other instead. Not part of the
-// library: same protocol as `gpureduce bench` (CUDA events, 3 warm-ups, median of 30), run by
-// `tools/device-run COMMIT l2policy`.
+// Does the L2 eviction policy of the input loads change a large reduction's time (issue 3:
+// 2^20-2^24 int32 sum)? The bench's L2 flush (a memset of 2x L2 before each sample) leaves L2 full
+// of dirty lines; a kernel whose loads allocate with the normal policy evicts them, and the
+// write-back shares DRAM with its reads. Loads marked evict-first should replace each other
+// instead. Not part of the library: same protocol as `gpureduce bench` (CUDA events, 3 warm-ups,
+// median of 30), run by `tools/device-run COMMIT l2policy`.
 //   read kernel: int32 sum of int4 vectors, 256 threads x 4 vectors per batch, grid stride, each
 //   block stores its partial (no combine), one wave of 1056 blocks, per load (`variants`: plain,
 //   .cs, .nc, and .nc with an L2 cache policy of each priority, with or without L1::no_allocate)
@@ -118,7 +118,9 @@ struct Bench {
   std::size_t flush_bytes() const { return flush.size() * sizeof(int4); }
   template <class F>
   double median_us(State st, F&& f) {
-    const auto memset_flush = [&](cudaStream_t s) { GPUREDUCE_CUDA(cudaMemsetAsync(flush.get(), 0, flush_bytes(), s)); };
+    const auto memset_flush = [&](cudaStream_t s) {
+      GPUREDUCE_CUDA(cudaMemsetAsync(flush.get(), 0, flush_bytes(), s));
+    };
     const auto before = [&](cudaStream_t s) {
       if (st == dirty || st == dirty_next) memset_flush(s);
       if (st == produced) GPUREDUCE_CUDA(cudaMemsetAsync(input, 1, input_bytes, s));
@@ -180,7 +182,8 @@ int main(int argc, char** argv) {
       bench.input_bytes = n * sizeof(int);
       std::printf("| %s | %llu K |", state_names[st], n >> 10);
       const auto read = [&](auto kernel) {
-        std::printf(" %.2f |", bench.median_us(st, [&] { kernel<<<blocks, threads, 0, s>>>(in, vectors, partials.get()); }));
+        std::printf(" %.2f |",
+                    bench.median_us(st, [&] { kernel<<<blocks, threads, 0, s>>>(in, vectors, partials.get()); }));
       };
       [&]<int... I>(std::integer_sequence<int, I...>) {
         (read(read_kernel<variants[I].form, variants[I].l2>), ...);

@@ -1,11 +1,11 @@
 // What sets the fixed cost of one small kernel as `gpureduce bench` times it (src/bench/timer.hpp:
 // events, a memset of 2x L2 before each sample, median)? An empty kernel takes about 3.0 us and one
-// block reading one cold 128-byte line 3.7, so the issue's n <= 2^12 target (0.9x of CUB's ~4.05 us)
-// is out of reach unless some of that is a property of the kernel rather than of the GPU: its
+// block reading one cold 128-byte line 3.7, so the issue's n <= 2^12 target (0.9x of CUB's ~4.05
+// us) is out of reach unless some of that is a property of the kernel rather than of the GPU: its
 // shared-memory configuration (the memset before it runs with another), its parameter bytes, its
 // block shape, the store it ends with, the cold line itself. Each row changes one of these on a
-// one-block kernel; the last rows time the same kernels after other work than the memset.
-// Run by `tools/device-run COMMIT launchfloor`.
+// one-block kernel; the last rows time the same kernels after other work than the memset. Run by
+// `tools/device-run COMMIT launchfloor`.
 #include <gpureduce/gpureduce.cuh>
 
 #include <cub/device/device_reduce.cuh>
@@ -113,30 +113,39 @@ int main() {
   const auto* v = reinterpret_cast<const float4*>(in.get());
   float* o = out.get();
   constexpr int reps = 201;
-  const auto us = [&](const std::function<void(cudaStream_t)>& f, const std::function<void(cudaStream_t)>& before = {}) {
+  const auto us = [&](const std::function<void(cudaStream_t)>& f,
+                      const std::function<void(cudaStream_t)>& before = {}) {
     const gpureduce::TimingStats t = timer.measure(f, reps, 3, before);
     return t.median_ms * 1e3;
   };
-  std::printf("one-block kernels, median us of %d samples, each after a memset of 2x L2 unless the row says otherwise\n\n", reps);
+  std::printf(
+      "one-block kernels, median us of %d samples, each after a memset of 2x L2 unless the row says otherwise\n\n",
+      reps);
   std::printf("| kernel | us |\n|---|---:|\n");
   const auto row = [&](const char* name, const std::function<void(cudaStream_t)>& f,
-                       const std::function<void(cudaStream_t)>& before = {}) { std::printf("| %s | %.2f |\n", name, us(f, before)); };
+                       const std::function<void(cudaStream_t)>& before = {}) {
+    std::printf("| %s | %.2f |\n", name, us(f, before));
+  };
   row("empty, 1 x 32 threads", [](cudaStream_t st) { empty_kernel<<<1, 32, 0, st>>>(); });
   row("empty, 1 x 256", [](cudaStream_t st) { empty_kernel<<<1, 256, 0, st>>>(); });
   row("empty, 1 x 1024", [](cudaStream_t st) { empty_kernel<<<1, 1024, 0, st>>>(); });
   row("empty, 129 x 256", [](cudaStream_t st) { empty_kernel<<<129, 256, 0, st>>>(); });
   row("empty, 1 x 256, 256 parameter bytes", [](cudaStream_t st) { empty_params_kernel<256><<<1, 256, 0, st>>>({}); });
-  row("empty, 1 x 256, 2048 parameter bytes", [](cudaStream_t st) { empty_params_kernel<2048><<<1, 256, 0, st>>>({}); });
+  row("empty, 1 x 256, 2048 parameter bytes",
+      [](cudaStream_t st) { empty_params_kernel<2048><<<1, 256, 0, st>>>({}); });
   row("store one float, 1 x 256", [=](cudaStream_t st) { store_kernel<<<1, 256, 0, st>>>(o); });
   row("store one float, 129 x 256", [=](cudaStream_t st) { store_kernel<<<129, 256, 0, st>>>(o); });
   row("store, 128 B shared", [=](cudaStream_t st) { smem_store_kernel<128><<<1, 256, 0, st>>>(o); });
   row("store, 16 KB shared", [=](cudaStream_t st) { smem_store_kernel<16 * 1024><<<1, 256, 0, st>>>(o); });
   row("store, 40 KB shared", [=](cudaStream_t st) { smem_store_kernel<40 * 1024><<<1, 256, 0, st>>>(o); });
   row("one cold line, warp shuffles (no shared)", [=](cudaStream_t st) { line_shfl_kernel<<<1, 256, 0, st>>>(v, o); });
-  row("one cold line, block_reduce (128 B shared)", [=](cudaStream_t st) { line_block_kernel<0><<<1, 256, 0, st>>>(v, o); });
+  row("one cold line, block_reduce (128 B shared)",
+      [=](cudaStream_t st) { line_block_kernel<0><<<1, 256, 0, st>>>(v, o); });
   row("the same, carveout 0 (most L1)", [=](cudaStream_t st) { line_block_kernel<1><<<1, 256, 0, st>>>(v, o); });
   row("the same, carveout 100 (most shared)", [=](cudaStream_t st) { line_block_kernel<2><<<1, 256, 0, st>>>(v, o); });
-  std::printf("\n| launched with, against the store kernel with none (samples alternating) | none us | this us | ratio |\n|---|---:|---:|---:|\n");
+  std::printf(
+      "\n| launched with, against the store kernel with none (samples alternating) | none us | this us | ratio "
+      "|\n|---|---:|---:|---:|\n");
   const auto pair = [&](const char* name, const std::function<void(cudaStream_t)>& f) {
     const auto [a, b] = timer.measure_pair([=](cudaStream_t st) { store_kernel<<<1, 256, 0, st>>>(o); }, f, reps);
     std::printf("| %s | %.2f | %.2f | %.3f |\n", name, a.median_ms * 1e3, b.median_ms * 1e3, b.median_ms / a.median_ms);
@@ -154,12 +163,13 @@ int main() {
   pair("1024 parameter bytes", [](cudaStream_t st) { empty_params_kernel<1024><<<1, 256, 0, st>>>({}); });
   std::printf("\n| float32 sum, one block | 256 threads us | this us | ratio |\n|---|---:|---:|---:|\n");
   const auto shape = [&]<unsigned Threads, unsigned Vectors>() {
-    const auto [a, b] = timer.measure_pair([=](cudaStream_t st) { sum_kernel<256, Vectors><<<1, 256, 0, st>>>(v, o); },
-                                           [=](cudaStream_t st) { sum_kernel<Threads, Vectors><<<1, Threads, 0, st>>>(v, o + 1); }, reps);
+    const auto [a, b] = timer.measure_pair(
+        [=](cudaStream_t st) { sum_kernel<256, Vectors><<<1, 256, 0, st>>>(v, o); },
+        [=](cudaStream_t st) { sum_kernel<Threads, Vectors><<<1, Threads, 0, st>>>(v, o + 1); }, reps);
     float r[2];
     GPUREDUCE_CUDA(cudaMemcpy(r, o, sizeof r, cudaMemcpyDeviceToHost));
-    std::printf("| %u KB by %u threads (sums %g, %g) | %.2f | %.2f | %.3f |\n", Vectors / 64, Threads, r[0], r[1], a.median_ms * 1e3,
-                b.median_ms * 1e3, b.median_ms / a.median_ms);
+    std::printf("| %u KB by %u threads (sums %g, %g) | %.2f | %.2f | %.3f |\n", Vectors / 64, Threads, r[0], r[1],
+                a.median_ms * 1e3, b.median_ms * 1e3, b.median_ms / a.median_ms);
   };
   shape.template operator()<32, 256>();
   shape.template operator()<128, 256>();
@@ -179,19 +189,26 @@ int main() {
     };
   };
   const auto none = [](cudaStream_t) {};
-  row("empty, 1 x 256, no flush (event, kernel, event only)", [](cudaStream_t st) { empty_kernel<<<1, 256, 0, st>>>(); }, none);
-  row("empty, 1 x 256, after the memset and an empty kernel", [](cudaStream_t st) { empty_kernel<<<1, 256, 0, st>>>(); },
+  row(
+      "empty, 1 x 256, no flush (event, kernel, event only)",
+      [](cudaStream_t st) { empty_kernel<<<1, 256, 0, st>>>(); }, none);
+  row(
+      "empty, 1 x 256, after the memset and an empty kernel",
+      [](cudaStream_t st) { empty_kernel<<<1, 256, 0, st>>>(); },
       memset_then([](cudaStream_t st) { empty_kernel<<<1, 256, 0, st>>>(); }));
   row("one cold line, block_reduce, after the memset and 132 blocks using shared memory",
       [=](cudaStream_t st) { line_block_kernel<0><<<1, 256, 0, st>>>(v, o); },
       memset_then([=](cudaStream_t st) { smem_store_kernel<128><<<132, 256, 0, st>>>(o + 64); }));
-  row("one line in L2, block_reduce (the memset, then the line read)", [=](cudaStream_t st) { line_block_kernel<0><<<1, 256, 0, st>>>(v, o); },
+  row(
+      "one line in L2, block_reduce (the memset, then the line read)",
+      [=](cudaStream_t st) { line_block_kernel<0><<<1, 256, 0, st>>>(v, o); },
       memset_then([=](cudaStream_t st) { line_shfl_kernel<<<1, 256, 0, st>>>(v, o + 64); }));
   for (const u64 n : {u64(4096), u64(1) << 19}) {
     std::size_t bytes = 0;
     GPUREDUCE_CUDA(cub::DeviceReduce::Sum(nullptr, bytes, in.get(), o, std::int64_t(n), s));
     gpureduce::DeviceBuffer<unsigned char> temp(bytes);
-    std::printf("| gpureduce::sum, float32 %llu | %.2f |\n", n, us([&](cudaStream_t st) { gpureduce::sum(in.get(), n, o, st); }));
+    std::printf("| gpureduce::sum, float32 %llu | %.2f |\n", n,
+                us([&](cudaStream_t st) { gpureduce::sum(in.get(), n, o, st); }));
     std::printf("| CUB DeviceReduce::Sum, float32 %llu | %.2f |\n", n, us([&](cudaStream_t st) {
                   std::size_t b = bytes;
                   GPUREDUCE_CUDA(cub::DeviceReduce::Sum(temp.get(), b, in.get(), o, std::int64_t(n), st));

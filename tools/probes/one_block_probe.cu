@@ -173,8 +173,8 @@ void lean(Bench& bench, cudaStream_t s, u64 n, u64 offset) {
     };
   };
   for (State st : {dirty, code, clean})
-    std::printf("| float32 sum %llu (+%llu) | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", n, offset, state_names[st],
-                bench.median_us(st, lean_run(lean_sum<256, unsigned, false>, 256)),
+    std::printf("| float32 sum %llu (+%llu) | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", n, offset,
+                state_names[st], bench.median_us(st, lean_run(lean_sum<256, unsigned, false>, 256)),
                 bench.median_us(st, lean_run(lean_sum<512, unsigned, false>, 512)),
                 bench.median_us(st, lean_run(lean_sum<256, u64, false>, 256)),
                 bench.median_us(st, lean_run(lean_sum<256, unsigned, true>, 256)),
@@ -193,9 +193,10 @@ void layouts(Bench& bench, cudaStream_t s) {
     };
   };
   for (State st : {dirty, code, clean})
-    std::printf("| float32 sum 4096 by hand | %s | %.2f | %.2f | %.2f |\n", state_names[st],
-                bench.median_us(st, run(hand_sum_4096<false>)), bench.median_us(st, run(hand_sum_4096<true>)),
-                bench.median_us(st, [&](cudaStream_t st2, int i) { gpureduce::sum(in.get() + i * n, n, out.get() + i, st2); }));
+    std::printf(
+        "| float32 sum 4096 by hand | %s | %.2f | %.2f | %.2f |\n", state_names[st],
+        bench.median_us(st, run(hand_sum_4096<false>)), bench.median_us(st, run(hand_sum_4096<true>)),
+        bench.median_us(st, [&](cudaStream_t st2, int i) { gpureduce::sum(in.get() + i * n, n, out.get() + i, st2); }));
 }
 
 template <class T, class Op>
@@ -285,8 +286,10 @@ int main() {
   }
   std::printf("\n| case | L2 | striped | blocked | gpureduce::sum |\n|---|---|---:|---:|---:|\n");
   layouts(bench, s);
-  std::printf("\n| case | L2 | lean 256 | lean 512 | lean 256 u64 | lean 256 NaN branch | clamped 256 | clamped 256 no edges | gpureduce::sum |\n"
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "\n| case | L2 | lean 256 | lean 512 | lean 256 u64 | lean 256 NaN branch | clamped 256 | clamped 256 no edges | "
+      "gpureduce::sum |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const u64 n : {4096ull, 3001ull, 2048ull}) lean(bench, s, n, 0);
   lean(bench, s, 3001, 1);
   return 0;

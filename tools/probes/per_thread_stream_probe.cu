@@ -1,12 +1,12 @@
-// Reductions on the per-thread default stream (cudaStreamPerThread): each host thread's stream
-// has its own ID, so threads reducing at once hold different workspace slots; and a thread that
-// exits ends its stream. Prints the IDs of four threads' streams, the wrong results of 50 grid-sized
-// sums from each (run at once), then the pool's slots (allocated, free) after every 16 of 64
-// short-lived threads that each reduce once. Before slots were given back at thread exit, every
-// exited thread kept one (128 KB). Built with --default-stream per-thread
-// (per_thread_stream_probe_null), it reduces on the null stream, which is then the same stream.
-// With `exit`, the main thread makes one grid-sized reduction on the stream and returns at once:
-// its slot's hand-back is enqueued while the process exits (it must neither hang nor crash).
+// Reductions on the per-thread default stream (cudaStreamPerThread): each host thread's stream has
+// its own ID, so threads reducing at once hold different workspace slots; and a thread that exits
+// ends its stream. Prints the IDs of four threads' streams, the wrong results of 50 grid-sized sums
+// from each (run at once), then the pool's slots (allocated, free) after every 16 of 64 short-lived
+// threads that each reduce once. Before slots were given back at thread exit, every exited thread
+// kept one (128 KB). Built with --default-stream per-thread (per_thread_stream_probe_null), it
+// reduces on the null stream, which is then the same stream. With `exit`, the main thread makes one
+// grid-sized reduction on the stream and returns at once: its slot's hand-back is enqueued while
+// the process exits (it must neither hang nor crash).
 //   per_thread_stream_probe [exit]
 #include <gpureduce/gpureduce.cuh>
 

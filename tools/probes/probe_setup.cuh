@@ -26,7 +26,8 @@ inline ProbeSetup probe_setup() {
 // Reads p[0, vectors) and keeps the result alive (sink is written only for an impossible value).
 __global__ void touch_kernel(const int4* p, unsigned long long vectors, int* sink) {
   int v = 0;
-  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < vectors; i += gridDim.x * 1ull * blockDim.x)
+  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < vectors;
+       i += gridDim.x * 1ull * blockDim.x)
     v ^= p[i].x;
   if (v == 0x7fffffff) *sink = v;
 }

@@ -64,9 +64,11 @@ void show(const char* what, const void* p, long long asked) {
     CUdeviceptr base = 0;
     size_t size = 0;
     const CUresult rb = address_range(&base, &size, CUdeviceptr(q));
-    std::printf("%-40s +%-3lld asked %10lld | attrs r%d start %+lld size %lld | cuMemGetAddressRange r%d start %+lld size %lld\n",
-                what, off, asked, int(a.r), a.start_off, a.size, int(rb), (long long)base - (long long)(CUdeviceptr)q,
-                (long long)size);
+    std::printf(
+        "%-40s +%-3lld asked %10lld | attrs r%d start %+lld size %lld | cuMemGetAddressRange r%d start %+lld size "
+        "%lld\n",
+        what, off, asked, int(a.r), a.start_off, a.size, int(rb), (long long)base - (long long)(CUdeviceptr)q,
+        (long long)size);
   }
 }
 

@@ -13,8 +13,8 @@
 // builds by `tools/records-ab`.
 //   record_probe [SIZES [FILTER]]
 // SIZES: record counts, comma-separated, each a number or 2^k (empty or left out: 2^10 to 2^28 in
-// steps of 4x); FILTER: only the rows whose name contains one of its |-separated parts (RECORD_SIZES and
-// RECORD_ONLY in device-run).
+// steps of 4x); FILTER: only the rows whose name contains one of its |-separated parts
+// (RECORD_SIZES and RECORD_ONLY in device-run).
 #include <gpureduce/gpureduce.cuh>
 
 #include <cub/device/device_reduce.cuh>
@@ -156,9 +156,13 @@ int main(int argc, char** argv) {
   const auto* f5 = reinterpret_cast<const Five*>(in.get());
   const auto* f7 = reinterpret_cast<const Seven*>(in.get());
   const auto* f9 = reinterpret_cast<const Nine*>(in.get());
-  const auto floats = [&](u64 b) { fill_sparse_ones<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4); };
+  const auto floats = [&](u64 b) {
+    fill_sparse_ones<float><<<1024, 256, 0, s>>>(reinterpret_cast<float*>(in.get()), b / 4);
+  };
   const auto bytes = [&](u64 b) { fill_sparse_ones<unsigned char><<<1024, 256, 0, s>>>(in.get(), b); };
-  const auto doubles = [&](u64 b) { fill_sparse_ones<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8); };
+  const auto doubles = [&](u64 b) {
+    fill_sparse_ones<double><<<1024, 256, 0, s>>>(reinterpret_cast<double*>(in.get()), b / 8);
+  };
   for (const u64 n : sizes) {
     // The first record of the largest key(record), its key of type K: IndexedValue<K> against CUB's
     // ArgMax over a transform iterator, the value written at offset 0 and the index at 8.
@@ -224,7 +228,8 @@ int main(int argc, char** argv) {
           return cub::DeviceReduce::TransformReduce(t, b, fp, static_cast<double*>(o), std::int64_t(n),
                                                     cuda::std::plus<>{}, Fields{}, 0.0, st);
         });
-    // Records of fields, each `size` bytes at `p`: their sum in double, and the record of the largest.
+    // Records of fields, each `size` bytes at `p`: their sum in double, and the record of the
+    // largest.
     const auto fields = [&](const std::string& name, const auto* p, std::size_t size, auto fill) {
       row(name + " sum (" + std::to_string(size) + " B, records)", n, size, 8, fill,
           [&](void* o) { gpureduce::transform_reduce(p, n, static_cast<double*>(o), Fields{}, gpureduce::Sum{}, s); },

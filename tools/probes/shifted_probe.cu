@@ -63,8 +63,11 @@ int main() {
   GPUREDUCE_CUDA(cudaStreamSynchronize(s));
   const auto us = [](const gpureduce::TimingStats& t) { return t.median_ms * 1e3; };
 
-  std::printf("dot products, median us of %d samples (gpureduce and CUB alternating), L2 flushed before each\n\n", reps);
-  std::printf("| type | n | b at a's offset us | b one element on us | CUB, b one element on, us | CUB / gpureduce | shifted / aligned | same result |\n");
+  std::printf("dot products, median us of %d samples (gpureduce and CUB alternating), L2 flushed before each\n\n",
+              reps);
+  std::printf(
+      "| type | n | b at a's offset us | b one element on us | CUB, b one element on, us | CUB / gpureduce | shifted / "
+      "aligned | same result |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|---|\n");
   const auto dot_rows = [&]<class T>(const char* name, T) {
     using A = gpureduce::accumulator_t<T, gpureduce::Sum>;
@@ -134,8 +137,8 @@ int main() {
       Out ra, rb;
       GPUREDUCE_CUDA(cudaMemcpy(&ra, oa, sizeof(Out), cudaMemcpyDeviceToHost));
       GPUREDUCE_CUDA(cudaMemcpy(&rb, ob, sizeof(Out), cudaMemcpyDeviceToHost));
-      std::printf("| %s | %u | 2^%d B | %.2f | %.2f | %.3f | %.0f | %s |\n", name, offset, lg_bytes, us(ours), us(by_cub),
-                  by_cub.median_ms / ours.median_ms, double(n * sizeof(R)) / (ours.median_ms * 1e6),
+      std::printf("| %s | %u | 2^%d B | %.2f | %.2f | %.3f | %.0f | %s |\n", name, offset, lg_bytes, us(ours),
+                  us(by_cub), by_cub.median_ms / ours.median_ms, double(n * sizeof(R)) / (ours.median_ms * 1e6),
                   std::memcmp(&ra, &rb, sizeof(Out)) == 0 ? "yes" : "NO");
     }
   };

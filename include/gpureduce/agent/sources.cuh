@@ -2,9 +2,9 @@
 // transform_reduce) or the element-wise product of two arrays (dot). A source loads one element by
 // index, or one 16-byte vector of the aligned body through a vector load (thread/vector_load.cuh),
 // and later hands each value with its index to a sink (load and use apart, so that several loads
-// are in flight before any value is used). Arrays of records (structs) are read in vectors of
-// whole records where their address reaches a 16-byte boundary; otherwise in vectors shifted into
-// place from aligned words (ShiftedSource) or one per load (RecordSource), as shifts_records_v says;
+// are in flight before any value is used). Arrays of records (structs) are read in vectors of whole
+// records where their address reaches a 16-byte boundary; otherwise in vectors shifted into place
+// from aligned words (ShiftedSource) or one per load (RecordSource), as shifts_records_v says;
 // records whose vector would span more than 64 bytes (80 for narrow ones) one per load, but for
 // narrow ones of 112-688 bytes, in vectors from a size (reads_wide_vectors_v). Vectors of 80 bytes
 // and more are staged through shared memory in the grid kernels' whole batches.
@@ -79,7 +79,8 @@ struct ArraySource {
   // experiment_6091338_round*.txt), and 1.00-1.01x that of one part for 11 int16.
   static constexpr unsigned stage_bytes_max = 44 * 1024;
   template <unsigned Warps>
-  static constexpr unsigned stage_parts = Warps * vector_words * sizeof(uint4) * warp_threads <= stage_bytes_max ? 1 : 2;
+  static constexpr unsigned stage_parts =
+      Warps * vector_words * sizeof(uint4) * warp_threads <= stage_bytes_max ? 1 : 2;
   // The most threads per block, a power of 2 up to 256, whose warps' vectors the stage holds in one
   // part: 256 up to 11 words, 128 up to 22, 64 above (up to 44; wide vectors have at most 43).
   static constexpr unsigned one_part_threads = stage_parts<8> == 1 ? 256 : stage_parts<4> == 1 ? 128 : 64;
@@ -150,8 +151,8 @@ struct ArraySource {
   }
 };
 
-// Whether a source hands the kernels its elements as loaded: numbers (complex ones included) with no
-// transform, each costing one operator. A transform or a record's fields cost more per element
+// Whether a source hands the kernels its elements as loaded: numbers (complex ones included) with
+// no transform, each costing one operator. A transform or a record's fields cost more per element
 // (dispatch/tuning_sm90.hpp, with_element_work).
 template <class Source>
 inline constexpr bool plain_values_v = false;
@@ -220,12 +221,13 @@ inline constexpr bool reads_as_vectors_v =
 // part, in blocks of 128 threads, 0.78-0.96 from 2^22 up (0.89 -> 1.12-1.15x CUB at 2^28;
 // dispatch/tuning_sm90.hpp, with_narrow_staged_blocks, as for the vectors of 272-688 bytes there).
 // Of those, 2-byte fields took 1.00-1.02 (17 int16) and 1.02-1.04 (23 int16) of the time from 2^18
-// vectors (2^21 records), hence 2^19 vectors for them (*_records_wide2_experiment_f1a499e_round*.txt)
-// until one per load of them kept one record per thread (dispatch/tuning_sm90.hpp, with_many_
-// narrow_fields): against 39dd44a (*_records_t21_experiment_39dd44a_round*.txt), from 2^18 vectors
-// 17, 23 and 31 int16 took 0.94-0.95, 0.98 and 0.88 of the time at 2^21 records and 0.92, 0.95 and
-// 0.86 at 3M (2^21: 1.17, 1.16 and 1.08x CUB -> 1.24, 1.19 and 1.23x); 17 and 31 int8 0.95 at
-// 2^21 but 23 int8 1.07, so those keep 2^18 vectors (2^22 records).
+// vectors (2^21 records), hence 2^19 vectors for them
+// (*_records_wide2_experiment_f1a499e_round*.txt) until one per load of them kept one record per
+// thread (dispatch/tuning_sm90.hpp, with_many_narrow_fields): against 39dd44a
+// (*_records_t21_experiment_39dd44a_round*.txt), from 2^18 vectors 17, 23 and 31 int16 took
+// 0.94-0.95, 0.98 and 0.88 of the time at 2^21 records and 0.92, 0.95 and 0.86 at 3M (2^21: 1.17,
+// 1.16 and 1.08x CUB -> 1.24, 1.19 and 1.23x); 17 and 31 int8 0.95 at 2^21 but 23 int8 1.07, so
+// those keep 2^18 vectors (2^22 records).
 // Unstaged, vectors of 112 and 144 bytes took 0.84-1.00 of the time from 2^25 up but 1.05-1.17 at
 // 2^22-2^24 (*_records_wide1_experiment_1eccd93_round*.txt). Records of 4-byte alignment in staged
 // vectors of 80 bytes (5 floats) gained 1% at most from 2^24 up, so they keep one record per load.
@@ -389,11 +391,12 @@ struct PackedWordSource : ArraySource<T> {
 // elements of 1 and 2 bytes (ShiftedB, a kernel of their own: with_product_source picks it), in
 // vectors shifted into place (thread/shifted_load.cuh), so that for them the element branch below
 // is never taken. Wider elements keep the element loads, which are as wide as the words a shifted
-// vector is made of (and their kernels the same code as before ShiftedB). H100, tools/probes/shifted_probe.cu,
-// b one element past a's offset, shifted against element by element (bench/results/*_shifted_
-// ec164cb_round*.txt against *_shifted_8d6f03c_beside_ec164cb_round*.txt, medians of 3 runs
-// alternating), us: int8 2^16 6.27 -> 5.31, 2^24 20.66 -> 18.27, 2^27 104.98 -> 101.81 (b at a's
-// offset: 100.18); but int32 2^12 4.38 -> 5.01, 2^16 5.41 -> 6.56, and float64 2^27 707.9 -> 727.8.
+// vector is made of (and their kernels the same code as before ShiftedB). H100,
+// tools/probes/shifted_probe.cu, b one element past a's offset, shifted against element by element
+// (bench/results/*_shifted_ ec164cb_round*.txt against *_shifted_8d6f03c_beside_ec164cb_round*.txt,
+// medians of 3 runs alternating), us: int8 2^16 6.27 -> 5.31, 2^24 20.66 -> 18.27, 2^27 104.98 ->
+// 101.81 (b at a's offset: 100.18); but int32 2^12 4.38 -> 5.01, 2^16 5.41 -> 6.56, and float64
+// 2^27 707.9 -> 727.8.
 template <class T, class A, bool ShiftedB = false>
 struct ProductSource {
   using element_type = T;
@@ -510,7 +513,8 @@ struct PackedProductSource : ProductSource<T, A, ShiftedB> {
     sink(x, std::int64_t(first));
   }
   template <class Words, class Sink>
-  __device__ __forceinline__ void consume_vector(const ShiftedWordPair<Words>& x, std::uint64_t first, Sink&& sink) const {
+  __device__ __forceinline__ void consume_vector(const ShiftedWordPair<Words>& x, std::uint64_t first,
+                                                 Sink&& sink) const {
     Pair p;
     const uint4 wb = shift_into_place<uint4, shift_align_v<T>>(x.b, this->b_offset());
     __builtin_memcpy(&p.a, &x.a, sizeof x.a);

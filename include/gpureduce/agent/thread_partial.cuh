@@ -29,26 +29,27 @@ namespace gpureduce {
 enum class LastBatch : unsigned char {
   // Vector by vector: ptxas predicates the loads of sinks it can predicate whole, so they overlap.
   by_vector,
-  // Each vector's load under its own test, all before any vector is used, for the sinks whose
-  // loads ptxas did not overlap vector by vector (dot products, bfloat16, 8- and 16-bit integer
-  // sums). H100, one-block kernel, A/B in one run against by_vector for every operator
-  // (bench/results/*_ab_loads_first_8e82aec_vs_8ecb22a.txt, 1000 to 30000 elements): those 0.79-0.96x of the time where the last batch is partial (float16 dot
-  // 14000 5.84 -> 5.28 us, bfloat16 max 14000 5.42 -> 4.70, int8 sum 28000 5.28 -> 4.58), the
-  // other sums and min/max 1.07-1.12x (float32 sum 7000 4.26 -> 4.61). For those sinks alone
-  // (*_ab_loads_first_selected_3d6245c_vs_8ecb22a.txt): 0.80-0.93x there, every row at most
-  // 1.03x, median 0.994. In the grid kernel as well (*_ab_grid_loads_first_6cca188_vs_c6ca33f.txt,
-  // 273 rows, 2^14 to 2^24 and odd sizes): those rows median 0.981x, 0.83-0.93x where the input
-  // ends in a batch's last quarter (int8 dot 276144 6.34 -> 5.26 us, bfloat16 max 531288 6.30 ->
-  // 5.54), and the int32 and float32 dot kernels 0.87-0.93x at every size from 2^14 to 2^18,
-  // whole batches too (the change moved ptxas's code for the whole kernel, SASS not compared);
-  // float64 dot 34518 1.05x, every other row at most 1.03x. And in the grid kernel for transformed
-  // values and records of alignment below 4 (int8 or float16 through a transform, byte pixels):
-  // A/B in one run, tools/probes/crossover_probe.cu (*_crossover_e8d3ffa_round*.txt against
+  // Each vector's load under its own test, all before any vector is used, for the sinks whose loads
+  // ptxas did not overlap vector by vector (dot products, bfloat16, 8- and 16-bit integer sums).
+  // H100, one-block kernel, A/B in one run against by_vector for every operator
+  // (bench/results/*_ab_loads_first_8e82aec_vs_8ecb22a.txt, 1000 to 30000 elements): those
+  // 0.79-0.96x of the time where the last batch is partial (float16 dot 14000 5.84 -> 5.28 us,
+  // bfloat16 max 14000 5.42 -> 4.70, int8 sum 28000 5.28 -> 4.58), the other sums and min/max
+  // 1.07-1.12x (float32 sum 7000 4.26 -> 4.61). For those sinks alone
+  // (*_ab_loads_first_selected_3d6245c_vs_8ecb22a.txt): 0.80-0.93x there, every row at most 1.03x,
+  // median 0.994. In the grid kernel as well (*_ab_grid_loads_first_6cca188_vs_c6ca33f.txt, 273
+  // rows, 2^14 to 2^24 and odd sizes): those rows median 0.981x, 0.83-0.93x where the input ends in
+  // a batch's last quarter (int8 dot 276144 6.34 -> 5.26 us, bfloat16 max 531288 6.30 -> 5.54), and
+  // the int32 and float32 dot kernels 0.87-0.93x at every size from 2^14 to 2^18, whole batches too
+  // (the change moved ptxas's code for the whole kernel, SASS not compared); float64 dot 34518
+  // 1.05x, every other row at most 1.03x. And in the grid kernel for transformed values and records
+  // of alignment below 4 (int8 or float16 through a transform, byte pixels): A/B in one run,
+  // tools/probes/crossover_probe.cu (*_crossover_e8d3ffa_round*.txt against
   // *_crossover_9359ba7_beside_e8d3ffa_round*.txt), 0.90-0.95x of the grid's time where its last
-  // batch is partial (float16 squared 8 KB 4.99 -> 4.52 us, 40 KB 5.06 -> 4.68; 4-byte pixels 40
-  // KB 5.05 -> 4.69), whole batches within 2%. In the one-block kernel the same slowed float16
-  // squared of 16-24 KB by 10% (4.06 -> 4.49 us, *_crossover_1717496_round*.txt), so it keeps
-  // by_vector there.
+  // batch is partial (float16 squared 8 KB 4.99 -> 4.52 us, 40 KB 5.06 -> 4.68; 4-byte pixels 40 KB
+  // 5.05 -> 4.69), whole batches within 2%. In the one-block kernel the same slowed float16 squared
+  // of 16-24 KB by 10% (4.06 -> 4.49 us, *_crossover_1717496_round*.txt), so it keeps by_vector
+  // there.
   loads_first,
   // Loaded whole, as a full batch, its missing vectors replaced by repeats of its first: only for
   // a vector_sink for which a vector seen twice at the same index counts once (argmin/argmax),
@@ -159,7 +160,9 @@ __device__ __forceinline__ A thread_partial(const ArraySource<T>& src, const Vec
   for_each_thread_value<BlockThreads, Unroll, OneBlock, LastBatch::loads_first>(
       PackedWordSource<T>{src}, split, block, grid, load,
       [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
-      [&](const T(&y)[Vector<T>::size], std::int64_t first) { acc = op(acc, op.template lift<A>(packed_sum(y), first)); });
+      [&](const T(&y)[Vector<T>::size], std::int64_t first) {
+        acc = op(acc, op.template lift<A>(packed_sum(y), first));
+      });
   return acc;
 }
 
@@ -194,7 +197,8 @@ inline constexpr bool packs_dot_v<A, ProductSource<T, A, ShiftedB>, Sum> =
     is_packed_dottable_v<T> && std::is_integral_v<A>;
 
 // Integer dot products of 8-bit arrays: each pair of vectors is multiplied and summed in 32 bits
-// (packed_dot: four dp4a), then added once into `acc`, the same value modulo the accumulator's width.
+// (packed_dot: four dp4a), then added once into `acc`, the same value modulo the accumulator's
+// width.
 template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class T, bool ShiftedB, class Load>
   requires(packs_dot_v<A, ProductSource<T, A, ShiftedB>, Sum>)
 __device__ __forceinline__ A thread_partial(const ProductSource<T, A, ShiftedB>& src, const VectorSplit& split,

@@ -12,10 +12,11 @@ namespace gpureduce {
 
 // Whether block_reduce<BlockThreads, Redux, Staged> stages partials of type T under Op: every
 // thread stores its partial, each lane of warp 0 loads BlockThreads / 32 of them at once and folds
-// them in a pairwise tree, and the warp reduces through shared memory (warp/warp_reduce_staged.cuh).
-// For 512 threads that is nine dependent combines in registers and three round trips to shared
-// memory, against nine dependent shuffle-and-combine steps and one round trip. Partials of up to
-// 8 bytes only: lane 0 holds 32 of them in registers, and the block's take BlockThreads slots.
+// them in a pairwise tree, and the warp reduces through shared memory
+// (warp/warp_reduce_staged.cuh). For 512 threads that is nine dependent combines in registers and
+// three round trips to shared memory, against nine dependent shuffle-and-combine steps and one
+// round trip. Partials of up to 8 bytes only: lane 0 holds 32 of them in registers, and the block's
+// take BlockThreads slots.
 template <unsigned BlockThreads, bool Staged, class T, class Op>
 inline constexpr bool block_reduce_staged_v = Staged && BlockThreads != 0 && sizeof(T) <= 8 && !has_redux_v<T, Op>;
 
@@ -31,13 +32,13 @@ inline constexpr unsigned block_reduce_scratch =
 // that many partials (512 threads: 4 shuffle steps, not 5); 0 where it is chosen at launch (ladder
 // rungs). Redux: each warp reduces in redux.sync where the partial's type and operator allow
 // (warp/warp_redux.cuh; the production kernels), warp 0 then over all its lanes, those beyond the
-// warp count holding the identity; by shuffles elsewhere, as without. Staged: the path above,
-// where BlockThreads is fixed and redux.sync does not apply (the one-block kernel; in the grid
-// kernels ptxas then issued the last of a batch's loads only once the first had returned, in
-// float16 and float64 sums, H100: 3-9% slower at 2^14-2^20, bench/results/
+// warp count holding the identity; by shuffles elsewhere, as without. Staged: the path above, where
+// BlockThreads is fixed and redux.sync does not apply (the one-block kernel; in the grid kernels
+// ptxas then issued the last of a batch's loads only once the first had returned, in float16 and
+// float64 sums, H100: 3-9% slower at 2^14-2^20, bench/results/
 // *_ab_staged_block_reduce_8ca66b8_vs_d709741.txt; in the one-block kernel, float rows median
-// 0.992x of the time, *_ab_staged_one_block_ed53848_vs_d709741.txt). A caller that reuses warp_partials for a
-// second reduction needs a __syncthreads() in between.
+// 0.992x of the time, *_ab_staged_one_block_ed53848_vs_d709741.txt). A caller that reuses
+// warp_partials for a second reduction needs a __syncthreads() in between.
 template <unsigned BlockThreads = 0, bool Redux = false, bool Staged = false, class T, class Op, unsigned Slots>
 __device__ __forceinline__ T block_reduce(T v, Op op, T identity, T (&warp_partials)[Slots]) {
   constexpr unsigned lanes = BlockThreads ? BlockThreads / warp_threads : warp_threads;

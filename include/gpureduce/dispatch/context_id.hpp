@@ -1,9 +1,9 @@
-// The unique ID of the calling thread's current CUDA context, which owns whatever memory the library
-// keeps (the workspace pool). cudaDeviceReset destroys a device's primary context with every
-// allocation in it, and the next runtime call creates a new one: on an H100 (driver 580) with the
-// same handle and a new ID. A pool kept per device outlived the reset, and the next grid-sized
-// reduction wrote its partials into freed memory (an illegal address; after a reallocation it
-// would have been the caller's data). Keyed by this ID, a new context gets a new pool.
+// The unique ID of the calling thread's current CUDA context, which owns whatever memory the
+// library keeps (the workspace pool). cudaDeviceReset destroys a device's primary context with
+// every allocation in it, and the next runtime call creates a new one: on an H100 (driver 580) with
+// the same handle and a new ID. A pool kept per device outlived the reset, and the next grid-sized
+// reduction wrote its partials into freed memory (an illegal address; after a reallocation it would
+// have been the caller's data). Keyed by this ID, a new context gets a new pool.
 #pragma once
 
 #include <gpureduce/dispatch/driver_entry.hpp>

@@ -237,20 +237,19 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
   return check_pointers(src, n, out, opt, on_stream_device.device());
 }
 
-// The launch constants of a reduction. Dot products (two arrays) take their own one-block limit, per
-// array; values that cost more than one operator each a lower one (tuning_sm90.hpp), where the
+// The launch constants of a reduction. Dot products (two arrays) take their own one-block limit,
+// per array; values that cost more than one operator each a lower one (tuning_sm90.hpp), where the
 // grid hands its partials over in flagged slots. Records read one per load count as 16-byte
 // elements (RecordSource::split_bytes); those that take many loads, and records in vectors of more
 // than 80 bytes (agent/sources.cuh, reads_wide_vectors_v), stay on few blocks longer and take
 // several waves sooner (with_record_loads), the small ones read one per load with more records in
 // flight there, those of more than 16 narrow fields with fewer (with_many_narrow_fields), those in
 // vectors of 208 bytes and more in smaller blocks (with_narrow_staged_blocks; 13 and 15 int16
-// fields take two parts of the stage instead). Large arrays of records take grids of several
-// waves. argmin/argmax of records read in vectors have no register floor (with_record_keys).
-// Records read one per load take one record per thread in one block up to 256 of them, 512 for
-// argmin/argmax of those whose partial batch would be loaded with repeats
-// (with_one_record_per_thread); of those, records of words of 4 bytes or more a lower register
-// floor (with_wide_record_keys).
+// fields take two parts of the stage instead). Large arrays of records take grids of several waves.
+// argmin/argmax of records read in vectors have no register floor (with_record_keys). Records read
+// one per load take one record per thread in one block up to 256 of them, 512 for argmin/argmax of
+// those whose partial batch would be loaded with repeats (with_one_record_per_thread); of those,
+// records of words of 4 bytes or more a lower register floor (with_wide_record_keys).
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
   using Tuning = TuningSm90<Source::split_bytes>;
@@ -357,8 +356,8 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
   constexpr auto grid_combiner =
       grid_combiner_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, A, Out, Source, Op>();
   constexpr ReduceTuning waves_tuning = waves_kernel_tuning(tuning);
-  constexpr auto grid_waves =
-      grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, waves_tuning.grid_unroll, false, false, A, Out, Source, Op>;
+  constexpr auto grid_waves = grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, waves_tuning.grid_unroll, false,
+                                          false, A, Out, Source, Op>;
 
   try {
     const RelaxedCaptureScope relaxed;

@@ -46,7 +46,9 @@ struct ReduceTuning {
 
 // The largest grid whose last block polls one slot per thread: one slot per other block
 // (kernel/reduce_kernels.cuh, fold_flagged).
-GPUREDUCE_HD constexpr std::uint64_t polled_grid_blocks(const ReduceTuning& t) { return std::uint64_t(t.grid_threads) + 1; }
+GPUREDUCE_HD constexpr std::uint64_t polled_grid_blocks(const ReduceTuning& t) {
+  return std::uint64_t(t.grid_threads) + 1;
+}
 
 // grid: the grid kernel the size calls for; waves: the one for grids of several waves with plain
 // loads (ReduceTuning::waves_unroll; the plain grid kernel itself where that is not set), at any
@@ -70,17 +72,17 @@ inline constexpr std::size_t grid_generation_offset = grid_ticketed_offset + gri
 inline constexpr std::size_t grid_published_offset = grid_generation_offset + 128;
 inline constexpr std::size_t grid_workspace_bytes = grid_published_offset + 128;
 
-// Grids of up to this many blocks end in a combiner block: the last block reads no input and,
-// from its start, its warp 0 polls the other blocks' flagged partials (4 per lane, all in flight)
-// and reduces them by shuffles (kernel/reduce_kernels.cuh), off the readers' critical path and with
-// no block barrier after the poll. H100, A/B in one run against 202b0b7 (the last block reading its
+// Grids of up to this many blocks end in a combiner block: the last block reads no input and, from
+// its start, its warp 0 polls the other blocks' flagged partials (4 per lane, all in flight) and
+// reduces them by shuffles (kernel/reduce_kernels.cuh), off the readers' critical path and with no
+// block barrier after the poll. H100, A/B in one run against 202b0b7 (the last block reading its
 // share, then polling warp-uniform): 0.96-0.99x of the time at 2^15-2^18 for sum, max, argmax and
 // dot, int32 sum 2^16 5.28 -> 5.04 us, float32 argmax 2^16 5.95 -> 5.73
 // (bench/results/*_ab_combiner_block_e483d8d_vs_202b0b7.txt). 8 per lane (grids of up to 257
 // blocks) was 3-10% slower from 2^16 to 2^20, its sum, max and float32 dot kernels at 47-64
-// registers against 30-36 with 4 (*_ab_combiner_block_0db04e1_vs_202b0b7.txt); 2 per lane gained the
-// same up to 65 blocks (*_ab_combiner_block_2_per_lane_38b362b_vs_202b0b7.txt). Since cdb79c2 every
-// poll loads all of a lane's slots, all in flight; so loaded, 8 per lane (40 registers) took
+// registers against 30-36 with 4 (*_ab_combiner_block_0db04e1_vs_202b0b7.txt); 2 per lane gained
+// the same up to 65 blocks (*_ab_combiner_block_2_per_lane_38b362b_vs_202b0b7.txt). Since cdb79c2
+// every poll loads all of a lane's slots, all in flight; so loaded, 8 per lane (40 registers) took
 // 0.99x of the time at 130-257 blocks but 1.02x up to 129 (*_ab_combiner_8_slots_bd4e3c3_vs_
 // cdb79c2.txt), and polling only as many per lane as the grid needs (1, 2 or 4) 1.007-1.013x
 // (*_ab_combiner_fitted_slots_1d0ffc6_vs_cdb79c2.txt); more polling warps, their polls staggered
@@ -180,8 +182,8 @@ GPUREDUCE_HD constexpr bool reads_on_waves_kernel(std::uint64_t n, unsigned byte
 //   evict_first  at any size
 enum class L2Policy : unsigned char { automatic, normal, evict_first };
 
-// Whether the grid kernel loads evict-first: n elements of `bytes_per_element` (all arrays read), on
-// a device with l2_bytes of L2.
+// Whether the grid kernel loads evict-first: n elements of `bytes_per_element` (all arrays read),
+// on a device with l2_bytes of L2.
 GPUREDUCE_HD constexpr bool evict_first_loads(L2Policy policy, std::uint64_t n, unsigned bytes_per_element,
                                               std::uint64_t l2_bytes, const ReduceTuning& t) {
   if (policy != L2Policy::automatic) return policy == L2Policy::evict_first;

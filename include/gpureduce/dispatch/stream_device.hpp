@@ -1,5 +1,5 @@
-// The device a reduction runs on: its stream's. CUDA runs a kernel on the device of the stream it is
-// launched on, whatever device is current (seen on two H200s: a launch on device 1's stream with
+// The device a reduction runs on: its stream's. CUDA runs a kernel on the device of the stream it
+// is launched on, whatever device is current (seen on two H200s: a launch on device 1's stream with
 // device 0 current ran on device 1), so the pointer checks, the tuning and the workspace slot must
 // be that device's too.
 #pragma once

@@ -11,7 +11,8 @@ namespace gpureduce {
 template <std::size_t ElemBytes>
 struct TuningSm90 {
   // Grid: 256 threads x 4 vectors of 16 B = 64 B in flight per thread, 128 KB per SM at full
-  // occupancy: ladder rung r9 read 3028 GB/s with it at 2^28 int32 (101% of a plain streaming read).
+  // occupancy: ladder rung r9 read 3028 GB/s with it at 2^28 int32 (101% of a plain streaming
+  // read).
   // One block: 512 threads x 4 vectors = 32 KB per round trip. It beats the grid kernel (whose
   // hand-off between blocks costs ~0.5 us: 4.5-4.9 us at n = 2^10 against 4.2-4.4) up to 64 KB
   // (2^13 float32: 4.5 us one block, 5.1 grid; 2^15 float16: 5.2 against 6.3; 2^13 float64: 5.0
@@ -66,47 +67,48 @@ struct TuningSm90 {
                                       .few_blocks_max_batches = few_blocks_max_batches};
   // Values that cost more than a load and an operator each (a transform, a record's fields): one
   // block up to one of its batches (512 threads x single_unroll vectors: 32 KB, 24 KB for vectors
-  // of 48 bytes, 40 KB for 80, 2048 records read one per load), 16 KB for elements of 1 byte,
-  // never above the operator's own limit. One SM does all of that work in one block; beyond a
-  // batch the grid spreads it and is faster. Only where the grid's blocks hand over flagged partials (dispatch
-  // decides): with the ticket (accumulators of 9-16 bytes but argmin/argmax) the grid costs about
-  // 0.9 us more, and a float3 sum of 48 KB took 5.66-5.68 us in the grid against 4.74-4.83 in one
-  // block (bench/results/*_records_551c0cc_round*.txt against *_records_c16923c_beside_551c0cc_
-  // round*.txt). H100, each kernel forced, one run (tools/probes/crossover_probe.cu,
-  // bench/results/*_crossover_6b23743.txt), one block / grid, us: 4-byte pixels summed by field
-  // 32 KB 4.96 / 4.93, 64 KB 6.27 / 4.96; 3-byte pixels 24 KB 4.51 / 4.74, 32 KB 5.18 / 4.75;
-  // int8 squared 16 KB 4.93 / 4.93, 32 KB 5.12 / 4.93; float16 squared 32 KB 4.30 / 4.74, 64 KB
-  // 4.96 / 4.74; pairs of floats read one per load 16 KB 4.26 / 4.70, 24 KB 4.90 / 4.70; pairs
-  // of doubles 32 KB 4.27 / 4.74, 64 KB 4.74 / 4.83. Sums of plain numbers keep the limits above
-  // (int32 40-64 KB: 4.75-4.83 / 4.74-4.78, the same).
+  // of 48 bytes, 40 KB for 80, 2048 records read one per load), 16 KB for elements of 1 byte, never
+  // above the operator's own limit. One SM does all of that work in one block; beyond a batch the
+  // grid spreads it and is faster. Only where the grid's blocks hand over flagged partials
+  // (dispatch decides): with the ticket (accumulators of 9-16 bytes but argmin/argmax) the grid
+  // costs about 0.9 us more, and a float3 sum of 48 KB took 5.66-5.68 us in the grid against
+  // 4.74-4.83 in one block (bench/results/*_records_551c0cc_round*.txt against
+  // *_records_c16923c_beside_551c0cc_ round*.txt). H100, each kernel forced, one run
+  // (tools/probes/crossover_probe.cu, bench/results/*_crossover_6b23743.txt), one block / grid, us:
+  // 4-byte pixels summed by field 32 KB 4.96 / 4.93, 64 KB 6.27 / 4.96; 3-byte pixels 24 KB 4.51 /
+  // 4.74, 32 KB 5.18 / 4.75; int8 squared 16 KB 4.93 / 4.93, 32 KB 5.12 / 4.93; float16 squared 32
+  // KB 4.30 / 4.74, 64 KB 4.96 / 4.74; pairs of floats read one per load 16 KB 4.26 / 4.70, 24 KB
+  // 4.90 / 4.70; pairs of doubles 32 KB 4.27 / 4.74, 64 KB 4.74 / 4.83. Sums of plain numbers keep
+  // the limits above (int32 40-64 KB: 4.75-4.83 / 4.74-4.78, the same).
   static constexpr ReduceTuning with_element_work(ReduceTuning t) {
-    const std::uint64_t batch = std::uint64_t(t.single_threads) * unsigned(t.single_unroll) * vector_span_bytes(ElemBytes);
+    const std::uint64_t batch =
+        std::uint64_t(t.single_threads) * unsigned(t.single_unroll) * vector_span_bytes(ElemBytes);
     const std::uint64_t limit = ElemBytes == 1 ? 16 * 1024 : batch;
     if (limit < t.single_block_max_bytes) t.single_block_max_bytes = limit;
     return t;
   }
   // Arrays of records (structs read in vectors or one per load; not complex numbers) from 16x L2
-  // (800 MB on an H100 or H200) run on 6 waves of resident blocks (3960 on 132 SMs at 5 blocks
-  // per SM), not one: each block reads a sixth as much, and blocks that start as others finish
-  // even out SMs whose loads come back later, where one wave waits for its slowest SM (CUB's first
-  // pass runs up to 5 waves, cub/util_arch.cuh subscription_factor). The grid
-  // kernel forced to several sizes, each against the one-wave grid in one run (tools/probes/
-  // grid_waves_probe.cu), time over one wave's at 512 MB / 1 GB / 4 GB, 3960 blocks; H100
+  // (800 MB on an H100 or H200) run on 6 waves of resident blocks (3960 on 132 SMs at 5 blocks per
+  // SM), not one: each block reads a sixth as much, and blocks that start as others finish even out
+  // SMs whose loads come back later, where one wave waits for its slowest SM (CUB's first pass runs
+  // up to 5 waves, cub/util_arch.cuh subscription_factor). The grid kernel forced to several sizes,
+  // each against the one-wave grid in one run (tools/probes/grid_waves_probe.cu), time over one
+  // wave's at 512 MB / 1 GB / 4 GB, 3960 blocks; H100
   // (bench/results/*_waves_experiment_a800104.txt): two doubles 8 bytes past a 16-byte boundary
   // (one per load) 0.977 / 0.964 / 0.930, two floats 4 bytes past an 8-byte one 1.000 / 0.986 /
-  // 0.972, 20-byte records 0.981 / 0.979 / 0.983, float3 0.987 / 0.983 / 0.988, three doubles
-  // 0.989 / 0.985 / 0.991, 3-byte pixels 0.980 / 0.982 / 0.993; H200, two rounds (*_waves_
+  // 0.972, 20-byte records 0.981 / 0.979 / 0.983, float3 0.987 / 0.983 / 0.988, three doubles 0.989
+  // / 0.985 / 0.991, 3-byte pixels 0.980 / 0.982 / 0.993; H200, two rounds (*_waves_
   // experiment_a800104_round*.txt): 0.986 / 0.973 / 0.934, 1.015 / 1.003 / 0.973, 0.985 / 0.969 /
   // 0.971, 1.008 / 1.001 / 0.993, 1.005 / 0.998 / 0.991, 0.994 / 0.991 / 0.988. Below 16x L2 the
-  // pairs of floats lose (H200 256 MB 1.034-1.040); 4 waves (2640) were within 1% of 6, 4096
-  // blocks (a partial last wave) up to 2% behind on the H200. Sums of numbers stay on one wave: at
-  // 1 to 4 GB 3960 blocks took 1.003-1.009 of the time on the H100 (int32, int8, float64), 0.992-
-  // 0.997 on the H200; complex<float> 2 GB 1.005-1.008 on the H100 (record_probe). Through the
-  // library, H100, tools/probes/record_probe.cu against a800104, two rounds (bench/results/
-  // *_records_2c10d3b_round*.txt), time at 2^26 / 2^28 records: two doubles from byte 8 0.963-0.966 /
-  // 0.930-0.931 (CUB's time over ours 0.967-0.971 -> 1.005-1.006, 0.931-0.933 -> 1.001-1.003), 20-
-  // byte records 0.978-0.979 / 0.984 (0.984 -> 1.006-1.008, 0.974 -> 0.990-0.991), two floats from
-  // byte 4 at 2^28 0.981-0.985, three doubles 0.985-0.992, two aligned doubles 0.988-0.990.
+  // pairs of floats lose (H200 256 MB 1.034-1.040); 4 waves (2640) were within 1% of 6, 4096 blocks
+  // (a partial last wave) up to 2% behind on the H200. Sums of numbers stay on one wave: at 1 to 4
+  // GB 3960 blocks took 1.003-1.009 of the time on the H100 (int32, int8, float64), 0.992-0.997 on
+  // the H200; complex<float> 2 GB 1.005-1.008 on the H100 (record_probe). Through the library,
+  // H100, tools/probes/record_probe.cu against a800104, two rounds (bench/results/
+  // *_records_2c10d3b_round*.txt), time at 2^26 / 2^28 records: two doubles from byte 8 0.963-0.966
+  // / 0.930-0.931 (CUB's time over ours 0.967-0.971 -> 1.005-1.006, 0.931-0.933 -> 1.001-1.003),
+  // 20- byte records 0.978-0.979 / 0.984 (0.984 -> 1.006-1.008, 0.974 -> 0.990-0.991), two floats
+  // from byte 4 at 2^28 0.981-0.985, three doubles 0.985-0.992, two aligned doubles 0.988-0.990.
   static constexpr ReduceTuning with_record_waves(ReduceTuning t) {
     t.waves_min_l2 = 16;
     t.grid_waves = 6;
@@ -208,8 +210,8 @@ struct TuningSm90 {
   // this grid with no one-block kernel), CUB's time over ours, before -> after, 17-33 fields /
   // 41-47:
   // - 2^5-2^8 records: 0.90-1.00 -> 0.95-1.04 / 0.68-0.80 -> 0.94-1.03.
-  // - 2^9: 1.00-1.07 -> 1.06-1.17 / 0.78-0.93 -> 1.16-1.35; 2^10: 1.04-1.11 -> 1.28-1.61 / 0.89-1.00
-  //   -> 1.60-1.91.
+  // - 2^9: 1.00-1.07 -> 1.06-1.17 / 0.78-0.93 -> 1.16-1.35; 2^10: 1.04-1.11 -> 1.28-1.61 /
+  //   0.89-1.00 -> 1.60-1.91.
   // - 2^11-2^19 (the grid of gu1), 17-47 fields: 2^11 0.82-1.00 -> 1.37-2.63, 2^12 1.67-2.07 ->
   //   2.30-3.32, 2^16 1.61-1.92 -> 1.86-2.12, 2^18 1.10-1.50 -> 1.18-1.57, 2^19 0.99-1.32 ->
   //   1.04-1.41.

@@ -24,7 +24,8 @@ GPUREDUCE_HD constexpr BinaryFormat format_of() {
   else if constexpr (std::is_same_v<T, float>) return {24, -149, 128};
   else if constexpr (std::is_same_v<T, __half>) return {11, -24, 16};
   else {
-    static_assert(std::is_same_v<T, __nv_bfloat16>, "gpureduce: exact sums take float, double, __half or __nv_bfloat16");
+    static_assert(std::is_same_v<T, __nv_bfloat16>,
+                  "gpureduce: exact sums take float, double, __half or __nv_bfloat16");
     return {8, -133, 128};
   }
 }

@@ -117,7 +117,8 @@ template <class Out>
 GPUREDUCE_HD Out round_to(std::int64_t* w, int words, int lsb_exp, unsigned flags) {
   constexpr BinaryFormat f = format_of<Out>();
   const double inf = ::ldexp(1.0, 1024);
-  if ((flags & flag_nan) || ((flags & flag_pos_inf) && (flags & flag_neg_inf))) return convert<Out>(quiet_nan<double>());
+  if ((flags & flag_nan) || ((flags & flag_pos_inf) && (flags & flag_neg_inf)))
+    return convert<Out>(quiet_nan<double>());
   if (flags & flag_pos_inf) return convert<Out>(inf);
   if (flags & flag_neg_inf) return convert<Out>(-inf);
   normalize(w, words);

@@ -1,5 +1,5 @@
-// One tile of ItemsPerThread * block elements per block, one block per tile (rungs r0-r6).
-// Thread t of block b reads b*tile + t, b*tile + t + block, ...: consecutive threads read consecutive
+// One tile of ItemsPerThread * block elements per block, one block per tile (rungs r0-r6). Thread t
+// of block b reads b*tile + t, b*tile + t + block, ...: consecutive threads read consecutive
 // addresses, so every load instruction of a warp is coalesced.
 #pragma once
 

@@ -1,6 +1,6 @@
-// A capped grid that strides over the input (rungs r7, r8): each block handles tiles
-// b, b + grid, b + 2*grid, ... so a fixed number of resident blocks covers any n. Per Brent's theorem
-// the sequential part per thread (n / (grid * block) items) costs nothing extra while the tree part
+// A capped grid that strides over the input (rungs r7, r8): each block handles tiles b, b + grid, b
+// + 2*grid, ... so a fixed number of resident blocks covers any n. Per Brent's theorem the
+// sequential part per thread (n / (grid * block) items) costs nothing extra while the tree part
 // shrinks to log2(block) steps for the whole tile stream.
 #pragma once
 

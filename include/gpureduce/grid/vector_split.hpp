@@ -137,7 +137,8 @@ struct ScalarEdges {
   std::uint64_t head_index, tail_index;
 
   GPUREDUCE_HD static constexpr ScalarEdges of(const VectorSplit& s, unsigned per_vec, std::uint64_t global_thread) {
-    return {global_thread < s.head, global_thread < s.tail, global_thread, s.head + s.vectors * per_vec + global_thread};
+    return {global_thread < s.head, global_thread < s.tail, global_thread,
+            s.head + s.vectors * per_vec + global_thread};
   }
 
   // The same counted from the grid's last thread (of `threads`): the threads whose last batch is

@@ -65,7 +65,8 @@ __global__ void __launch_bounds__(BlockThreads)
   };
   exact::Expansion<Terms> e;
   for_each_thread_value<BlockThreads, Unroll, false>(
-      src, src.split(n), blockIdx.x, gridDim.x, PlainLoad{}, [&](auto x, std::int64_t) { e.add(convert<double>(x), put); },
+      src, src.split(n), blockIdx.x, gridDim.x, PlainLoad{},
+      [&](auto x, std::int64_t) { e.add(convert<double>(x), put); },
       [&](const auto& y, std::int64_t) {
         constexpr int K = std::extent_v<std::remove_cvref_t<decltype(y)>>;
         double x[K];
@@ -83,7 +84,8 @@ __global__ void __launch_bounds__(BlockThreads)
   // overflow (each stepped word is below 2^33).
   for (unsigned i = threadIdx.x; i < unsigned(words); i += BlockThreads) {
     std::int64_t s = 0;
-    for (unsigned w = 0; w < warps; ++w) s += exact::carry_step(reinterpret_cast<const std::int64_t*>(acc[w]), i, words);
+    for (unsigned w = 0; w < warps; ++w)
+      s += exact::carry_step(reinterpret_cast<const std::int64_t*>(acc[w]), i, words);
     sums[i] = s;
   }
   __syncthreads();

@@ -52,8 +52,8 @@ __device__ __forceinline__ void with_kernel_nan(Op op, F&& f) {
   else f(op);
 }
 
-// The element at an index, as accumulator A's value type (TreeForm::from's reload for argmin/argmax;
-// generic, so that it is compiled only where called).
+// The element at an index, as accumulator A's value type (TreeForm::from's reload for
+// argmin/argmax; generic, so that it is compiled only where called).
 template <class A>
 struct value_of {
   using type = A;
@@ -66,12 +66,14 @@ template <class A, class Source>
 __device__ __forceinline__ auto element_reader(const Source& src) {
   return [&src](auto i) {
     typename value_of<A>::type v{};
-    src.consume(src.load(std::uint64_t(i)), std::uint64_t(i), [&](auto x, std::int64_t) { v = convert<decltype(v)>(x); });
+    src.consume(src.load(std::uint64_t(i)), std::uint64_t(i),
+                [&](auto x, std::int64_t) { v = convert<decltype(v)>(x); });
     return v;
   };
 }
 
-// Load: how the vectors are loaded (thread/vector_load.cuh; tools/probes/one_block_probe.cu tries others).
+// Load: how the vectors are loaded (thread/vector_load.cuh; tools/probes/one_block_probe.cu tries
+// others).
 template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class Out, class Source, class Op,
           class Load = PlainLoad>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
@@ -136,8 +138,8 @@ __device__ __forceinline__ A warp_fold_flagged(FlaggedPartial* slots, unsigned c
 // trip to L2: +1 us at 2^24). A warp polls until all its lanes hold a full slot: lanes that left a
 // spin loop one by one made the reduction after it 0.4-0.5 us slower (H100, 2^14-2^18 int32:
 // tools/probes/handoff_steps.cu, fold against warp_uniform). Only up to BlockThreads slots (grids
-// of up to 257 blocks, where the hand-off is a large part of the time): polled in warp-uniform loops
-// beyond that too, ptxas gave the float32 sum kernel 48 registers instead of 32 (faf4eb5; 5
+// of up to 257 blocks, where the hand-off is a large part of the time): polled in warp-uniform
+// loops beyond that too, ptxas gave the float32 sum kernel 48 registers instead of 32 (faf4eb5; 5
 // resident blocks per SM instead of 8, 2^28-2^30 1.5% slower) or the int32 max kernel 46-50.
 template <unsigned BlockThreads, class A, class Op>
 __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count, Op op, A acc) {
@@ -284,7 +286,8 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     __syncthreads();
     if (!is_last) return;
     T v = tree_identity;
-    for (unsigned i = threadIdx.x; i < gridDim.x; i += BlockThreads) v = tree.op()(v, partials[i]);  // ordered by the acquire
+    for (unsigned i = threadIdx.x; i < gridDim.x; i += BlockThreads)
+      v = tree.op()(v, partials[i]);  // ordered by the acquire
     v = block_reduce<BlockThreads, true>(v, tree.op(), tree_identity, warp_partials);
     if (threadIdx.x == 0) {
       write(v);

@@ -12,7 +12,8 @@ struct DeviceShape {
   int sm_count;
   int max_threads_per_sm;
 
-  // Upper bound on co-resident blocks of `block` threads (the capped grids of r7-r9 use at most this).
+  // Upper bound on co-resident blocks of `block` threads (the capped grids of r7-r9 use at most
+  // this).
   constexpr std::uint64_t max_resident_blocks(unsigned block) const {
     return std::uint64_t(sm_count) * std::uint64_t(max_threads_per_sm / int(block));
   }

@@ -10,7 +10,8 @@ namespace gpureduce::matmul::m0 {
 
 inline constexpr unsigned edge = 32;
 
-__global__ void __launch_bounds__(edge * edge) kernel(const std::int32_t* a, const std::int32_t* b, std::int32_t* c, unsigned n) {
+__global__ void __launch_bounds__(edge * edge)
+    kernel(const std::int32_t* a, const std::int32_t* b, std::int32_t* c, unsigned n) {
   for (unsigned r = threadIdx.y; r < n; r += edge)
     for (unsigned col = threadIdx.x; col < n; col += edge) {
       std::uint32_t acc = 0;

@@ -10,7 +10,8 @@ namespace gpureduce::matmul::m2 {
 
 inline constexpr unsigned edge = 16;
 
-__global__ void __launch_bounds__(edge * edge) kernel(const std::int32_t* a, const std::int32_t* b, std::int32_t* c, unsigned n) {
+__global__ void __launch_bounds__(edge * edge)
+    kernel(const std::int32_t* a, const std::int32_t* b, std::int32_t* c, unsigned n) {
   const unsigned r = blockIdx.y * edge + threadIdx.y, col = blockIdx.x * edge + threadIdx.x;
   if (r >= n || col >= n) return;
   std::uint32_t acc = 0;

@@ -10,7 +10,8 @@ namespace gpureduce::matmul::m3 {
 
 inline constexpr unsigned edge = 32;
 
-__global__ void __launch_bounds__(edge * edge) kernel(const std::int32_t* a, const std::int32_t* b, std::int32_t* c, unsigned n) {
+__global__ void __launch_bounds__(edge * edge)
+    kernel(const std::int32_t* a, const std::int32_t* b, std::int32_t* c, unsigned n) {
   __shared__ std::int32_t as[edge][edge];
   __shared__ std::int32_t bs[edge][edge];
   const unsigned tx = threadIdx.x, ty = threadIdx.y;

@@ -1,7 +1,7 @@
 // m4: register tiling. What changed from m3: a 16 x 16 block computes a 64 x 64 tile of C, each
 // thread a 4 x 4 sub-tile held in registers. Per k step a thread reads 4 values of A and 4 of B
-// from shared memory (two 16-byte loads) and does 16 multiply-adds with them: 8 shared loads per
-// 16 multiply-adds instead of m3's 2 per 1, so the arithmetic units, not shared memory, set the pace.
+// from shared memory (two 16-byte loads) and does 16 multiply-adds with them: 8 shared loads per 16
+// multiply-adds instead of m3's 2 per 1, so the arithmetic units, not shared memory, set the pace.
 #pragma once
 
 #include <gpureduce/matmul/tiles.hpp>
@@ -56,7 +56,8 @@ __device__ __forceinline__ void write_tile(std::int32_t* c, unsigned n, const st
       if (r0 + i < n && c0 + j < n) c[std::uint64_t(r0 + i) * n + c0 + j] = std::int32_t(acc[i][j]);
 }
 
-__global__ void __launch_bounds__(side * side) kernel(const std::int32_t* a, const std::int32_t* b, std::int32_t* c, unsigned n) {
+__global__ void __launch_bounds__(side * side)
+    kernel(const std::int32_t* a, const std::int32_t* b, std::int32_t* c, unsigned n) {
   __shared__ Stage s;
   const unsigned t = threadIdx.y * side + threadIdx.x;
   const unsigned ar = blockIdx.y * tile + a_row(t), bc = blockIdx.x * tile + b_col(t);

@@ -21,7 +21,8 @@ __device__ __forceinline__ int4 load4(const std::int32_t* m, unsigned n, unsigne
   return {at_or_zero(m, n, r, k), at_or_zero(m, n, r, k + 1), at_or_zero(m, n, r, k + 2), at_or_zero(m, n, r, k + 3)};
 }
 
-__global__ void __launch_bounds__(side * side) kernel(const std::int32_t* a, const std::int32_t* b, std::int32_t* c, unsigned n) {
+__global__ void __launch_bounds__(side * side)
+    kernel(const std::int32_t* a, const std::int32_t* b, std::int32_t* c, unsigned n) {
   __shared__ m4::Stage s[2];
   const unsigned t = threadIdx.y * side + threadIdx.x;
   const unsigned ar = blockIdx.y * tile + m4::a_row(t), bc = blockIdx.x * tile + m4::b_col(t);

@@ -78,7 +78,8 @@ __device__ __forceinline__ float pick_on_device(float a, float b, NanPolicy nan)
 #endif
 
 // Min (Less = true) or max of two values under a NaN policy; on equal values the first argument
-// (but for floats on the device, above). Written as selects, not branches: it runs once per element.
+// (but for floats on the device, above). Written as selects, not branches: it runs once per
+// element.
 template <bool Less, class A>
 GPUREDUCE_HD constexpr A pick(A a, A b, NanPolicy nan) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -201,7 +202,8 @@ struct ArgExtreme {
 
  private:
   // Bitwise & and | on the conditions, not && and || or early returns: ptxas then computes them as
-  // predicates instead of branching, and a block reduction runs ten of these in one dependent chain.
+  // predicates instead of branching, and a block reduction runs ten of these in one dependent
+  // chain.
   template <class P>
   GPUREDUCE_HD constexpr bool better(const P& b, const P& a) const {
     const bool earlier = b.index < a.index;

@@ -14,8 +14,8 @@
 //                           -0 for min, but a thread's own elements may already have chosen.
 //   argmin, argmax of       -0 and +0 share a key, as do all NaN, so that equal values leave the
 //   float and double        choice to the index. The value comes back from the key, but a winning
-//                           zero or NaN is read again from the input at its index, so that the value
-//                           is always the element's own bits.
+//                           zero or NaN is read again from the input at its index, so that the
+//                           value is always the element's own bits.
 #pragma once
 
 #include <gpureduce/thread/operators.hpp>
@@ -65,7 +65,8 @@ GPUREDUCE_HD constexpr bool nan_on_top(NanPolicy nan) {
 // The tree's form of accumulator A under operator Op: the accumulator itself.
 //   to(a)                       a thread's partial into the tree's form
 //   op(), identity()            the tree's operator and its identity
-//   from(t, reload)             the result; reload(index) gives the element at index (argmin/argmax)
+//   from(t, reload)             the result; reload(index) gives the element at index
+//                               (argmin/argmax)
 template <class A, class Op>
 struct TreeForm {
   using type = A;

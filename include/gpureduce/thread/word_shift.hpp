@@ -8,9 +8,9 @@
 
 namespace gpureduce {
 
-// r[0, 4 * Words) = the 32-bit words that start d bytes into w[0, 4 * Words + 4) (Words + 1 words of
-// 16 bytes, little-endian), for 0 < d < 16 with d a multiple of Align (1, 2, 4 or 8: the elements'
-// alignment, which the offset of any valid address keeps).
+// r[0, 4 * Words) = the 32-bit words that start d bytes into w[0, 4 * Words + 4) (Words + 1 words
+// of 16 bytes, little-endian), for 0 < d < 16 with d a multiple of Align (1, 2, 4 or 8: the
+// elements' alignment, which the offset of any valid address keeps).
 template <unsigned Words, unsigned Align>
 GPUREDUCE_HD void shift_words(const std::uint32_t* w, unsigned d, std::uint32_t* r) {
   static_assert(Words >= 1 && (Align == 1 || Align == 2 || Align == 4 || Align == 8));
