@@ -12,6 +12,10 @@
 //   read only   each block stores its 16-byte partial; no combine: the floor of any grid
 //   cas preset  swaps into a result that holds the identity before the sample (the bound)
 //   cas         the ticket protocol, the generation awaited after the block's reduction, then swaps
+//   hint preset as cas preset, but the block first loads the result (16 bytes, relaxed) and swaps
+//               only if its value is not beaten there: the result only improves, so a value that
+//               beats the block's in any state of it, even a torn load, beats it in the end
+//   cas hint    the ticket protocol, then the hint's load and swaps
 //   gpureduce   gpureduce::argmax of the same (the last block's poll, or the combiner block)
 //   CUB         DeviceReduce::ArgMax of the same
 #include <gpureduce/gpureduce.cuh>
@@ -118,6 +122,21 @@ __device__ void swap_in(Best<T>* result, Best<T> b, Best<T> seen) {
   }
 }
 
+// The result as it is now, as the first guess of the swap (a torn load only costs a failed swap).
+template <class T>
+__device__ Best<T> load_hint(const Best<T>* result) {
+  u64 v, i;
+  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(v), "=l"(i) : "l"(result) : "memory");
+  return {bits_as<T>(v), (long long)i};
+}
+// Swaps b in unless the result's value already beats b's.
+template <class T>
+__device__ void swap_in_hinted(Best<T>* result, Best<T> b) {
+  const Best<T> hint = load_hint(result);
+  if (b.value < hint.value) return;
+  swap_in(result, b, hint);
+}
+
 template <class T>
 __global__ void __launch_bounds__(threads) read_only_kernel(const int4* in, u64 vectors, Best<T>* partials) {
   const Best<T> b = block_best(thread_best<T>(in, vectors, blockIdx.x));
@@ -130,8 +149,14 @@ __global__ void __launch_bounds__(threads) cas_preset_kernel(const int4* in, u64
   if (threadIdx.x == 0) swap_in(result, b, identity<T>());
 }
 
-// Block 0 stores the identity and publishes the generation; blocks 1.. read batch blockIdx.x - 1.
 template <class T>
+__global__ void __launch_bounds__(threads) hint_preset_kernel(const int4* in, u64 vectors, Best<T>* result) {
+  const Best<T> b = block_best(thread_best<T>(in, vectors, blockIdx.x));
+  if (threadIdx.x == 0) swap_in_hinted(result, b);
+}
+
+// Block 0 stores the identity and publishes the generation; blocks 1.. read batch blockIdx.x - 1.
+template <bool Hint, class T>
 __global__ void __launch_bounds__(threads) cas_kernel(const int4* in, u64 vectors, Best<T>* result, u64* ws) {
   __shared__ gpureduce::GenerationTicket ticket;
   if (threadIdx.x == 0) ticket = gpureduce::draw_generation_ticket(ws);
@@ -147,12 +172,13 @@ __global__ void __launch_bounds__(threads) cas_kernel(const int4* in, u64 vector
   if (threadIdx.x == 0) {
     gpureduce::close_generation(ws, ticket);
     gpureduce::wait_for_generation(ws + 16, ticket);
-    swap_in(result, b, identity<T>());
+    if (Hint) swap_in_hinted(result, b);
+    else swap_in(result, b, identity<T>());
   }
 }
 
-enum Way { read_only, cas_preset, cas, lib, cub_way, ways };
-const char* const names[ways] = {"read only", "cas preset", "cas", "gpureduce", "CUB"};
+enum Way { read_only, cas_preset, cas, hint_preset, cas_hint, lib, cub_way, ways };
+const char* const names[ways] = {"read only", "cas preset", "cas", "hint preset", "cas hint", "gpureduce", "CUB"};
 
 template <class T>
 int run_type(const char* type, cudaStream_t s, gpureduce::GpuTimer& timer, void* flush, std::size_t flush_bytes,
@@ -190,7 +216,9 @@ int run_type(const char* type, cudaStream_t s, gpureduce::GpuTimer& timer, void*
       switch (w) {
         case read_only: read_only_kernel<T><<<blocks, threads, 0, s>>>(in4, vectors, partials); break;
         case cas_preset: cas_preset_kernel<T><<<blocks, threads, 0, s>>>(in4, vectors, out + w); break;
-        case cas: cas_kernel<T><<<blocks + 1, threads, 0, s>>>(in4, vectors, out + w, ws); break;
+        case cas: cas_kernel<false, T><<<blocks + 1, threads, 0, s>>>(in4, vectors, out + w, ws); break;
+        case hint_preset: hint_preset_kernel<T><<<blocks, threads, 0, s>>>(in4, vectors, out + w); break;
+        case cas_hint: cas_kernel<true, T><<<blocks + 1, threads, 0, s>>>(in4, vectors, out + w, ws); break;
         case lib: gpureduce::argmax(in, n, lib_out, s); break;
         case cub_way: {
           std::size_t b = temp_bytes;
@@ -209,7 +237,7 @@ int run_type(const char* type, cudaStream_t s, gpureduce::GpuTimer& timer, void*
         const auto before = [&](cudaStream_t st) {
           GPUREDUCE_CUDA(cudaMemsetAsync(out + w, 0xA5, sizeof(Best<T>), st));
           GPUREDUCE_CUDA(cudaMemsetAsync(flush, i & 0xff, flush_bytes, st));
-          if (w == cas_preset)
+          if (w == cas_preset || w == hint_preset)
             GPUREDUCE_CUDA(cudaMemcpyAsync(out + w, &preset, sizeof preset, cudaMemcpyHostToDevice, st));
         };
         const gpureduce::TimingStats t = timer.measure([&](cudaStream_t) { run(w); }, 1, 0, before);
