@@ -4,6 +4,9 @@
 
 #include "reduce_checks.cuh"
 
+#include <array>
+#include <iterator>
+
 namespace gpureduce::test {
 
 template <class T>
@@ -107,7 +110,78 @@ TYPED_TEST_P(test_reduce_types, product) {
   }
 }
 
+// Sizes in bytes where the library changes course (dispatch/tuning_sm90.hpp, launch_plan.hpp): a
+// grid batch (256 threads x 64 bytes) and a one-block batch (512 x 64), the one-block limits (16,
+// 56 and 64 KB; 32 KB for 1-byte elements), the combiner block's last grid (128 batches), the last
+// block polling one slot per thread (256), the few-blocks grids (2048 batches, 32 MB).
+inline constexpr std::uint64_t fuzz_boundaries[] = {16u << 10, 32u << 10, 48u << 10, 56u << 10, 64u << 10,
+                                                   (128u << 14), (129u << 14), (256u << 14), (257u << 14),
+                                                   (2048ull << 14), (2049ull << 14)};
+
+// One fuzz case's count: a boundary or a multiple of the grid's batch, a few elements either way
+// (2 in 5); log-uniform (2 in 5); or at most 300 elements. At most about max_bytes.
+template <class T>
+std::uint64_t fuzz_count(std::mt19937_64& rng, std::uint64_t max_bytes) {
+  const std::uint64_t kind = rng() % 5;
+  std::uint64_t bytes;
+  if (kind < 2) {
+    bytes = rng() % 2 ? fuzz_boundaries[rng() % std::size(fuzz_boundaries)] : (1 + rng() % 4096) << 14;
+    bytes = std::min(bytes, max_bytes);
+    const std::int64_t n = std::int64_t(bytes / sizeof(T)) + std::int64_t(rng() % 7) - 3;
+    return std::uint64_t(std::max<std::int64_t>(n, 0));
+  }
+  if (kind < 4) {
+    const double e = std::uniform_real_distribution<double>(0, std::log2(double(max_bytes)))(rng);
+    return std::uint64_t(std::exp2(e)) / sizeof(T);
+  }
+  return rng() % 301;
+}
+
+// Every operator on seeded random cases: counts around the library's boundaries and in between,
+// every offset from a 16-byte boundary, NaN and infinities (floats) or the type's extremes and zero
+// (integers) at the ends and at random places, either NaN policy and L2 policy.
+// GPUREDUCE_FUZZ_ROUNDS (cases per type, default 6) and GPUREDUCE_FUZZ_MAX_BYTES (default 16 MB)
+// widen it for a long run (tools/device-run COMMIT fuzz).
+TYPED_TEST_P(test_reduce_types, fuzz_sizes_offsets_and_specials) {
+  GPUREDUCE_REQUIRE_GPU();
+  using T = TypeParam;
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const char* r = std::getenv("GPUREDUCE_FUZZ_ROUNDS");
+  const char* b = std::getenv("GPUREDUCE_FUZZ_MAX_BYTES");
+  const int rounds = r ? std::atoi(r) : 6;
+  const std::uint64_t max_bytes = b ? std::strtoull(b, nullptr, 0) : std::uint64_t(16) << 20;
+  std::mt19937_64 rng(seed ^ (0x9e3779b97f4a7c15ull * sizeof(T)) ^ (std::is_signed_v<T> ? 1 : 0));
+  for (int round = 0; round < rounds && !::testing::Test::HasFailure(); ++round) {
+    const std::uint64_t n = fuzz_count<T>(rng, max_bytes);
+    const unsigned offset = unsigned(rng() % (16 / sizeof(T)));
+    auto h = random_input<T>(n, rng());
+    std::string specials;
+    if (n > 0 && rng() % 3 == 0) {
+      const int count = 1 + int(rng() % 3);
+      for (int k = 0; k < count; ++k) {
+        const std::uint64_t at = k == 0 ? 0 : k == 1 ? n - 1 : rng() % n;
+        const unsigned which = unsigned(rng() % 3);
+        if constexpr (is_floating_v<T>)
+          h[at] = convert<T>(which == 0 ? NAN : which == 1 ? INFINITY : -INFINITY);
+        else
+          h[at] = which == 0 ? highest<T>() : which == 1 ? lowest<T>() : T(0);
+        specials += " " + std::to_string(which) + "@" + std::to_string(at);
+      }
+    }
+    Options opt;
+    opt.nan = rng() % 2 ? NanPolicy::ignore : NanPolicy::propagate;
+    opt.l2 = std::array{L2Policy::automatic, L2Policy::normal, L2Policy::evict_first}[rng() % 3];
+    SCOPED_TRACE("round " + std::to_string(round) + ": n=" + std::to_string(n) + " offset=" +
+                 std::to_string(offset) + " nan=" + std::to_string(int(opt.nan)) + " l2=" +
+                 std::to_string(int(opt.l2)) + " specials (floats: 0 NaN, 1 +inf, 2 -inf; integers: 0 highest, 1 lowest, 2 zero):" +
+                 specials);
+    const DeviceInput<T> d(h, offset);
+    check_all_ops(h, d.get(), opt);
+  }
+}
+
 REGISTER_TYPED_TEST_SUITE_P(test_reduce_types, every_operator_at_edge_and_random_sizes, misaligned_pointers,
-                            forced_launch_shapes, ties_and_all_equal, product);
+                            forced_launch_shapes, ties_and_all_equal, product, fuzz_sizes_offsets_and_specials);
 
 }  // namespace gpureduce::test
