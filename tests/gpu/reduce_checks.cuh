@@ -170,6 +170,25 @@ void expect_float_sum(A got, const reference::FloatSum& ref, std::uint64_t n, co
                     << double(c.error) << " bound " << double(c.bound);
 }
 
+// sum a[k] * b[k] over k < m, the products exact in long double (and the sum of their
+// magnitudes), or wrapped in 64 bits as the library's integer accumulators wrap.
+template <class T>
+long double product_sum(const T* a, const T* b, std::uint64_t m, long double* abs_sum) {
+  long double s = 0;
+  *abs_sum = 0;
+  for (std::uint64_t k = 0; k < m; ++k) {
+    const long double p = ld(a[k]) * ld(b[k]);
+    s += p, *abs_sum += std::fabs(p);
+  }
+  return s;
+}
+template <class T>
+std::uint64_t wrapped_product_sum(const T* a, const T* b, std::uint64_t m) {
+  std::uint64_t s = 0;
+  for (std::uint64_t k = 0; k < m; ++k) s += std::uint64_t(std::int64_t(a[k])) * std::uint64_t(std::int64_t(b[k]));
+  return s;
+}
+
 // Every built-in operator on one input (already on the device at d), against the host references.
 template <class T>
 void check_all_ops(const std::vector<T>& h, const T* d, const Options& opt = {}) {

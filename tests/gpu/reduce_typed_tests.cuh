@@ -118,6 +118,17 @@ inline constexpr std::uint64_t fuzz_boundaries[] = {16u << 10, 32u << 10, 48u <<
                                                    (128u << 14), (129u << 14), (256u << 14), (257u << 14),
                                                    (2048ull << 14), (2049ull << 14)};
 
+// Cases per type and their largest input: GPUREDUCE_FUZZ_ROUNDS (default 6) and
+// GPUREDUCE_FUZZ_MAX_BYTES (default 16 MB) widen them for a long run (tools/device-run COMMIT fuzz).
+struct FuzzBudget {
+  int rounds = 6;
+  std::uint64_t max_bytes = std::uint64_t(16) << 20;
+  FuzzBudget() {
+    if (const char* r = std::getenv("GPUREDUCE_FUZZ_ROUNDS")) rounds = std::atoi(r);
+    if (const char* b = std::getenv("GPUREDUCE_FUZZ_MAX_BYTES")) max_bytes = std::strtoull(b, nullptr, 0);
+  }
+};
+
 // One fuzz case's count: a boundary or a multiple of the grid's batch, a few elements either way
 // (2 in 5); log-uniform (2 in 5); or at most 300 elements. At most about max_bytes.
 template <class T>
@@ -139,7 +150,7 @@ std::uint64_t fuzz_count(std::mt19937_64& rng, std::uint64_t max_bytes) {
 
 // Every operator on seeded random cases: counts around the library's boundaries and in between,
 // every offset from a 16-byte boundary, NaN and infinities (floats) or the type's extremes and zero
-// (integers) at the ends and at random places, either NaN policy and L2 policy.
+// (integers) at the ends and at random places, either NaN policy, any L2 policy.
 // GPUREDUCE_FUZZ_ROUNDS (cases per type, default 6) and GPUREDUCE_FUZZ_MAX_BYTES (default 16 MB)
 // widen it for a long run (tools/device-run COMMIT fuzz).
 TYPED_TEST_P(test_reduce_types, fuzz_sizes_offsets_and_specials) {
@@ -147,13 +158,10 @@ TYPED_TEST_P(test_reduce_types, fuzz_sizes_offsets_and_specials) {
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
   SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
-  const char* r = std::getenv("GPUREDUCE_FUZZ_ROUNDS");
-  const char* b = std::getenv("GPUREDUCE_FUZZ_MAX_BYTES");
-  const int rounds = r ? std::atoi(r) : 6;
-  const std::uint64_t max_bytes = b ? std::strtoull(b, nullptr, 0) : std::uint64_t(16) << 20;
+  const FuzzBudget budget;
   std::mt19937_64 rng(seed ^ (0x9e3779b97f4a7c15ull * sizeof(T)) ^ (std::is_signed_v<T> ? 1 : 0));
-  for (int round = 0; round < rounds && !::testing::Test::HasFailure(); ++round) {
-    const std::uint64_t n = fuzz_count<T>(rng, max_bytes);
+  for (int round = 0; round < budget.rounds && !::testing::Test::HasFailure(); ++round) {
+    const std::uint64_t n = fuzz_count<T>(rng, budget.max_bytes);
     const unsigned offset = unsigned(rng() % (16 / sizeof(T)));
     auto h = random_input<T>(n, rng());
     std::string specials;
@@ -172,16 +180,47 @@ TYPED_TEST_P(test_reduce_types, fuzz_sizes_offsets_and_specials) {
     Options opt;
     opt.nan = rng() % 2 ? NanPolicy::ignore : NanPolicy::propagate;
     opt.l2 = std::array{L2Policy::automatic, L2Policy::normal, L2Policy::evict_first}[rng() % 3];
-    SCOPED_TRACE("round " + std::to_string(round) + ": n=" + std::to_string(n) + " offset=" +
-                 std::to_string(offset) + " nan=" + std::to_string(int(opt.nan)) + " l2=" +
-                 std::to_string(int(opt.l2)) + " specials (floats: 0 NaN, 1 +inf, 2 -inf; integers: 0 highest, 1 lowest, 2 zero):" +
-                 specials);
+    SCOPED_TRACE("round " + std::to_string(round) + ": n=" + std::to_string(n) + " offset=" + std::to_string(offset) +
+                 " nan=" + std::to_string(int(opt.nan)) + " l2=" + std::to_string(int(opt.l2)) +
+                 " specials (floats: 0 NaN, 1 +inf, 2 -inf; integers: 0 highest, 1 lowest, 2 zero):" + specials);
     const DeviceInput<T> d(h, offset);
     check_all_ops(h, d.get(), opt);
   }
 }
 
+// Dot products of two arrays at independent offsets from a 16-byte boundary (where they differ, b
+// is read in shifted vectors or element by element: agent/sources.cuh), counts as in the fuzz
+// above (half the bytes per array), any L2 policy.
+TYPED_TEST_P(test_reduce_types, fuzz_dot_products_at_two_offsets) {
+  GPUREDUCE_REQUIRE_GPU();
+  using T = TypeParam;
+  using A = accumulator_t<T, Sum>;
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const FuzzBudget budget;
+  std::mt19937_64 rng(~seed ^ (0x9e3779b97f4a7c15ull * sizeof(T)) ^ (std::is_signed_v<T> ? 1 : 0));
+  for (int round = 0; round < budget.rounds && !::testing::Test::HasFailure(); ++round) {
+    const std::uint64_t n = fuzz_count<T>(rng, budget.max_bytes / 2);
+    const unsigned offset_a = unsigned(rng() % (16 / sizeof(T))), offset_b = unsigned(rng() % (16 / sizeof(T)));
+    const auto ha = random_input<T>(n, rng()), hb = random_input<T>(n, rng());
+    Options opt;
+    opt.l2 = std::array{L2Policy::automatic, L2Policy::normal, L2Policy::evict_first}[rng() % 3];
+    SCOPED_TRACE("round " + std::to_string(round) + ": n=" + std::to_string(n) + " offsets " +
+                 std::to_string(offset_a) + " and " + std::to_string(offset_b) + " l2=" + std::to_string(int(opt.l2)));
+    const DeviceInput<T> da(ha, offset_a), db(hb, offset_b);
+    const A got = run_to_host<A>([&](A* o) { dot(da.get(), db.get(), n, o, nullptr, opt); });
+    if constexpr (std::is_integral_v<A>) {
+      EXPECT_EQ(std::uint64_t(got), wrapped_product_sum(ha.data(), hb.data(), n));
+    } else {
+      reference::FloatSum ref;
+      ref.sum = product_sum(ha.data(), hb.data(), n, &ref.abs_sum);
+      expect_float_sum(got, ref, n, "dot");
+    }
+  }
+}
+
 REGISTER_TYPED_TEST_SUITE_P(test_reduce_types, every_operator_at_edge_and_random_sizes, misaligned_pointers,
-                            forced_launch_shapes, ties_and_all_equal, product, fuzz_sizes_offsets_and_specials);
+                            forced_launch_shapes, ties_and_all_equal, product, fuzz_sizes_offsets_and_specials,
+                            fuzz_dot_products_at_two_offsets);
 
 }  // namespace gpureduce::test

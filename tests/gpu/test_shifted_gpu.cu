@@ -36,26 +36,6 @@ class ExactBuffer {
   void* base_ = nullptr;
 };
 
-// sum x[i + k] * x[j + k] over k < m, the products in A (integers wrap in their width, as the
-// library's accumulators do; exact otherwise in long double).
-template <class T>
-long double product_sum(const std::vector<T>& x, std::size_t i, std::size_t j, std::uint64_t m, long double* abs_sum) {
-  long double s = 0;
-  *abs_sum = 0;
-  for (std::uint64_t k = 0; k < m; ++k) {
-    const long double p = ld(x[i + k]) * ld(x[j + k]);
-    s += p, *abs_sum += std::fabs(p);
-  }
-  return s;
-}
-template <class T>
-std::uint64_t wrapped_product_sum(const std::vector<T>& x, std::size_t i, std::size_t j, std::uint64_t m) {
-  std::uint64_t s = 0;
-  for (std::uint64_t k = 0; k < m; ++k)
-    s += std::uint64_t(std::int64_t(x[i + k])) * std::uint64_t(std::int64_t(x[j + k]));
-  return s;
-}
-
 // dot(x + i, x + j, m) for a at offsets 0 and 1 and b at every offset mod 16 (so b - a takes every
 // value), m the elements left after the later start: the later array ends at the allocation's end.
 template <class T>
@@ -72,10 +52,10 @@ void check_dots_at_offsets(std::uint64_t seed) {
         SCOPED_TRACE("dot(x + " + std::to_string(i) + ", x + " + std::to_string(j) + ", " + std::to_string(m) + ")");
         const auto check = [&](A got) {
           if constexpr (std::is_integral_v<A>) {
-            EXPECT_EQ(std::uint64_t(got), wrapped_product_sum(x, i, j, m));
+            EXPECT_EQ(std::uint64_t(got), wrapped_product_sum(x.data() + i, x.data() + j, m));
           } else {
             reference::FloatSum ref;
-            ref.sum = product_sum(x, i, j, m, &ref.abs_sum);
+            ref.sum = product_sum(x.data() + i, x.data() + j, m, &ref.abs_sum);
             expect_float_sum(got, ref, m, "dot");
           }
         };
