@@ -5,7 +5,6 @@
 #include "reduce_checks.cuh"
 
 #include <array>
-#include <iterator>
 
 namespace gpureduce::test {
 
@@ -108,44 +107,6 @@ TYPED_TEST_P(test_reduce_types, product) {
     const DeviceInput<T> d(h, 1);
     check_product(h, d.get());
   }
-}
-
-// Sizes in bytes where the library changes course (dispatch/tuning_sm90.hpp, launch_plan.hpp): a
-// grid batch (256 threads x 64 bytes) and a one-block batch (512 x 64), the one-block limits (16,
-// 56 and 64 KB; 32 KB for 1-byte elements), the combiner block's last grid (128 batches), the last
-// block polling one slot per thread (256), the few-blocks grids (2048 batches, 32 MB).
-inline constexpr std::uint64_t fuzz_boundaries[] = {16u << 10, 32u << 10, 48u << 10, 56u << 10, 64u << 10,
-                                                   (128u << 14), (129u << 14), (256u << 14), (257u << 14),
-                                                   (2048ull << 14), (2049ull << 14)};
-
-// Cases per type and their largest input: GPUREDUCE_FUZZ_ROUNDS (default 6) and
-// GPUREDUCE_FUZZ_MAX_BYTES (default 16 MB) widen them for a long run (tools/device-run COMMIT fuzz).
-struct FuzzBudget {
-  int rounds = 6;
-  std::uint64_t max_bytes = std::uint64_t(16) << 20;
-  FuzzBudget() {
-    if (const char* r = std::getenv("GPUREDUCE_FUZZ_ROUNDS")) rounds = std::atoi(r);
-    if (const char* b = std::getenv("GPUREDUCE_FUZZ_MAX_BYTES")) max_bytes = std::strtoull(b, nullptr, 0);
-  }
-};
-
-// One fuzz case's count: a boundary or a multiple of the grid's batch, a few elements either way
-// (2 in 5); log-uniform (2 in 5); or at most 300 elements. At most about max_bytes.
-template <class T>
-std::uint64_t fuzz_count(std::mt19937_64& rng, std::uint64_t max_bytes) {
-  const std::uint64_t kind = rng() % 5;
-  std::uint64_t bytes;
-  if (kind < 2) {
-    bytes = rng() % 2 ? fuzz_boundaries[rng() % std::size(fuzz_boundaries)] : (1 + rng() % 4096) << 14;
-    bytes = std::min(bytes, max_bytes);
-    const std::int64_t n = std::int64_t(bytes / sizeof(T)) + std::int64_t(rng() % 7) - 3;
-    return std::uint64_t(std::max<std::int64_t>(n, 0));
-  }
-  if (kind < 4) {
-    const double e = std::uniform_real_distribution<double>(0, std::log2(double(max_bytes)))(rng);
-    return std::uint64_t(std::exp2(e)) / sizeof(T);
-  }
-  return rng() % 301;
 }
 
 // Every operator on seeded random cases: counts around the library's boundaries and in between,

@@ -731,5 +731,43 @@ TEST(test_records, argmax_of_no_records_is_an_error) {
   cudaFree(out);
 }
 
+// Records at seeded random counts (fuzz_count: around the library's boundaries and log-uniform,
+// up to a quarter of the fuzz budget's bytes): field sums and argmax of records that take each of
+// the record paths (vectors of 80 bytes, staged vectors, one record per thread or per load, several
+// waves forced), each from a random multiple of its alignment past a 16-byte boundary, and every
+// record of records_with_functors_and_transforms.
+TEST(test_records, fuzz_counts_and_offsets) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  const FuzzBudget budget;
+  std::mt19937_64 rng(seed ^ 0x5eedf00dull);
+  const auto field_sums = [&]<class R>(R) {
+    for (int round = 0; round < budget.rounds && !::testing::Test::HasFailure(); ++round) {
+      const std::uint64_t n = fuzz_count<R>(rng, budget.max_bytes / 4);
+      const unsigned offset = unsigned(alignof(R) * (rng() % (16 / std::min<std::size_t>(alignof(R), 16))));
+      SCOPED_TRACE("round " + std::to_string(round) + ": n=" + std::to_string(n));
+      check_field_sums<R>(n, rng(), offset);
+    }
+  };
+  field_sums(Fields<std::int8_t, 5>{});
+  field_sums(Fields<std::int8_t, 9>{});
+  field_sums(Fields<std::int8_t, 13>{});
+  field_sums(Fields<std::int8_t, 17>{});
+  field_sums(Fields<std::int8_t, 43>{});
+  field_sums(Fields<std::int16_t, 5>{});
+  field_sums(Fields<std::int16_t, 11>{});
+  field_sums(Fields<std::int16_t, 23>{});
+  field_sums(Fields<std::int16_t, 47>{});
+  field_sums(Fields<std::int32_t, 9>{});
+  field_sums(Fields<std::int32_t, 20, 16>{});
+  field_sums(Fields<std::int64_t, 5>{});
+  for (int round = 0; round < budget.rounds / 2 && !::testing::Test::HasFailure(); ++round) {
+    const std::uint64_t n = fuzz_count<Ints16>(rng, budget.max_bytes / 4);
+    SCOPED_TRACE("records of every kind, round " + std::to_string(round) + ": n=" + std::to_string(n));
+    check_records(n, rng());
+  }
+}
+
 }  // namespace
 }  // namespace gpureduce::test
