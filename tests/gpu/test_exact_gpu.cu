@@ -107,6 +107,30 @@ TYPED_TEST(ExactGpu, cancellation_ties_overflow_subnormals_specials) {
   expect_matches_host(zeros, "-0 and one +0");
 }
 
+// Seeded random counts and offsets (fuzz_count: around the library's boundaries and log-uniform),
+// values over the whole range, some cases with subnormals, NaN or infinities at the ends and at
+// random places: the same bits as the host.
+TYPED_TEST(ExactGpu, fuzz_counts_offsets_and_specials) {
+  GPUREDUCE_REQUIRE_GPU();
+  using T = TypeParam;
+  const FuzzBudget budget;
+  std::mt19937_64 rng(test_seed() ^ (0x243f6a8885a308d3ull * sizeof(T)) ^ bits_of(value<T>(1.0)));
+  for (int round = 0; round < budget.rounds && !::testing::Test::HasFailure(); ++round) {
+    const std::uint64_t n = fuzz_count<T>(rng, budget.max_bytes);
+    const unsigned offset = unsigned(rng() % (16 / sizeof(T)));
+    std::vector<T> x = whole_range<T>(n, rng());
+    const T inf = from_bits<T>(exp_mask<T>()), nan = from_bits<T>(exp_mask<T>() | 1);
+    if (n > 0 && rng() % 2)
+      for (int k = 0, count = 1 + int(rng() % 4); k < count; ++k) {
+        const std::uint64_t at = k == 0 ? 0 : k == 1 ? n - 1 : rng() % n;
+        const T special[] = {random_subnormal<T>(rng), nan, inf, negate(inf)};
+        x[at] = special[rng() % 4];
+      }
+    SCOPED_TRACE("round " + std::to_string(round));
+    expect_matches_host(x, "fuzz", offset);
+  }
+}
+
 // The same bits whatever the block size, the grid, the start alignment or the order of the input.
 TYPED_TEST(ExactGpu, same_bits_across_launches_and_permutations) {
   GPUREDUCE_REQUIRE_GPU();
