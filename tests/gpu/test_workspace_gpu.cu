@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <memory>
+#include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -157,6 +160,147 @@ TEST(test_workspace, eight_streams_from_four_threads) {
   }
   for (auto& th : pool) th.join();
   for (int t = 0; t < threads; ++t) EXPECT_EQ(failures[t], 0) << "host thread " << t;
+}
+
+// 4 host threads, 2 streams each, every stream running a seeded random sequence of calls back to
+// back with no synchronisation between them: float sums and dot products (hand-offs), int32 sums
+// and double max (atomic ends), argmax of float and int64 (flagged 16-byte partials), double
+// minmax (the ticket) and exact float sums, at counts around the library's boundaries and in
+// between (fuzz_count, up to 8 MB), from random element offsets, some launched as dependents of the
+// call before. Each call's result lands in a poisoned slot of its own, checked after the stream's
+// last call: the stream's workspace slot passes from kernel to kernel in any order.
+TEST(test_workspace, random_mixed_calls_on_eight_streams) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
+  constexpr int threads = 4, streams_per_thread = 2, calls = 24, kinds = 8;
+  constexpr std::uint64_t max_bytes = std::uint64_t(8) << 20;
+  struct Call {
+    int kind;
+    std::uint64_t offset, n;
+    bool dependent;
+  };
+  std::vector<std::string> failures(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      std::mt19937_64 rng(seed + 1000 * t);
+      const std::uint64_t m = max_bytes / 4 + 16;  // elements of the 4-byte arrays, half of the 8-byte ones
+      const auto f = random_input<float>(m, rng()), g = random_input<float>(m, rng());
+      const auto i32 = random_input<std::int32_t>(m, rng());
+      const auto f64 = random_input<double>(m / 2, rng());
+      const auto i64 = random_input<std::int64_t>(m / 2, rng());
+      const DeviceInput<float> df(f, 0), dg(g, 0);
+      const DeviceInput<std::int32_t> di32(i32, 0);
+      const DeviceInput<double> df64(f64, 0);
+      const DeviceInput<std::int64_t> di64(i64, 0);
+      for (int k = 0; k < streams_per_thread; ++k) {
+        cudaStream_t s;
+        cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+        constexpr std::size_t slot = 16;  // the widest result: IndexedValue<std::int64_t>, MinMax<double>
+        unsigned char* out = nullptr;
+        cudaMalloc(&out, calls * slot);
+        cudaMemsetAsync(out, 0xA5, calls * slot, s);
+        std::vector<Call> plan(calls);
+        for (int c = 0; c < calls; ++c) {
+          Call& call = plan[c];
+          call.kind = int(rng() % kinds);
+          const bool wide = call.kind == 2 || call.kind == 4 || call.kind == 5;
+          call.n = std::min<std::uint64_t>(fuzz_count<float>(rng, max_bytes / (wide ? 2 : 1)), (wide ? m / 2 : m) - 16);
+          call.offset = rng() % 16;
+          call.dependent = rng() % 4 == 0;
+          Options opt;
+          opt.dependent_launch = call.dependent;
+          void* o = out + c * slot;
+          const std::uint64_t at = call.offset, n = call.n;
+          Status st;
+          switch (call.kind) {
+            case 0: st = try_reduce(df.get() + at, n, static_cast<float*>(o), Sum{}, s, opt); break;
+            case 1: st = try_reduce(di32.get() + at, n, static_cast<std::int64_t*>(o), Sum{}, s, opt); break;
+            case 2: st = try_reduce(df64.get() + at, n, static_cast<double*>(o), Max{}, s, opt); break;
+            case 3: st = try_reduce(df.get() + at, n, static_cast<IndexedValue<float>*>(o), ArgMax{}, s, opt); break;
+            case 4:
+              st = try_reduce(di64.get() + at, n, static_cast<IndexedValue<std::int64_t>*>(o), ArgMax{}, s, opt);
+              break;
+            case 5: st = try_reduce(df64.get() + at, n, static_cast<MinMax<double>*>(o), MinMaxOp{}, s, opt); break;
+            case 6: {
+              Options exact = opt;
+              exact.exact = true;
+              st = try_reduce(df.get() + at, n, static_cast<float*>(o), Sum{}, s, exact);
+              break;
+            }
+            default: st = try_dot(df.get() + at, dg.get() + at, n, static_cast<float*>(o), s, opt); break;
+          }
+          const bool empty_argmax = n == 0 && (call.kind == 3 || call.kind == 4);
+          if (bool(st) == empty_argmax) failures[t] += "call " + std::to_string(c) + ": " + st.message + "\n";
+        }
+        std::vector<unsigned char> got(calls * slot);
+        cudaStreamSynchronize(s);
+        cudaMemcpy(got.data(), out, got.size(), cudaMemcpyDeviceToHost);
+        for (int c = 0; c < calls; ++c) {
+          const Call& call = plan[c];
+          const std::uint64_t at = call.offset, n = call.n;
+          const unsigned char* r = got.data() + c * slot;
+          const auto as = [&]<class R>(R*) {
+            R v;
+            std::memcpy(&v, r, sizeof v);
+            return v;
+          };
+          bool ok = true;
+          switch (call.kind) {
+            case 0: {
+              const auto ref = reference::float_sum(f.data() + at, n, false);
+              ok = check_float_sum(as((float*)nullptr), ref.sum, ref.abs_sum, n, summation_depth_bound(n, 256)).ok;
+              break;
+            }
+            case 1: ok = std::uint64_t(as((std::int64_t*)nullptr)) == reference::int_sum(i32.data() + at, n); break;
+            case 2: {
+              double want = lowest<double>();
+              for (std::uint64_t e = 0; e < n; ++e) want = std::max(want, f64[at + e]);
+              ok = as((double*)nullptr) == want;
+              break;
+            }
+            case 3:
+            case 4: {
+              if (n == 0) break;
+              const auto want = call.kind == 3 ? reference::arg_extreme<false>(f.data() + at, n, false)
+                                               : reference::arg_extreme<false>(i64.data() + at, n, false);
+              const auto v3 = as((IndexedValue<float>*)nullptr);
+              const auto v4 = as((IndexedValue<std::int64_t>*)nullptr);
+              ok = call.kind == 3 ? v3.index == want.index && ld(v3.value) == want.value
+                                  : v4.index == want.index && ld(v4.value) == want.value;
+              break;
+            }
+            case 5: {
+              const auto mm = as((MinMax<double>*)nullptr);
+              double lo = highest<double>(), hi = lowest<double>();
+              for (std::uint64_t e = 0; e < n; ++e) lo = std::min(lo, f64[at + e]), hi = std::max(hi, f64[at + e]);
+              ok = mm.min == lo && mm.max == hi;
+              break;
+            }
+            case 6: {
+              const float want = exact_sum_host(f.data() + at, n), v = as((float*)nullptr);
+              ok = std::memcmp(&want, &v, sizeof v) == 0;
+              break;
+            }
+            default: {
+              reference::FloatSum ref;
+              ref.sum = product_sum(f.data() + at, g.data() + at, n, &ref.abs_sum);
+              ok = check_float_sum(as((float*)nullptr), ref.sum, ref.abs_sum, n, summation_depth_bound(n, 256)).ok;
+            }
+          }
+          if (!ok)
+            failures[t] += "stream " + std::to_string(k) + " call " + std::to_string(c) + ": kind " +
+                           std::to_string(call.kind) + " n=" + std::to_string(n) + " offset=" + std::to_string(at) +
+                           (call.dependent ? " dependent" : "") + "\n";
+        }
+        cudaFree(out);
+        cudaStreamDestroy(s);
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < threads; ++t) EXPECT_EQ(failures[t], "") << "host thread " << t;
 }
 
 // Threads that share a stream share its slot, whose result area a _sync call fills and then copies
