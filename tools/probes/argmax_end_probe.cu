@@ -251,11 +251,7 @@ int run_type(const char* type, cudaStream_t s, gpureduce::GpuTimer& timer, void*
       }
     }
     std::printf("%7zuK %6u", kb, blocks);
-    for (auto& v : us) {
-      std::sort(v.begin(), v.end());
-      std::printf(" %11.2f", v[v.size() / 2]);
-    }
-    std::printf("\n");
+    print_medians(us, 11);
     GPUREDUCE_CUDA(cudaFree(in));
     GPUREDUCE_CUDA(cudaFree(temp));
   }
@@ -268,13 +264,8 @@ int run_type(const char* type, cudaStream_t s, gpureduce::GpuTimer& timer, void*
 
 int main() {
   ProbeSetup p = probe_setup();
-  cudaDeviceProp prop{};
-  int dev = 0, driver = 0;
-  GPUREDUCE_CUDA(cudaGetDevice(&dev));
-  GPUREDUCE_CUDA(cudaGetDeviceProperties(&prop, dev));
-  GPUREDUCE_CUDA(cudaDriverGetVersion(&driver));
-  std::printf("%s (driver API %d); us, median of %d samples per way, L2 flushed (memset of 2x L2) before each\n",
-              prop.name, driver, samples);
+  std::printf("%s; us, median of %d samples per way, L2 flushed (memset of 2x L2) before each\n",
+              device_line().c_str(), samples);
   const std::size_t flush_bytes = 2 * p.l2_bytes;
   void* flush = nullptr;
   GPUREDUCE_CUDA(cudaMalloc(&flush, flush_bytes));

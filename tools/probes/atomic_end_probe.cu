@@ -150,13 +150,8 @@ __global__ void __launch_bounds__(threads) red_kernel(const int4* in, u64 vector
 int main() {
   ProbeSetup p = probe_setup();
   cudaStream_t s = p.stream;
-  cudaDeviceProp prop{};
-  int dev = 0, driver = 0;
-  GPUREDUCE_CUDA(cudaGetDevice(&dev));
-  GPUREDUCE_CUDA(cudaGetDeviceProperties(&prop, dev));
-  GPUREDUCE_CUDA(cudaDriverGetVersion(&driver));
-  std::printf("%s (driver API %d); us, median of %d samples per way, L2 flushed (memset of 2x L2) before each\n",
-              prop.name, driver, samples);
+  std::printf("%s; us, median of %d samples per way, L2 flushed (memset of 2x L2) before each\n",
+              device_line().c_str(), samples);
   const std::size_t flush_bytes = 2 * p.l2_bytes;
   void* flush = nullptr;
   GPUREDUCE_CUDA(cudaMalloc(&flush, flush_bytes));
@@ -240,11 +235,7 @@ int main() {
       }
     }
     std::printf("%7zuK %6u", kb, blocks);
-    for (auto& v : us) {
-      std::sort(v.begin(), v.end());
-      std::printf(" %13.2f", v[v.size() / 2]);
-    }
-    std::printf("\n");
+    print_medians(us, 13);
     GPUREDUCE_CUDA(cudaFree(in));
     GPUREDUCE_CUDA(cudaFree(temp32));
     GPUREDUCE_CUDA(cudaFree(temp64));

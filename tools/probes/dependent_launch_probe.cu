@@ -15,7 +15,7 @@
 
 #include <cub/device/device_reduce.cuh>
 
-#include "../../src/bench/cuda_check.hpp"
+#include "probe_setup.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -78,13 +78,8 @@ struct Run {
 int main() {
   cudaStream_t s;
   GPUREDUCE_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  cudaDeviceProp prop{};
-  int dev = 0, driver = 0;
-  GPUREDUCE_CUDA(cudaGetDevice(&dev));
-  GPUREDUCE_CUDA(cudaGetDeviceProperties(&prop, dev));
-  GPUREDUCE_CUDA(cudaDriverGetVersion(&driver));
-  std::printf("%s (driver API %d); int32 sum into int64; us per iteration, median of %d rounds of %d iterations\n",
-              prop.name, driver, rounds, iters);
+  std::printf("%s; int32 sum into int64; us per iteration, median of %d rounds of %d iterations\n",
+              device_line().c_str(), rounds, iters);
   cudaEvent_t e0, e1;
   GPUREDUCE_CUDA(cudaEventCreate(&e0));
   GPUREDUCE_CUDA(cudaEventCreate(&e1));
@@ -142,11 +137,7 @@ int main() {
       }
     }
     std::printf("%6s", ("2^" + std::to_string(k)).c_str());
-    for (auto& v : us) {
-      std::sort(v.begin(), v.end());
-      std::printf(" %15.2f", v[v.size() / 2]);
-    }
-    std::printf("\n");
+    print_medians(us, 15);
     for (auto g : graphs)
       if (g) GPUREDUCE_CUDA(cudaGraphExecDestroy(g));
     GPUREDUCE_CUDA(cudaFree(r.x));

@@ -6,7 +6,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdio>
+#include <string>
+#include <vector>
 
 struct ProbeSetup {
   cudaStream_t stream{};
@@ -30,4 +34,23 @@ __global__ void touch_kernel(const int4* p, unsigned long long vectors, int* sin
        i += gridDim.x * 1ull * blockDim.x)
     v ^= p[i].x;
   if (v == 0x7fffffff) *sink = v;
+}
+
+// "NAME (driver API VERSION)" of the current device, for a probe's first line.
+inline std::string device_line() {
+  cudaDeviceProp prop{};
+  int dev = 0, driver = 0;
+  GPUREDUCE_CUDA(cudaGetDevice(&dev));
+  GPUREDUCE_CUDA(cudaGetDeviceProperties(&prop, dev));
+  GPUREDUCE_CUDA(cudaDriverGetVersion(&driver));
+  return std::string(prop.name) + " (driver API " + std::to_string(driver) + ")";
+}
+
+// Ends a table row: the median of each way's samples (us), `width` characters each.
+inline void print_medians(std::vector<std::vector<double>> us, int width) {
+  for (auto& v : us) {
+    std::sort(v.begin(), v.end());
+    std::printf(" %*.2f", width, v.empty() ? 0.0 : v[v.size() / 2]);
+  }
+  std::printf("\n");
 }
