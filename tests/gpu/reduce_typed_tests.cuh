@@ -111,9 +111,7 @@ TYPED_TEST_P(test_reduce_types, product) {
 
 // Every operator on seeded random cases: counts around the library's boundaries and in between,
 // every offset from a 16-byte boundary, NaN and infinities (floats) or the type's extremes and zero
-// (integers) at the ends and at random places, either NaN policy, any L2 policy.
-// GPUREDUCE_FUZZ_ROUNDS (cases per type, default 6) and GPUREDUCE_FUZZ_MAX_BYTES (default 16 MB)
-// widen it for a long run (tools/device-run COMMIT fuzz).
+// (integers) at the ends and at random places, either NaN policy, any L2 policy (FuzzBudget).
 TYPED_TEST_P(test_reduce_types, fuzz_sizes_offsets_and_specials) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;
