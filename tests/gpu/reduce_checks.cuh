@@ -92,7 +92,8 @@ inline constexpr std::uint64_t fuzz_boundaries[] = {16u << 10, 32u << 10, 56u <<
                                                    (2048ull << 14), (2049ull << 14)};
 
 // Cases per type and their largest input: GPUREDUCE_FUZZ_ROUNDS (default 6) and
-// GPUREDUCE_FUZZ_MAX_BYTES (default 16 MB) widen them for a long run (tools/device-run COMMIT fuzz).
+// GPUREDUCE_FUZZ_MAX_BYTES (default 16 MB) widen them for a long run
+// (tools/device-run COMMIT fuzz).
 struct FuzzBudget {
   int rounds = 6;
   std::uint64_t max_bytes = std::uint64_t(16) << 20;
