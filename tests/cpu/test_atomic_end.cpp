@@ -4,6 +4,7 @@
 #include <gpureduce/grid/atomic_end.hpp>
 
 #include "../common/float_specials.hpp"
+#include "../common/test_seed.hpp"
 
 #include <gtest/gtest.h>
 
@@ -47,10 +48,10 @@ detail::atomic_bits_t<A> land(std::vector<A> partials, const Op& op, std::mt1993
 }
 
 template <class A, class Op>
-void check_integers(const Op& op, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+void check_integers(const Op& op, std::uint64_t salt) {
+  std::mt19937_64 rng(test::test_seed() + salt);
   for (int trial = 0; trial < 200; ++trial) {
-    SCOPED_TRACE("seed " + std::to_string(seed) + " trial " + std::to_string(trial));
+    SCOPED_TRACE("salt " + std::to_string(salt) + " trial " + std::to_string(trial));
     std::vector<A> partials(trial % 40 == 0 ? 0 : 1 + rng() % 130);
     for (A& v : partials) v = trial % 2 ? A(rng()) : A(int(rng() % 17) - 8);  // wrapping sums, small ties
     A want = op.template identity<A>();
@@ -76,14 +77,14 @@ TEST(test_atomic_end, integers_land_as_the_operator_folds) {
 // where the policy says (propagate: with the winning end's sign; ignore: only from NaN alone or
 // nothing).
 template <class F, bool Less>
-void check_floats(NanPolicy nan, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+void check_floats(NanPolicy nan, std::uint64_t salt) {
+  std::mt19937_64 rng(test::test_seed() + salt);
   const detail::Extreme<Less> op{nan};
   const U<F> identity = atomic_end_identity<F>(op);
   ASSERT_TRUE(nan == NanPolicy::ignore ? std::isnan(from_bits<F>(identity))
                                        : from_bits<F>(identity) == op.template identity<F>());
   for (int trial = 0; trial < 400; ++trial) {
-    SCOPED_TRACE("seed " + std::to_string(seed) + " trial " + std::to_string(trial));
+    SCOPED_TRACE("salt " + std::to_string(salt) + " trial " + std::to_string(trial));
     const std::size_t n = trial % 50 == 0 ? 0 : 1 + rng() % 130;
     const unsigned nan_every = trial % 3 == 0 ? 0 : trial % 3 == 1 ? 1 : 2 + unsigned(rng() % 20);
     const std::vector<F> x = special_mix<F>(rng, n, nan_every);
@@ -116,7 +117,7 @@ TEST(test_atomic_end, floats_land_as_min_and_max) {
 // the same generation, which is not the one published before it, and a launch leaves no ticket
 // drawn. Started also just below the 32-bit generation's wrap.
 TEST(test_atomic_end, generation_ticket_over_launches) {
-  std::mt19937_64 rng(15);
+  std::mt19937_64 rng(test::test_seed() + 15);
   for (const std::uint64_t start : {std::uint64_t(0), std::uint64_t(0xfffffffd)}) {
     std::uint64_t word = start << 32, published = start;
     for (int launch = 0; launch < 20; ++launch) {

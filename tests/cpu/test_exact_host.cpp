@@ -3,6 +3,7 @@
 #include <gpureduce/exact/host.hpp>
 
 #include "../common/exact_oracle.hpp"
+#include "../common/test_seed.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,19 +16,19 @@ namespace {
 
 using namespace exact_cases;
 
-std::uint64_t test_seed() { return std::random_device{}(); }
+using gpureduce::test::test_seed;
 
 template <class T>
-void expect_exact(const std::vector<T>& x, std::uint64_t seed, const char* what) {
+void expect_exact(const std::vector<T>& x, const char* what) {
   const T got = gpureduce::exact_sum_host(x.data(), x.size());
   const T want = oracle::exact_sum(x);
-  EXPECT_TRUE(same(got, want)) << what << ": n=" << x.size() << " seed=" << seed << " got bits 0x" << std::hex
+  EXPECT_TRUE(same(got, want)) << what << ": n=" << x.size() << " got bits 0x" << std::hex
                                << bits_of(got) << " want 0x" << bits_of(want);
   // In double too: the same exact sum rounded once into the wider format.
   if constexpr (!std::is_same_v<T, double>) {
     const double got_d = gpureduce::exact_sum_host<double>(x.data(), x.size());
     const double want_d = oracle::exact_sum<double>(x);
-    EXPECT_TRUE(same(got_d, want_d)) << what << " (into double): n=" << x.size() << " seed=" << seed;
+    EXPECT_TRUE(same(got_d, want_d)) << what << " (into double): n=" << x.size();
   }
 }
 
@@ -38,32 +39,29 @@ TYPED_TEST_SUITE(ExactHost, Types);
 
 TYPED_TEST(ExactHost, random_mixed_signs_whole_exponent_range) {
   using T = TypeParam;
-  const std::uint64_t seed = test_seed();
-  std::mt19937_64 rng(seed);
+  std::mt19937_64 rng(test_seed());
   for (std::size_t n : {1, 2, 3, 31, 100, 1000, 10007}) {
     std::vector<T> x(n);
     for (T& v : x) v = random_finite<T>(rng);
-    expect_exact(x, seed, "random");
+    expect_exact(x, "random");
   }
 }
 
 // Values in [-1, 1): the batches' branch-free path (every addition to hi exact) for most terms.
 TYPED_TEST(ExactHost, well_conditioned_values_take_the_fast_path) {
   using T = TypeParam;
-  const std::uint64_t seed = test_seed();
-  std::mt19937_64 rng(seed);
+  std::mt19937_64 rng(test_seed());
   std::uniform_real_distribution<double> d(-1, 1);
   for (std::size_t n : {4, 7, 100003}) {
     std::vector<T> x(n);
     for (T& v : x) v = value<T>(d(rng));
-    expect_exact(x, seed, "well conditioned");
+    expect_exact(x, "well conditioned");
   }
 }
 
 TYPED_TEST(ExactHost, heavy_cancellation_leaves_the_tiny_residue) {
   using T = TypeParam;
-  const std::uint64_t seed = test_seed();
-  std::mt19937_64 rng(seed);
+  std::mt19937_64 rng(test_seed());
   for (std::size_t pairs : {1, 10, 1000}) {
     std::vector<T> x;
     for (std::size_t i = 0; i < pairs; ++i) {
@@ -74,7 +72,7 @@ TYPED_TEST(ExactHost, heavy_cancellation_leaves_the_tiny_residue) {
     x.push_back(random_subnormal<T>(rng));
     x.push_back(random_finite<T>(rng));
     std::shuffle(x.begin(), x.end(), rng);
-    expect_exact(x, seed, "cancellation");
+    expect_exact(x, "cancellation");
   }
 }
 
@@ -88,7 +86,7 @@ TYPED_TEST(ExactHost, ties_round_to_even) {
   for (double base : {1.0, 1.0 + 2 * half_ulp_of_one}) {
     const std::vector<T> x{value<T>(base), big, value<T>(half_ulp_of_one / 2), negate(big),
                            value<T>(half_ulp_of_one / 2)};
-    expect_exact(x, 0, "tie");
+    expect_exact(x, "tie");
     const T got = gpureduce::exact_sum_host(x.data(), x.size());
     EXPECT_EQ(gpureduce::convert<double>(got), base == 1.0 ? 1.0 : 1.0 + 4 * half_ulp_of_one);
   }
@@ -97,7 +95,7 @@ TYPED_TEST(ExactHost, ties_round_to_even) {
     const T a = value<T>(std::ldexp(1.0 + double(rng() % 1000) / 1000, int(rng() % 20) - 10));
     const double ulp = std::ldexp(1.0, std::ilogb(gpureduce::convert<double>(a)) - l.frac_bits);
     const std::vector<T> x{a, value<T>(ulp / 4), value<T>(ulp / 8), value<T>(ulp / 8)};
-    expect_exact(x, 0, "random tie");
+    expect_exact(x, "random tie");
   }
 }
 
@@ -106,26 +104,25 @@ TYPED_TEST(ExactHost, overflow_to_infinity_and_back) {
   const Layout l = layout_of<T>();
   const T max = from_bits<T>(exp_mask<T>() - 1);  // largest finite
   const T half_ulp_of_max = value<T>(std::ldexp(1.0, l.bias() - l.frac_bits - 1));
-  expect_exact(std::vector<T>{max, max}, 0, "max + max");
-  expect_exact(std::vector<T>{max, max, negate(max)}, 0, "max + max - max");
-  expect_exact(std::vector<T>{max, half_ulp_of_max}, 0, "max + half ulp (tie, to infinity)");
-  expect_exact(std::vector<T>{max, half_ulp_of_max, negate(from_bits<T>(1))}, 0, "just below the tie");
+  expect_exact(std::vector<T>{max, max}, "max + max");
+  expect_exact(std::vector<T>{max, max, negate(max)}, "max + max - max");
+  expect_exact(std::vector<T>{max, half_ulp_of_max}, "max + half ulp (tie, to infinity)");
+  expect_exact(std::vector<T>{max, half_ulp_of_max, negate(from_bits<T>(1))}, "just below the tie");
   const T inf = from_bits<T>(exp_mask<T>());
   const T got = gpureduce::exact_sum_host(std::vector<T>{max, max}.data(), 2);
   EXPECT_EQ(bits_of(got), bits_of(inf));
   std::vector<T> many(1000, max);
   for (int i = 0; i < 999; ++i) many.push_back(negate(max));
-  expect_exact(many, 0, "1000 max - 999 max");
+  expect_exact(many, "1000 max - 999 max");
 }
 
 TYPED_TEST(ExactHost, subnormals_only) {
   using T = TypeParam;
-  const std::uint64_t seed = test_seed();
-  std::mt19937_64 rng(seed);
+  std::mt19937_64 rng(test_seed());
   for (std::size_t n : {1, 2, 17, 5000}) {
     std::vector<T> x(n);
     for (T& v : x) v = random_subnormal<T>(rng);
-    expect_exact(x, seed, "subnormal");
+    expect_exact(x, "subnormal");
   }
 }
 
@@ -146,12 +143,11 @@ TYPED_TEST(ExactHost, special_values) {
   EXPECT_EQ(bits_of(sum({one, negate(one)})), bits_of(zero));
   EXPECT_EQ(bits_of(sum({})), bits_of(zero));
   for (const std::vector<T>& x : {std::vector<T>{nzero}, {nzero, zero, nzero}, {one, nan}, {inf, ninf}, {inf, one}})
-    expect_exact(x, 0, "special");
+    expect_exact(x, "special");
 }
 
 TEST(ExactHostDot, float_products_exact) {
-  const std::uint64_t seed = test_seed();
-  std::mt19937_64 rng(seed);
+  std::mt19937_64 rng(test_seed());
   for (std::size_t n : {1, 3, 100, 4099}) {
     std::vector<float> a(n), b(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -160,9 +156,9 @@ TEST(ExactHostDot, float_products_exact) {
     }
     const float got = gpureduce::exact_dot_host(a.data(), b.data(), n);
     const float want = oracle::exact_dot(a, b);
-    EXPECT_TRUE(same(got, want)) << "n=" << n << " seed=" << seed;
+    EXPECT_TRUE(same(got, want)) << "n=" << n;
     const double got_d = gpureduce::exact_dot_host<double>(a.data(), b.data(), n);
-    EXPECT_TRUE(same(got_d, oracle::exact_dot<double>(a, b))) << "n=" << n << " seed=" << seed;
+    EXPECT_TRUE(same(got_d, oracle::exact_dot<double>(a, b))) << "n=" << n;
   }
 }
 

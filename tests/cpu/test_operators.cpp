@@ -4,6 +4,8 @@
 #include <gpureduce/thread/packed_sum.hpp>
 #include <gpureduce/thread/vector_winner.hpp>
 
+#include "../common/test_seed.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -39,7 +41,7 @@ TEST(test_thread_operators, signed_sum_and_product_wrap) {
 }
 
 TEST(test_thread_operators, identities_are_neutral) {
-  std::mt19937 rng(1);
+  std::mt19937 rng(test::test_seed() + 1);
   for (int k = 0; k < 100; ++k) {
     const auto i = static_cast<std::int16_t>(rng());
     EXPECT_EQ(Min{}(Min{}.identity<std::int16_t>(), i), i);
@@ -194,7 +196,7 @@ IndexedValue<float> reduce_in_random_tree(const Op& op, const std::vector<float>
 }
 
 TEST(test_thread_operators, argmin_argmax_first_index_under_any_order) {
-  std::mt19937 rng(7);
+  std::mt19937 rng(test::test_seed() + 7);
   for (int trial = 0; trial < 200; ++trial) {
     std::vector<float> x(1 + rng() % 40);
     for (auto& v : x) v = float(int(rng() % 5) - 2);                 // many ties
@@ -222,12 +224,12 @@ TEST(test_thread_operators, argmin_argmax_first_index_under_any_order) {
 // vectors; NaN, +-inf and -0 are mixed in for the floating types. A vector added again at the same
 // index (thread_partial's Repeat) changes nothing.
 template <class V, bool Less, NanPolicy Nan>
-void check_vector_winner(std::uint32_t seed) {
+void check_vector_winner(std::uint32_t salt) {
   using A = compute_t<V>;
   using P = IndexedValue<A>;
   constexpr int N = 16 / sizeof(V);
   const detail::ArgExtreme<Less> op{Nan};
-  std::mt19937 rng(seed);
+  std::mt19937 rng(test::test_seed() + salt);
   for (int trial = 0; trial < 300; ++trial) {
     const int vectors = 1 + int(rng() % 6);
     const int nan_every = trial % 3 == 0 ? 0 : 2 + int(rng() % 40);
@@ -257,17 +259,17 @@ void check_vector_winner(std::uint32_t seed) {
     const int last_first = int(rng() % vectors);
     for (int r = trial % 2 ? 0 : 1 + int(rng() % 3); r > 0; --r) add(last_first);
     const P got = winner.fold_into(acc, op);
-    ASSERT_EQ(got.index, expect.index) << "seed " << seed << " trial " << trial;
+    ASSERT_EQ(got.index, expect.index) << "salt " << salt << " trial " << trial;
     ASSERT_TRUE((std::isnan(float(got.value)) && std::isnan(float(expect.value))) || got.value == expect.value)
-        << "seed " << seed << " trial " << trial;
+        << "salt " << salt << " trial " << trial;
   }
 }
 
 // The SIMD min/max of a vector held as words equals the plain one, over the whole range of each
 // type (the byte permute's sign and zero extension included).
 template <class V>
-void check_extreme_of_words(std::uint32_t seed) {
-  std::mt19937 rng(seed);
+void check_extreme_of_words(std::uint32_t salt) {
+  std::mt19937 rng(test::test_seed() + salt);
   constexpr int N = 16 / sizeof(V);
   for (int trial = 0; trial < 2000; ++trial) {
     std::uint32_t u[4];
@@ -276,8 +278,8 @@ void check_extreme_of_words(std::uint32_t seed) {
     V x[N];
     std::memcpy(x, u, sizeof u);
     const V lo = *std::min_element(x, x + N), hi = *std::max_element(x, x + N);
-    ASSERT_EQ((detail::extreme_of_words<true, V>(u)), lo) << "seed " << seed << " trial " << trial;
-    ASSERT_EQ((detail::extreme_of_words<false, V>(u)), hi) << "seed " << seed << " trial " << trial;
+    ASSERT_EQ((detail::extreme_of_words<true, V>(u)), lo) << "salt " << salt << " trial " << trial;
+    ASSERT_EQ((detail::extreme_of_words<false, V>(u)), hi) << "salt " << salt << " trial " << trial;
   }
 }
 
@@ -289,11 +291,11 @@ TEST(test_thread_operators, extreme_of_words_matches_elementwise) {
 }
 
 template <class V>
-void check_vector_winner_all(std::uint32_t seed) {
-  check_vector_winner<V, false, NanPolicy::propagate>(seed);
-  check_vector_winner<V, false, NanPolicy::ignore>(seed + 1);
-  check_vector_winner<V, true, NanPolicy::propagate>(seed + 2);
-  check_vector_winner<V, true, NanPolicy::ignore>(seed + 3);
+void check_vector_winner_all(std::uint32_t salt) {
+  check_vector_winner<V, false, NanPolicy::propagate>(salt);
+  check_vector_winner<V, false, NanPolicy::ignore>(salt + 1);
+  check_vector_winner<V, true, NanPolicy::propagate>(salt + 2);
+  check_vector_winner<V, true, NanPolicy::ignore>(salt + 3);
 }
 
 TEST(test_thread_operators, vector_winner_matches_elementwise) {
@@ -337,7 +339,7 @@ void check_packed_sum(std::mt19937_64& rng) {
 }
 
 TEST(test_thread_operators, packed_sum_of_small_integers_is_exact) {
-  std::mt19937_64 rng(42);
+  std::mt19937_64 rng(test::test_seed() + 42);
   check_packed_sum<std::int8_t>(rng);
   check_packed_sum<std::uint8_t>(rng);
   check_packed_sum<std::int16_t>(rng);
@@ -369,7 +371,7 @@ void check_packed_dot(std::mt19937_64& rng) {
 }
 
 TEST(test_thread_operators, packed_dot_of_bytes_is_exact) {
-  std::mt19937_64 rng(43);
+  std::mt19937_64 rng(test::test_seed() + 43);
   check_packed_dot<std::int8_t>(rng);
   check_packed_dot<std::uint8_t>(rng);
   static_assert(!is_packed_dottable_v<std::int16_t> && !is_packed_dottable_v<char16_t>);

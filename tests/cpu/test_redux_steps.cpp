@@ -2,6 +2,8 @@
 // emulated warp and compared with folding the 32 lanes' partials with the operator itself.
 #include <gpureduce/warp/redux_steps.hpp>
 
+#include "../common/test_seed.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -93,13 +95,13 @@ T random_int(std::mt19937_64& rng, int mode) {
 }
 
 template <class T>
-void check_integer_ops(std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+void check_integer_ops(std::uint64_t salt) {
+  std::mt19937_64 rng(test::test_seed() + salt);
   for (int trial = 0; trial < 200; ++trial) {
     std::array<T, lanes> v;
     for (auto& x : v) x = random_int<T>(rng, trial % 4 == 3 ? int(rng() % 4) : trial);
     const auto check = [&](auto op) {
-      ASSERT_EQ(emulated_warp(v, op), folded(v, op)) << "seed " << seed << " trial " << trial;
+      ASSERT_EQ(emulated_warp(v, op), folded(v, op)) << "salt " << salt << " trial " << trial;
     };
     check(Sum{});
     check(Min{});
@@ -110,8 +112,8 @@ void check_integer_ops(std::uint64_t seed) {
     std::array<MinMax<T>, lanes> mm;
     for (int l = 0; l < lanes; ++l) mm[l] = {v[l], v[(l + 7) % lanes]};
     const auto m = emulated_warp(mm, MinMaxOp{}), e = folded(mm, MinMaxOp{});
-    ASSERT_EQ(m.min, e.min) << "seed " << seed << " trial " << trial;
-    ASSERT_EQ(m.max, e.max) << "seed " << seed << " trial " << trial;
+    ASSERT_EQ(m.min, e.min) << "salt " << salt << " trial " << trial;
+    ASSERT_EQ(m.max, e.max) << "salt " << salt << " trial " << trial;
     // argmin/argmax: values with ties, indices in any lane order (a thread's best element is
     // anywhere in its share), some lanes holding the identity; indices up to 2^40 so that the
     // index's high words differ.
@@ -126,8 +128,8 @@ void check_integer_ops(std::uint64_t seed) {
     }
     const auto check_arg = [&](auto op) {
       const auto got = emulated_warp(iv, op), expect = folded(iv, op);
-      ASSERT_EQ(got.value, expect.value) << "seed " << seed << " trial " << trial;
-      ASSERT_EQ(got.index, expect.index) << "seed " << seed << " trial " << trial;
+      ASSERT_EQ(got.value, expect.value) << "salt " << salt << " trial " << trial;
+      ASSERT_EQ(got.index, expect.index) << "salt " << salt << " trial " << trial;
     };
     check_arg(ArgMin{});
     check_arg(ArgMax{});
@@ -146,7 +148,7 @@ TEST(test_redux_steps, integer_operators_match_folding) {
 }
 
 TEST(test_redux_steps, logical_all_and_any) {
-  std::mt19937_64 rng(9);
+  std::mt19937_64 rng(test::test_seed() + 9);
   for (int trial = 0; trial < 100; ++trial) {
     std::array<bool, lanes> v;
     for (auto& x : v) x = rng() % (trial % 5 + 2) != 0;

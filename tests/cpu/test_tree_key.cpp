@@ -4,6 +4,7 @@
 #include <gpureduce/thread/tree_key.hpp>
 
 #include "../common/float_specials.hpp"
+#include "../common/test_seed.hpp"
 
 #include <gtest/gtest.h>
 
@@ -36,7 +37,7 @@ T reduce_in_random_tree(std::vector<T> v, const Op& op, const T& identity, std::
 
 template <class F>
 void expect_ordered_bits_follow_the_values() {
-  std::mt19937_64 rng(41);
+  std::mt19937_64 rng(test::test_seed() + 41);
   const std::vector<F> x = special_mix<F>(rng, 400, 0);
   for (F a : x) {
     EXPECT_EQ(bits(detail::ordered_bits_inverse<F>(detail::ordered_bits(a))), bits(a));
@@ -66,8 +67,8 @@ TEST(test_tree_key, ordered_bits_follow_the_values_and_invert) {
 // own), else the extreme value; of two zeros max gives +0 and min -0; every result has the bits of
 // an element, or of the identity for an empty input or (ignore) one of nothing but NaN.
 template <class F, bool Less>
-void check_extreme_keys(NanPolicy nan, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+void check_extreme_keys(NanPolicy nan, std::uint64_t salt) {
+  std::mt19937_64 rng(test::test_seed() + salt);
   const detail::Extreme<Less> op{nan};
   const auto tree = tree_form<F>(op);
   for (int trial = 0; trial < 300; ++trial) {
@@ -77,7 +78,7 @@ void check_extreme_keys(NanPolicy nan, std::uint64_t seed) {
     for (F v : x) keys.push_back(tree.to(v));
     const F got =
         tree.from(reduce_in_random_tree(keys, tree.op(), tree.identity(), rng), [](std::int64_t) { return F(0); });
-    SCOPED_TRACE("seed " + std::to_string(seed) + " trial " + std::to_string(trial));
+    SCOPED_TRACE("salt " + std::to_string(salt) + " trial " + std::to_string(trial));
 
     F want = op.template identity<F>();
     for (F v : x) want = op(want, v);
@@ -126,8 +127,8 @@ TEST(test_tree_key, extreme_identity_round_trips) {
 // argmin/argmax through the keys equal the floating operator: the same index (first on ties, -0
 // equal to +0, NaN by the policy), the value the element's own bits (reread at a zero or a NaN).
 template <class F, bool Less>
-void check_arg_keys(NanPolicy nan, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+void check_arg_keys(NanPolicy nan, std::uint64_t salt) {
+  std::mt19937_64 rng(test::test_seed() + salt);
   using P = IndexedValue<F>;
   const detail::ArgExtreme<Less> op{nan};
   const auto tree = tree_form<P>(op);
@@ -147,7 +148,7 @@ void check_arg_keys(NanPolicy nan, std::uint64_t seed) {
     };
     const P got = tree.from(reduce_in_random_tree(keys, tree.op(), tree.identity(), rng), reload);
     const P want = reduce_in_random_tree(lifted, op, op.template identity<P>(), rng);
-    SCOPED_TRACE("seed " + std::to_string(seed) + " trial " + std::to_string(trial));
+    SCOPED_TRACE("salt " + std::to_string(salt) + " trial " + std::to_string(trial));
     ASSERT_EQ(got.index, want.index);
     if (n == 0) {
       ASSERT_EQ(bits(got.value), bits(want.value));

@@ -7,6 +7,7 @@
 #include "../../src/common/host_reference.hpp"
 #include "../../src/common/random_data.hpp"
 #include "../common/reference_ops.hpp"
+#include "../common/test_seed.hpp"
 
 #include <gtest/gtest.h>
 
@@ -38,14 +39,6 @@ inline bool gpu_available(std::string& why) {
   } while (0)
 
 #define GPUREDUCE_CHECK_CUDA(call) ASSERT_EQ((call), cudaSuccess) << #call
-
-inline std::uint64_t test_seed() {
-  static const std::uint64_t s = [] {
-    const char* e = std::getenv("GPUREDUCE_SEED");
-    return e ? std::strtoull(e, nullptr, 0) : std::random_device{}() | (std::uint64_t(std::random_device{}()) << 32);
-  }();
-  return s;
-}
 
 // Mixed-sign values: integers over the whole type, floats in [-1, 1); half and bfloat16 are the
 // float values rounded.

@@ -29,7 +29,6 @@ TYPED_TEST_P(test_reduce_types, every_operator_at_edge_and_random_sizes) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   for (const std::uint64_t n : issue_sizes<T>(seed)) {
     SCOPED_TRACE("n=" + std::to_string(n));
     const auto h = random_input<T>(n, seed + n);
@@ -44,7 +43,6 @@ TYPED_TEST_P(test_reduce_types, misaligned_pointers) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   for (const std::uint64_t n : {1ull, 17ull, 1025ull, 100003ull}) {
     const auto h = random_input<T>(n, seed ^ n);
     for (unsigned offset = 1; offset < 16 / sizeof(T); ++offset) {
@@ -60,7 +58,6 @@ TYPED_TEST_P(test_reduce_types, forced_launch_shapes) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   for (const std::uint64_t n : {33ull, 65537ull, (1ull << 20) + 3}) {
     const auto h = random_input<T>(n, seed + 7 * n);
     const DeviceInput<T> d(h, 1);
@@ -83,7 +80,6 @@ TYPED_TEST_P(test_reduce_types, ties_and_all_equal) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
   for (const std::uint64_t n : {5ull, 4097ull, 300007ull}) {
     std::vector<T> h(n);
@@ -100,7 +96,6 @@ TYPED_TEST_P(test_reduce_types, product) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   for (const std::uint64_t n : issue_sizes<T>(seed)) {
     SCOPED_TRACE("n=" + std::to_string(n));
     const auto h = product_input<T>(n, seed + n);
@@ -116,7 +111,6 @@ TYPED_TEST_P(test_reduce_types, fuzz_sizes_offsets_and_specials) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const FuzzBudget budget;
   std::mt19937_64 rng(seed ^ (0x9e3779b97f4a7c15ull * sizeof(T)) ^ (std::is_signed_v<T> ? 1 : 0));
   for (int round = 0; round < budget.rounds && !::testing::Test::HasFailure(); ++round) {
@@ -155,7 +149,6 @@ TYPED_TEST_P(test_reduce_types, fuzz_dot_products_at_two_offsets) {
   using T = TypeParam;
   using A = accumulator_t<T, Sum>;
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const FuzzBudget budget;
   std::mt19937_64 rng(~seed ^ (0x9e3779b97f4a7c15ull * sizeof(T)) ^ (std::is_signed_v<T> ? 1 : 0));
   for (int round = 0; round < budget.rounds && !::testing::Test::HasFailure(); ++round) {

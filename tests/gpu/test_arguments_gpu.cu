@@ -55,7 +55,6 @@ TEST(test_arguments, errors_name_the_argument) {
 TEST(test_arguments, counts_past_the_end_of_the_allocation_are_refused) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   constexpr std::uint64_t n = 40000;  // a grid; 4000 below, one block
   const auto h = random_input<std::int32_t>(n, seed);
   cudaStream_t s;
@@ -173,14 +172,14 @@ TEST(test_arguments, a_workspace_over_the_input_or_the_result_is_refused) {
   GPUREDUCE_CHECK_CUDA(cudaDeviceSynchronize());
   std::vector<std::int64_t> back(n);
   GPUREDUCE_CHECK_CUDA(cudaMemcpy(back.data(), in, n * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
-  EXPECT_EQ(back, h) << "seed " << test_seed();
+  EXPECT_EQ(back, h);
   std::int64_t got = 0;
   GPUREDUCE_CHECK_CUDA(cudaMemcpy(&got, out, sizeof(got), cudaMemcpyDeviceToHost));
   EXPECT_EQ(got, poison);
   opt.workspace = buf + in_bytes;
   ASSERT_TRUE(try_reduce(in, n, out, Sum{}, nullptr, opt));
   GPUREDUCE_CHECK_CUDA(cudaMemcpy(&got, out, sizeof(got), cudaMemcpyDeviceToHost));
-  EXPECT_EQ(std::uint64_t(got), reference::int_sum(h.data(), n)) << "seed " << test_seed();
+  EXPECT_EQ(std::uint64_t(got), reference::int_sum(h.data(), n));
   cudaFree(buf);
 }
 
@@ -221,7 +220,6 @@ struct VmmCalls {
 TEST(test_arguments, memory_of_every_kind_the_device_reads) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   int device = 0;
   GPUREDUCE_CHECK_CUDA(cudaGetDevice(&device));
   constexpr std::uint64_t big = (1u << 20) + 3;
@@ -347,7 +345,6 @@ TEST(test_arguments, memory_of_every_kind_the_device_reads) {
 TEST(test_arguments, host_memory_pinned_pageable_and_as_workspace) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   int device = 0, pageable = 0;
   GPUREDUCE_CHECK_CUDA(cudaGetDevice(&device));
   GPUREDUCE_CHECK_CUDA(cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device));
@@ -396,7 +393,6 @@ TEST(test_arguments, host_memory_pinned_pageable_and_as_workspace) {
 TEST(test_arguments, a_callers_pending_error_stays_the_callers) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const auto h = random_input<float>(300001, seed);
   DeviceInput<float> d(h, 0);
   for (const std::uint64_t n : {std::uint64_t(1000), std::uint64_t(h.size())}) {

@@ -49,7 +49,6 @@ struct StreamWithWorkspace {
 TEST(test_atomic_end, back_to_back_launches_alternating_with_hand_offs) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   constexpr int rounds = 50;
   const StreamWithWorkspace sw;
   const cudaStream_t s = sw.s;
@@ -119,7 +118,6 @@ TEST(test_atomic_end, back_to_back_launches_alternating_with_hand_offs) {
 TEST(test_atomic_end, graph_replays_between_other_launches) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const std::uint64_t n = small_grid;
   const StreamWithWorkspace sw;
   const cudaStream_t s = sw.s;
@@ -161,7 +159,6 @@ TEST(test_atomic_end, graph_replays_between_other_launches) {
 TEST(test_atomic_end, exact_sums_on_the_same_workspace) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const std::uint64_t n = 1u << 21;
   const StreamWithWorkspace sw;
   const cudaStream_t s = sw.s;
@@ -244,7 +241,6 @@ void check_zeros_and_nan(std::uint64_t n, std::uint64_t seed) {
 TEST(test_atomic_end, zeros_and_nan_of_float_min_max) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   check_zeros_and_nan<float>(small_grid, seed);
   check_zeros_and_nan<float>(largest_grid_4b, seed + 1);
   check_zeros_and_nan<double>(small_grid, seed + 2);
@@ -258,7 +254,6 @@ TEST(test_atomic_end, zeros_and_nan_of_float_min_max) {
 TEST(test_atomic_end, results_in_host_and_managed_memory) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   struct Results {
     std::int64_t sum, bits;
     double least;
@@ -327,7 +322,6 @@ TEST(test_atomic_end, results_in_host_and_managed_memory) {
 TEST(test_atomic_end, result_inside_the_input) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   for (const std::uint64_t n :
        {std::uint64_t(1000), small_grid, (std::uint64_t(1) << 22) + 5, (std::uint64_t(1) << 24) + 1}) {
     SCOPED_TRACE("n=" + std::to_string(n));

@@ -34,7 +34,6 @@ void producer(const T* src, T* dst, std::uint64_t n, cudaStream_t s) {
 TEST(test_dependent_launch, reductions_wait_for_the_kernel_before_them) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   cudaStream_t s;
   GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   std::int64_t* out = nullptr;
@@ -70,7 +69,6 @@ TEST(test_dependent_launch, reductions_wait_for_the_kernel_before_them) {
 TEST(test_dependent_launch, argmax_and_exact_sums_wait_too) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   cudaStream_t s;
   GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   for (const std::uint64_t n : {3001ull, (1ull << 20) + 3}) {
@@ -109,7 +107,6 @@ TEST(test_dependent_launch, argmax_and_exact_sums_wait_too) {
 TEST(test_dependent_launch, captured_graph_replays_on_new_data) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const std::uint64_t n = (1u << 20) + 7;
   cudaStream_t s;
   GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

@@ -21,7 +21,6 @@ struct Square {
 TEST(test_functors, sync_calls_functors_transforms_and_caller_workspace) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const std::uint64_t n = 300001;
   const auto hi = random_input<std::int32_t>(n, seed);
   DeviceInput<std::int32_t> di(hi, 1);
@@ -110,7 +109,6 @@ namespace {
 TEST(test_functors, device_lambdas_functors_with_state_and_the_null_stream) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   for (const std::uint64_t n : {3001ull, 300001ull}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     const auto hi = random_input<std::int32_t>(n, seed + n);
@@ -169,7 +167,6 @@ struct Thousandths {
 TEST(test_functors, transforms_under_every_kind_of_operator) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   for (const std::uint64_t n : {1ull, 33ull, 3001ull, 300001ull, (1ull << 22) + 5}) {
     for (const bool with_nan : {false, true}) {
       SCOPED_TRACE("n=" + std::to_string(n) + (with_nan ? " with a NaN" : ""));
@@ -258,7 +255,6 @@ struct Widen {
 TEST(test_functors, transform_reduce_with_a_functor_into_a_struct) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   constexpr Moments no_moments{0, 0};
   constexpr Span no_span{std::numeric_limits<int>::max(), std::numeric_limits<int>::min()};
   for (const std::uint64_t n : {0ull, 1ull, 33ull, 3001ull, 300001ull, (1ull << 22) + 5}) {

@@ -10,7 +10,6 @@ namespace {
 TEST(test_graphs, graph_capture_replays_on_new_data) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const std::uint64_t n = (1u << 22) + 5;  // the grid kernel, so the workspace protocol is exercised
   cudaStream_t s;
   GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -72,7 +71,6 @@ TEST(test_graphs, sync_call_during_capture_is_refused_and_the_capture_survives) 
 TEST(test_graphs, graphs_of_two_captures_replay_concurrently_and_give_slots_back) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const std::uint64_t n = (1u << 20) + 7;  // the grid kernel
   GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
   auto& pool = current_pool();
@@ -131,7 +129,6 @@ TEST(test_graphs, graphs_of_two_captures_replay_concurrently_and_give_slots_back
 TEST(test_graphs, graph_exec_update_keeps_the_new_captures_slot) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const std::uint64_t n = (1u << 20) + 7;  // the grid kernel
   GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
   auto& pool = current_pool();

@@ -4,35 +4,25 @@
 #include "../../src/bench/variants.hpp"
 #include "../../src/common/host_reference.hpp"
 #include "../../src/common/random_data.hpp"
+#include "../common/test_seed.hpp"
 
 #include <gpureduce/ladder/registry.hpp>
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <random>
+#include <string>
 
 namespace gpureduce {
 namespace {
 
-// The seed of this run: $GPUREDUCE_SEED to replay one, else fresh. Printed first, and in every
-// failure message.
-std::uint64_t run_seed() {
-  static const std::uint64_t seed = [] {
-    const char* env = std::getenv("GPUREDUCE_SEED");
-    const std::uint64_t s = env ? std::strtoull(env, nullptr, 10) : std::random_device{}();
-    std::cout << "[ seed     ] GPUREDUCE_SEED=" << s << "\n";
-    return s;
-  }();
-  return seed;
-}
+using test::test_seed;
 
 std::vector<std::uint64_t> test_sizes() {
   std::vector<std::uint64_t> s = {0, 1, 2, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 65537,
                                   (1u << 20) + 3, 1u << 24};
-  std::mt19937_64 rng(run_seed());
+  std::mt19937_64 rng(test_seed());
   for (int i = 0; i < 3; ++i) s.push_back(std::uniform_int_distribution<std::uint64_t>(1, 1u << 26)(rng));
   return s;
 }
@@ -52,8 +42,8 @@ class LadderGpu : public ::testing::Test {
   // results must equal the reference exactly (the data keep every partial sum exact).
   void check_all(const std::vector<T>& data, std::uint64_t offset, std::uint64_t n, unsigned block, bool exact,
                  const std::string& only = "") {
-    const std::string where = "n=" + std::to_string(n) + " offset=" + std::to_string(offset) + " block=" +
-                              std::to_string(block) + " seed=" + std::to_string(run_seed());
+    const std::string where =
+        "n=" + std::to_string(n) + " offset=" + std::to_string(offset) + " block=" + std::to_string(block);
     DeviceBuffer<T> in(data.size());
     DeviceBuffer<T> out(1);
     if (!data.empty())
@@ -100,7 +90,7 @@ TYPED_TEST_SUITE(LadderGpu, Types);
 
 TYPED_TEST(LadderGpu, random_data_every_size) {
   for (std::uint64_t n : test_sizes()) {
-    this->check_all(random_values<TypeParam>(n, run_seed() + n), 0, n, 256, false);
+    this->check_all(random_values<TypeParam>(n, test_seed() + n), 0, n, 256, false);
     if (this->HasFatalFailure()) return;
   }
 }
@@ -110,7 +100,7 @@ TYPED_TEST(LadderGpu, exactly_representable_sums_every_size) {
   for (std::uint64_t n : test_sizes()) {
     const std::int64_t range = exact_integer_range<TypeParam>(n);
     if (std::uint64_t(range) * n > (std::uint64_t(1) << std::numeric_limits<TypeParam>::digits)) continue;
-    this->check_all(random_small_integers<TypeParam>(n, run_seed() + 7 * n, range), 0, n, 256, true);
+    this->check_all(random_small_integers<TypeParam>(n, test_seed() + 7 * n, range), 0, n, 256, true);
     if (this->HasFatalFailure()) return;
   }
 }
@@ -118,7 +108,7 @@ TYPED_TEST(LadderGpu, exactly_representable_sums_every_size) {
 TYPED_TEST(LadderGpu, every_block_size) {
   for (unsigned block : {64u, 128u, 512u, 1024u})
     for (std::uint64_t n : {std::uint64_t(1), std::uint64_t(1000), std::uint64_t(3) * 1024 * 1024 + 1}) {
-      this->check_all(random_values<TypeParam>(n, run_seed() + block + n), 0, n, block, false);
+      this->check_all(random_values<TypeParam>(n, test_seed() + block + n), 0, n, block, false);
       if (this->HasFatalFailure()) return;
     }
 }
@@ -128,7 +118,7 @@ TYPED_TEST(LadderGpu, r9_misaligned_pointers) {
   for (std::uint64_t offset = 1; offset <= 3; ++offset)
     for (std::uint64_t n : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(5), std::uint64_t(1027),
                             std::uint64_t(1) << 20, (std::uint64_t(1) << 22) + 5}) {
-      this->check_all(random_values<TypeParam>(n + offset, run_seed() + offset + n), offset, n, 256, false, "r9");
+      this->check_all(random_values<TypeParam>(n + offset, test_seed() + offset + n), offset, n, 256, false, "r9");
       if (this->HasFatalFailure()) return;
     }
 }
@@ -137,7 +127,7 @@ TYPED_TEST(LadderGpu, r9_misaligned_pointers) {
 // and synccheck): every rung, one and several passes, partial tiles.
 TYPED_TEST(LadderGpu, sanitizer_sizes) {
   for (std::uint64_t n : {std::uint64_t(1), std::uint64_t(33), std::uint64_t(1025), std::uint64_t(65537)}) {
-    this->check_all(random_values<TypeParam>(n + 1, run_seed() + n), 1, n, 256, false);
+    this->check_all(random_values<TypeParam>(n + 1, test_seed() + n), 1, n, 256, false);
     if (this->HasFatalFailure()) return;
   }
 }

@@ -25,7 +25,6 @@ int device_count() {
 TEST(test_multi_device, each_device_reduces_from_its_own_threads) {
   GPUREDUCE_REQUIRE_TWO_GPUS();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const int devices = device_count(), threads = 2 * devices;
   constexpr int rounds = 20;
   constexpr std::uint64_t sizes[2] = {1000, (1u << 20) + 7};
@@ -79,7 +78,6 @@ TEST(test_multi_device, each_device_reduces_from_its_own_threads) {
 TEST(test_multi_device, the_streams_device_reduces_and_refuses_memory_out_of_reach) {
   GPUREDUCE_REQUIRE_TWO_GPUS();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   for (const std::uint64_t n : {std::uint64_t(1000), std::uint64_t(1u << 20) + 7}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     const auto h = random_input<std::int32_t>(n, seed + n);
@@ -160,7 +158,6 @@ TEST(test_multi_device, the_streams_device_reduces_and_refuses_memory_out_of_rea
 TEST(test_multi_device, a_graph_captured_on_the_second_device_replays) {
   GPUREDUCE_REQUIRE_TWO_GPUS();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const std::uint64_t n = (1u << 22) + 5;  // the grid kernel: a workspace slot
   const auto h = random_input<std::int32_t>(n, seed);
   GPUREDUCE_CHECK_CUDA(cudaSetDevice(1));

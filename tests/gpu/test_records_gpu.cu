@@ -235,7 +235,6 @@ void check_records(std::uint64_t n, std::uint64_t seed) {
 TEST(test_records, records_with_functors_and_transforms) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   for (const std::uint64_t n : {0ull, 1ull, 2ull, 33ull, 1023ull, 3001ull, 65537ull, 300001ull, (1ull << 21) + 3}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     check_records(n, seed + n);
@@ -298,7 +297,6 @@ void check_field_sums(std::uint64_t n, std::uint64_t seed, unsigned offset_bytes
 TEST(test_records, records_one_per_load_in_words_of_their_alignment) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   static_assert(!vector_fits_v<Fields<std::int8_t, 7>> && !vector_fits_v<Fields<std::int16_t, 7>> &&
                 !vector_fits_v<Fields<std::int32_t, 5>> && !vector_fits_v<Fields<std::int64_t, 5>> &&
                 !vector_fits_v<Fields<std::int32_t, 20, 16>> && !vector_fits_v<Fields<std::int32_t, 9>>);
@@ -323,7 +321,6 @@ TEST(test_records, records_one_per_load_in_words_of_their_alignment) {
 TEST(test_records, many_narrow_fields_one_record_per_thread) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   static_assert(detail::reduce_tuning<std::int64_t, RecordSource<Fields<std::int8_t, 17>, FieldSum>, Sum>()
                         .grid_unroll == 1 &&
                 detail::reduce_tuning<std::int64_t, RecordSource<Fields<std::int16_t, 47>, FieldSum>, Sum>()
@@ -345,7 +342,6 @@ TEST(test_records, many_narrow_fields_one_record_per_thread) {
 TEST(test_records, narrow_records_in_vectors_of_80_bytes) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   static_assert(Vector<Fields<std::int8_t, 5>>::size == 16 && Vector<Fields<std::int16_t, 5>>::size == 8 &&
                 Vector<Fields<std::int8_t, 20>>::size == 4);
   for (const std::uint64_t n : {0ull, 1ull, 15ull, 17ull, 2048ull, 2049ull, 3001ull, 65537ull, 300001ull}) {
@@ -377,7 +373,6 @@ std::array<std::uint64_t, 3> sizes_around_staging(R) {
 TEST(test_records, narrow_records_in_staged_vectors) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   static_assert(reads_wide_vectors_v<Fields<std::int8_t, 7>> && reads_wide_vectors_v<Fields<std::int8_t, 9>> &&
                 reads_wide_vectors_v<Fields<std::int16_t, 7>> && reads_wide_vectors_v<Fields<std::int16_t, 9>> &&
                 reads_wide_vectors_v<Fields<std::int8_t, 11>> && reads_wide_vectors_v<Fields<std::int16_t, 11>> &&
@@ -418,7 +413,6 @@ TEST(test_records, narrow_records_in_staged_vectors) {
 TEST(test_record_blocks, wide_records_in_staged_vectors_of_small_blocks) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   static_assert(ArraySource<Fields<std::int8_t, 17>>::one_part_threads == 128 &&
                 ArraySource<Fields<std::int8_t, 31>>::one_part_threads == 64 &&
                 ArraySource<Fields<std::int16_t, 23>>::one_part_threads == 64 &&
@@ -447,7 +441,6 @@ TEST(test_record_blocks, wide_records_in_staged_vectors_of_small_blocks) {
 TEST(test_records, staged_blocks_of_128_and_64_threads) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const auto check = [&]<class R>(R) {
     const std::uint64_t n = wide_vectors_min<R> * Vector<R>::size + 100 * Vector<R>::size + 7;
     std::int64_t want = 0;
@@ -496,7 +489,6 @@ struct FieldSumOrNan {
 TEST(test_records, argmin_argmax_of_floating_keys_in_staged_vectors) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   // R from byte `offset`, n records (0: 100 batches and 7 records past where R is staged).
   const auto check = [&]<class R>(R, unsigned offset, std::uint64_t n) {
     using F = std::remove_cvref_t<decltype(R{}.v[0])>;
@@ -583,7 +575,6 @@ TEST(test_records, argmin_argmax_of_floating_keys_in_staged_vectors) {
 TEST(test_record_waves, records_on_few_blocks_up_to_4096_batches_sum_exactly) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   using R = Fields<std::int32_t, 5>;
   constexpr std::uint64_t limit = 4096 * 1024;  // batches x records per batch
   static_assert(detail::reduce_tuning<std::int64_t, RecordSource<R, FieldSum>, Sum>().few_blocks_max_batches == 4096);
@@ -631,7 +622,6 @@ void check_waves(unsigned times, unsigned offset_bytes, std::uint64_t seed) {
 TEST(test_record_waves, records_on_several_waves_sum_exactly) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   static_assert(detail::reduce_tuning<std::int64_t, RecordSource<Fields<std::int32_t, 5>, FieldSum>, Sum>()
                     .waves_min_l2 == 4);
   static_assert(detail::reduce_tuning<std::int64_t, RecordSource<Fields<std::int32_t, 2>, FieldSum>, Sum>()
@@ -704,7 +694,6 @@ void check_complex_builtins(std::uint64_t n, std::uint64_t seed) {
 TEST(test_records, complex_sums_products_and_dots) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   for (const std::uint64_t n : {0ull, 1ull, 33ull, 3001ull, 65537ull, 300001ull, (1ull << 21) + 3}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     check_complex_builtins<complex64>(n, seed + n);
@@ -739,7 +728,6 @@ TEST(test_records, argmax_of_no_records_is_an_error) {
 TEST(test_records, fuzz_counts_and_offsets) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const FuzzBudget budget;
   std::mt19937_64 rng(seed ^ 0x5eedf00dull);
   const auto field_sums = [&]<class R>(R) {

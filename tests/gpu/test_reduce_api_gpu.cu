@@ -12,7 +12,6 @@ namespace {
 TEST(test_reduce_api, bit_identical_over_ten_runs) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   for (const std::uint64_t n : {1000ull, 1ull << 16, (1ull << 24) + 1}) {
     const auto h = random_input<float>(n, seed + n);
     DeviceInput<float> d(h, 3);
@@ -29,7 +28,6 @@ TEST(test_reduce_api, bit_identical_over_ten_runs) {
 TEST(test_reduce_api, l2_policies_give_the_same_bits) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   for (const std::uint64_t n : {(1ull << 22) + 3, (1ull << 26) + 5}) {
     const auto h = random_input<float>(n, seed + n);
     DeviceInput<float> d(h, 4);
@@ -123,7 +121,6 @@ void sanitizer_sizes_for() {
 
 TEST(test_reduce_api, sanitizer_sizes) {
   GPUREDUCE_REQUIRE_GPU();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(test_seed()));
   sanitizer_sizes_for<std::int8_t>();
   sanitizer_sizes_for<float>();
   sanitizer_sizes_for<double>();

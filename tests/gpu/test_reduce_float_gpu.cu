@@ -14,7 +14,6 @@ TYPED_TEST(test_reduce_nan_inf, placed_specials_under_both_policies) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const T nan = convert<T>(quiet_nan<float>()), inf = convert<T>(highest<float>());
   const T minf = convert<T>(lowest<float>());
   std::mt19937_64 rng(seed);
@@ -55,7 +54,6 @@ TYPED_TEST(test_reduce_nan_inf, dense_signed_zeros_infinities_and_nan) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   const float values[] = {0.0f, -0.0f, 1.0f, -1.0f, highest<float>(), lowest<float>(), quiet_nan<float>()};
   std::mt19937_64 rng(seed);
   for (const std::uint64_t n : {1000ull, 100003ull, (1ull << 20) + 5}) {

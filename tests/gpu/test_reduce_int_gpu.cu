@@ -38,7 +38,6 @@ void check_small_integer_sums(std::uint64_t seed) {
 TEST(test_reduce_small_integers, packed_sums_at_extremes_and_other_accumulators) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   check_small_integer_sums<std::int8_t>(seed);
   check_small_integer_sums<std::uint8_t>(seed);
   check_small_integer_sums<std::int16_t>(seed);
@@ -81,7 +80,6 @@ void check_byte_dots(std::uint64_t seed) {
 TEST(test_reduce_small_integers, byte_dot_products_exact) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   check_byte_dots<std::int8_t>(seed);
   check_byte_dots<std::uint8_t>(seed);
 }
@@ -112,7 +110,6 @@ class DeviceMask {
 TEST(test_reduce_bools, masks_count_in_int64_and_test_in_bool) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
   std::vector<std::uint64_t> sizes{0, 1, 2, 31, 33, 1023, 1025, 4097, 65537, (1u << 20) + 3, (1u << 24) + 1};
   for (int k = 0; k < 3; ++k) sizes.push_back(1 + rng() % (1u << 22));

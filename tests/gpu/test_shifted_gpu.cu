@@ -85,7 +85,6 @@ void check_dots_at_offsets(std::uint64_t seed) {
 TEST(test_shifted, dot_products_of_arrays_at_every_offset) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   check_dots_at_offsets<std::int8_t>(seed);
   check_dots_at_offsets<std::uint8_t>(seed + 1);
   check_dots_at_offsets<std::int16_t>(seed + 2);
@@ -102,7 +101,6 @@ TEST(test_shifted, dot_products_of_arrays_at_every_offset) {
 TEST(test_shifted, complex_and_exact_dot_products) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   using C = cuda::std::complex<float>;
   for (const std::uint64_t n : sizes) {
     SCOPED_TRACE("n=" + std::to_string(n));
@@ -207,7 +205,6 @@ R random_bytes(std::mt19937_64& rng) {
 TEST(test_shifted, records_off_16_byte_boundaries) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   for (const std::uint64_t n : sizes) {
     SCOPED_TRACE("n=" + std::to_string(n));
     const auto field_sums = [n](const auto* d, const auto& h, const Options& opt) {

@@ -19,7 +19,6 @@ namespace {
 TEST(test_workspace, released_stream_slots_are_reused) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
   auto& pool = current_pool();
   GridSums sums(seed, 1);
@@ -53,7 +52,6 @@ TEST(test_workspace, released_stream_slots_are_reused) {
 TEST(test_workspace, per_thread_default_streams_hold_their_own_slots_until_the_thread_exits) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
   auto& pool = current_pool();
   constexpr int threads = 4, rounds = 20, short_lived = 40;
@@ -88,7 +86,6 @@ TEST(test_workspace, per_thread_default_streams_hold_their_own_slots_until_the_t
 TEST(test_workspace, trim_workspace_frees_unheld_chunks) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
   auto& pool = current_pool();
   const auto before = pool.counts();
@@ -119,7 +116,6 @@ TEST(test_workspace, trim_workspace_frees_unheld_chunks) {
 TEST(test_workspace, eight_streams_from_four_threads) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   constexpr int threads = 4, streams_per_thread = 2, rounds = 20;
   const std::uint64_t n = (1u << 21) + 3;
   std::vector<std::vector<float>> inputs;
@@ -172,7 +168,6 @@ TEST(test_workspace, eight_streams_from_four_threads) {
 TEST(test_workspace, random_mixed_calls_on_eight_streams) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   constexpr int threads = 4, streams_per_thread = 2, calls = 24, kinds = 8;
   constexpr std::uint64_t max_bytes = std::uint64_t(8) << 20;
   struct Call {
@@ -309,7 +304,6 @@ TEST(test_workspace, random_mixed_calls_on_eight_streams) {
 TEST(test_workspace, sync_calls_from_threads_sharing_a_stream) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  SCOPED_TRACE("GPUREDUCE_SEED=" + std::to_string(seed));
   constexpr int threads = 8, calls = 50;
   cudaStream_t shared;
   GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&shared, cudaStreamNonBlocking));
