@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <initializer_list>
 #include <limits>
+#include <string_view>
 
 namespace gpureduce::cli {
 
@@ -73,6 +75,12 @@ std::optional<std::uint64_t> parse_count(const std::string& s) {
   return parse_unsigned<std::uint64_t>(s);
 }
 
+std::vector<std::uint64_t> sweep_sizes() {
+  std::vector<std::uint64_t> v;
+  for (int k = 10; k <= 28; ++k) v.push_back(std::uint64_t(1) << k);
+  return v;
+}
+
 std::vector<std::uint64_t> bench_sizes() {
   std::vector<std::uint64_t> v;
   for (int k = 10; k <= 30; k += 2) v.push_back(std::uint64_t(1) << k);
@@ -114,64 +122,112 @@ std::optional<std::vector<V>> parse_list(const std::string& s, F&& one) {
   }
 }
 
-Parsed parse_bench(const std::vector<std::string>& args) {
-  Parsed r;
-  r.command = Parsed::Command::bench;
-  BenchArgs& a = r.bench;
-  auto fail = [&](std::string msg) {
-    r.error = std::move(msg);
-    return r;
+// The options after the command, in order: -h or --help makes the command help; each of `flags`
+// goes to `take` alone, each of `valued` with the argument after it. `take` returns an error
+// message or "". False, with r's command or error set, on help or the first error.
+template <class Take>
+bool take_options(const std::vector<std::string>& args, std::initializer_list<std::string_view> flags,
+                  std::initializer_list<std::string_view> valued, Parsed& r, Take&& take) {
+  const auto in = [](std::initializer_list<std::string_view> l, const std::string& s) {
+    return std::find(l.begin(), l.end(), s) != l.end();
   };
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& opt = args[i];
     if (opt == "-h" || opt == "--help") {
       r.command = Parsed::Command::help;
-      return r;
+      return false;
     }
-    if (opt != "--types" && opt != "--ops" && opt != "--n" && opt != "--reps" && opt != "--json" && opt != "--seed" &&
-        opt != "--kernel" && opt != "--grid-blocks" && opt != "--l2" && opt != "--mode")
-      return fail("unknown option '" + opt + "' (try --help)");
-    if (i + 1 >= args.size()) return fail("option " + opt + " needs a value");
-    const std::string& val = args[++i];
+    const bool flag = in(flags, opt);
+    if (!flag && !in(valued, opt))
+      r.error = "unknown option '" + opt + "' (try --help)";
+    else if (!flag && i + 1 >= args.size())
+      r.error = "option " + opt + " needs a value";
+    else
+      r.error = take(opt, flag ? std::string() : args[++i]);
+    if (!r.error.empty()) return false;
+  }
+  return true;
+}
+
+Parsed parse_ladder(const std::vector<std::string>& args) {
+  Parsed r;
+  r.command = Parsed::Command::ladder;
+  LadderArgs& a = r.ladder;
+  const auto take = [&](const std::string& opt, const std::string& val) -> std::string {
+    if (opt == "--sweep") {
+      a.sweep = true;
+    } else if (opt == "--n") {
+      const auto n = parse_count(val);
+      if (!n) return "--n: '" + val + "' is not a count (decimal or 2^k)";
+      a.n = *n;
+    } else if (opt == "--type") {
+      const auto t = parse_dtype(val);
+      if (!t) return "--type: '" + val + "' is not one of int32, float32, float64";
+      a.type = *t;
+    } else if (opt == "--block") {
+      const auto b = parse_unsigned<unsigned>(val);
+      if (!b || !ladder::is_valid_block(*b)) return "--block: '" + val + "' is not one of 64, 128, 256, 512, 1024";
+      a.block = *b;
+    } else {
+      return parse_run_option(opt, val, a.reps, a.json, a.seed);
+    }
+    return "";
+  };
+  take_options(args, {"--sweep"}, {"--n", "--type", "--block", "--reps", "--json", "--seed"}, r, take);
+  return r;
+}
+
+Parsed parse_bench(const std::vector<std::string>& args) {
+  Parsed r;
+  r.command = Parsed::Command::bench;
+  BenchArgs& a = r.bench;
+  const auto take = [&](const std::string& opt, const std::string& val) -> std::string {
     if (opt == "--types") {
       const auto t = parse_list<ElemType>(val, [](const std::string& x) { return parse_elem_type(x); });
-      if (!t)
-        return fail("--types: '" + val + "' is not a list of int8, int32, int64, float32, float64, float16, bfloat16");
+      if (!t) return "--types: '" + val + "' is not a list of int8, int32, int64, float32, float64, float16, bfloat16";
       a.types = *t;
     } else if (opt == "--ops") {
       const auto o = parse_list<BenchOp>(val, [](const std::string& x) { return parse_bench_op(x); });
-      if (!o) return fail("--ops: '" + val + "' is not a list of sum, max, argmax, dot");
+      if (!o) return "--ops: '" + val + "' is not a list of sum, max, argmax, dot";
       a.ops = *o;
     } else if (opt == "--n") {
       const auto n = parse_list<std::uint64_t>(val, [](const std::string& x) { return parse_count(x); });
-      if (!n) return fail("--n: '" + val + "' is not a list of counts (decimal or 2^k)");
+      if (!n) return "--n: '" + val + "' is not a list of counts (decimal or 2^k)";
       a.sizes = *n;
-    } else if (opt == "--reps" || opt == "--json" || opt == "--seed") {
-      if (std::string e = parse_run_option(opt, val, a.reps, a.json, a.seed); !e.empty()) return fail(e);
     } else if (opt == "--mode") {
-      if (val != "plain" && val != "exact") return fail("--mode: '" + val + "' is not one of plain, exact");
+      if (val != "plain" && val != "exact") return "--mode: '" + val + "' is not one of plain, exact";
       a.exact = val == "exact";
     } else if (opt == "--kernel") {
       if (val != "auto" && val != "one-block" && val != "grid")
-        return fail("--kernel: '" + val + "' is not one of auto, one-block, grid");
+        return "--kernel: '" + val + "' is not one of auto, one-block, grid";
       a.kernel = val;
     } else if (opt == "--l2") {
       if (val != "auto" && val != "normal" && val != "evict-first")
-        return fail("--l2: '" + val + "' is not one of auto, normal, evict-first");
+        return "--l2: '" + val + "' is not one of auto, normal, evict-first";
       a.l2 = val;
-    } else {
+    } else if (opt == "--grid-blocks") {
       const auto k = parse_unsigned<std::uint64_t>(val);
-      if (!k || *k < 1) return fail("--grid-blocks: '" + val + "' is not a whole number >= 1");
+      if (!k || *k < 1) return "--grid-blocks: '" + val + "' is not a whole number >= 1";
       a.grid_blocks = *k;
+    } else {
+      return parse_run_option(opt, val, a.reps, a.json, a.seed);
     }
-  }
+    return "";
+  };
+  const bool ok = take_options(
+      args, {},
+      {"--types", "--ops", "--n", "--reps", "--json", "--seed", "--kernel", "--grid-blocks", "--l2", "--mode"}, r,
+      take);
+  if (!ok) return r;
   if (a.sizes.empty()) a.sizes = bench_sizes();
   if (a.exact) {
     const bool types_given = std::find(args.begin(), args.end(), "--types") != args.end();
     if (!types_given) a.types = {ElemType::float32, ElemType::float64, ElemType::float16, ElemType::bfloat16};
     for (const ElemType t : a.types)
-      if (t == ElemType::int8 || t == ElemType::int32 || t == ElemType::int64)
-        return fail("--mode exact: types must be float32, float64, float16 or bfloat16");
+      if (t == ElemType::int8 || t == ElemType::int32 || t == ElemType::int64) {
+        r.error = "--mode exact: types must be float32, float64, float16 or bfloat16";
+        return r;
+      }
     a.ops = {BenchOp::sum};
   }
   return r;
@@ -181,95 +237,39 @@ Parsed parse_matmul(const std::vector<std::string>& args) {
   Parsed r;
   r.command = Parsed::Command::matmul;
   MatmulArgs& a = r.matmul;
-  auto fail = [&](std::string msg) {
-    r.error = std::move(msg);
-    return r;
-  };
   bool sweep = false;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& opt = args[i];
-    if (opt == "-h" || opt == "--help") {
-      r.command = Parsed::Command::help;
-      return r;
-    }
+  const auto take = [&](const std::string& opt, const std::string& val) -> std::string {
     if (opt == "--sweep") {
       sweep = true;
-      continue;
-    }
-    if (opt != "--n" && opt != "--rung" && opt != "--reps" && opt != "--json" && opt != "--seed")
-      return fail("unknown option '" + opt + "' (try --help)");
-    if (i + 1 >= args.size()) return fail("option " + opt + " needs a value");
-    const std::string& val = args[++i];
-    if (opt == "--n") {
+    } else if (opt == "--n") {
       const auto n = parse_count(val);
-      if (!n || *n < 1 || *n > 65536) return fail("--n: '" + val + "' is not a matrix side from 1 to 65536");
+      if (!n || *n < 1 || *n > 65536) return "--n: '" + val + "' is not a matrix side from 1 to 65536";
       a.sizes = {unsigned(*n)};
     } else if (opt == "--rung") {
       a.rung = val;
-    } else if (std::string e = parse_run_option(opt, val, a.reps, a.json, a.seed); !e.empty()) {
-      return fail(e);
+    } else {
+      return parse_run_option(opt, val, a.reps, a.json, a.seed);
     }
-  }
-  if (sweep)
-    a.sizes = {8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
+    return "";
+  };
+  if (!take_options(args, {"--sweep"}, {"--n", "--rung", "--reps", "--json", "--seed"}, r, take)) return r;
+  if (sweep) a.sizes = {8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
   if (a.sizes.empty()) a.sizes = {1024};
   return r;
 }
 
-}  // namespace
-
-std::vector<std::uint64_t> sweep_sizes() {
-  std::vector<std::uint64_t> v;
-  for (int k = 10; k <= 28; ++k) v.push_back(std::uint64_t(1) << k);
-  return v;
-}
-
-namespace {
-
 Parsed parse_command(const std::vector<std::string>& args) {
   Parsed r;
-  auto fail = [&](std::string msg) {
-    r.error = std::move(msg);
-    return r;
-  };
-  if (args.empty()) return fail("missing command (try --help)");
-  if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") return r;
-  if (args[0] == "bench") return parse_bench(args);
-  if (args[0] == "matmul") return parse_matmul(args);
-  if (args[0] != "ladder") return fail("unknown command '" + args[0] + "' (try --help)");
-  r.command = Parsed::Command::ladder;
-  LadderArgs& a = r.ladder;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& opt = args[i];
-    if (opt == "-h" || opt == "--help") {
-      r.command = Parsed::Command::help;
-      return r;
-    }
-    if (opt == "--sweep") {
-      a.sweep = true;
-      continue;
-    }
-    if (opt != "--n" && opt != "--type" && opt != "--block" && opt != "--reps" && opt != "--json" && opt != "--seed")
-      return fail("unknown option '" + opt + "' (try --help)");
-    if (i + 1 >= args.size()) return fail("option " + opt + " needs a value");
-    const std::string& val = args[++i];
-    if (opt == "--n") {
-      const auto n = parse_count(val);
-      if (!n) return fail("--n: '" + val + "' is not a count (decimal or 2^k)");
-      a.n = *n;
-    } else if (opt == "--type") {
-      const auto t = parse_dtype(val);
-      if (!t) return fail("--type: '" + val + "' is not one of int32, float32, float64");
-      a.type = *t;
-    } else if (opt == "--block") {
-      const auto b = parse_unsigned<unsigned>(val);
-      if (!b || !ladder::is_valid_block(*b))
-        return fail("--block: '" + val + "' is not one of 64, 128, 256, 512, 1024");
-      a.block = *b;
-    } else if (std::string e = parse_run_option(opt, val, a.reps, a.json, a.seed); !e.empty()) {
-      return fail(e);
-    }
-  }
+  if (args.empty())
+    r.error = "missing command (try --help)";
+  else if (args[0] == "ladder")
+    r = parse_ladder(args);
+  else if (args[0] == "bench")
+    r = parse_bench(args);
+  else if (args[0] == "matmul")
+    r = parse_matmul(args);
+  else if (args[0] != "-h" && args[0] != "--help" && args[0] != "help")
+    r.error = "unknown command '" + args[0] + "' (try --help)";
   return r;
 }
 
