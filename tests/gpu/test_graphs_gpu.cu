@@ -2,10 +2,26 @@
 // capture, graphs that hold workspace slots of their own (replayed at once, updated, destroyed).
 #include "reduce_checks.cuh"
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 namespace gpureduce::test {
 namespace {
+
+// Workspace slots held (by streams and graphs) in the current device's pool.
+std::size_t held_slots() {
+  const auto c = current_pool().counts();
+  return c.slots - c.free;
+}
+
+// CUDA runs a destroyed graph's destructors on its own thread, shortly after: waits up to 2 s for
+// the held slots to reach `want`, and returns them.
+std::size_t wait_for_held_slots(std::size_t want) {
+  for (int wait = 0; wait < 2000 && held_slots() != want; ++wait)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return held_slots();
+}
 
 TEST(test_graphs, graph_capture_replays_on_new_data) {
   GPUREDUCE_REQUIRE_GPU();
@@ -73,11 +89,10 @@ TEST(test_graphs, graphs_of_two_captures_replay_concurrently_and_give_slots_back
   const std::uint64_t seed = test_seed();
   const std::uint64_t n = (1u << 20) + 7;  // the grid kernel
   GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
-  auto& pool = current_pool();
   cudaStream_t capture, run[2];
   GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking));
   for (auto& r : run) GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&r, cudaStreamNonBlocking));
-  const auto before = pool.counts();
+  const std::size_t before = held_slots();
   std::vector<std::int32_t> h[2] = {random_input<std::int32_t>(n, seed), random_input<std::int32_t>(n, seed + 1)};
   DeviceInput<std::int32_t> d0(h[0], 0), d1(h[1], 4);
   const std::int32_t* d[2] = {d0.get(), d1.get()};
@@ -95,8 +110,7 @@ TEST(test_graphs, graphs_of_two_captures_replay_concurrently_and_give_slots_back
       GPUREDUCE_CHECK_CUDA(cudaStreamEndCapture(capture, &graph[g][r]));
       GPUREDUCE_CHECK_CUDA(cudaGraphInstantiate(&exec[g][r], graph[g][r], 0));
     }
-  const auto captured = pool.counts();
-  EXPECT_EQ(captured.slots - captured.free, before.slots - before.free + 2 * rounds);
+  EXPECT_EQ(held_slots(), before + 2 * rounds);
   for (int r = 0; r < rounds; ++r)
     for (int g = 0; g < 2; ++g) GPUREDUCE_CHECK_CUDA(cudaGraphLaunch(exec[g][r], run[g]));
   GPUREDUCE_CHECK_CUDA(cudaDeviceSynchronize());
@@ -111,13 +125,7 @@ TEST(test_graphs, graphs_of_two_captures_replay_concurrently_and_give_slots_back
       cudaGraphExecDestroy(exec[g][r]);
       cudaGraphDestroy(graph[g][r]);
     }
-  // CUDA runs the graphs' destructors on its own thread, shortly after.
-  auto after = pool.counts();
-  for (int wait = 0; wait < 2000 && after.slots - after.free != before.slots - before.free; ++wait) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    after = pool.counts();
-  }
-  EXPECT_EQ(after.slots - after.free, before.slots - before.free);
+  EXPECT_EQ(wait_for_held_slots(before), before);
   cudaFree(out);
   cudaStreamDestroy(capture);
   for (auto& r : run) cudaStreamDestroy(r);
@@ -131,19 +139,9 @@ TEST(test_graphs, graph_exec_update_keeps_the_new_captures_slot) {
   const std::uint64_t seed = test_seed();
   const std::uint64_t n = (1u << 20) + 7;  // the grid kernel
   GPUREDUCE_CHECK_CUDA(cudaSetDevice(0));
-  auto& pool = current_pool();
-  const auto held = [&] {
-    const auto c = pool.counts();
-    return c.slots - c.free;
-  };
-  // CUDA runs the graphs' destructors on its own thread, shortly after.
-  const auto wait_for_held = [&](std::size_t want) {
-    for (int wait = 0; wait < 2000 && held() != want; ++wait) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    return held();
-  };
   cudaStream_t s;
   GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  const std::size_t before = held();
+  const std::size_t before = held_slots();
   std::vector<std::int32_t> h[2] = {random_input<std::int32_t>(n, seed), random_input<std::int32_t>(n, seed + 1)};
   DeviceInput<std::int32_t> d0(h[0], 0), d1(h[1], 1);
   std::int64_t* out = nullptr;
@@ -160,7 +158,7 @@ TEST(test_graphs, graph_exec_update_keeps_the_new_captures_slot) {
   GPUREDUCE_CHECK_CUDA(cudaGraphExecUpdate(exec, graph[1], &info));
   ASSERT_EQ(info.result, cudaGraphExecUpdateSuccess);
   for (cudaGraph_t g : graph) cudaGraphDestroy(g);
-  EXPECT_EQ(wait_for_held(before + 1), before + 1) << "the executable graph holds the second capture's slot";
+  EXPECT_EQ(wait_for_held_slots(before + 1), before + 1) << "the executable graph holds the second capture's slot";
   // Other streams take the free slots (the first capture's among them) while the graph replays.
   std::vector<cudaStream_t> streams(8);
   for (auto& o : streams) GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&o, cudaStreamNonBlocking));
@@ -180,7 +178,7 @@ TEST(test_graphs, graph_exec_update_keeps_the_new_captures_slot) {
     cudaStreamDestroy(o);
   }
   cudaGraphExecDestroy(exec);
-  EXPECT_EQ(wait_for_held(before), before);
+  EXPECT_EQ(wait_for_held_slots(before), before);
   cudaFree(out);
   cudaStreamDestroy(s);
 }
