@@ -2,6 +2,7 @@
 // a result missing one element fails.
 #include "../../src/common/host_reference.hpp"
 #include "../../src/common/random_data.hpp"
+#include "../common/test_seed.hpp"
 
 #include <gtest/gtest.h>
 
@@ -28,12 +29,12 @@ TEST(test_host_reference, float_sum_and_abs_sum) {
 }
 
 TEST(test_host_reference, bound_accepts_rounding_rejects_a_missing_element) {
-  const std::uint64_t seed = 42, n = 1 << 16;
-  const auto v = random_values<float>(n, seed);
+  const std::uint64_t n = 1 << 16;
+  const auto v = random_values<float>(n, test::test_seed());
   const HostSum<float> r = host_sum(v.data(), n);
   float sequential = 0;
   for (float x : v) sequential += x;  // depth n: the worst order
-  EXPECT_TRUE(check_float_sum(sequential, r.sum, r.abs_sum, n, n).ok) << "seed " << seed;
+  EXPECT_TRUE(check_float_sum(sequential, r.sum, r.abs_sum, n, n).ok);
   // A tree of depth 64 + n/4096 (the GPU's shape) rounds far less: dropping the largest element
   // (|x| close to 1, against a bound of about 64 * 2^-24 * n/2 = 0.125) fails.
   const std::uint64_t depth = summation_depth_bound(n, 4096);
@@ -41,7 +42,7 @@ TEST(test_host_reference, bound_accepts_rounding_rejects_a_missing_element) {
   for (std::uint64_t i = 0; i < n; ++i)
     if (std::fabs(v[i]) > std::fabs(v[big])) big = i;
   const float missing_one = static_cast<float>(r.sum - v[big]);
-  EXPECT_FALSE(check_float_sum(missing_one, r.sum, r.abs_sum, n, depth).ok) << "seed " << seed;
+  EXPECT_FALSE(check_float_sum(missing_one, r.sum, r.abs_sum, n, depth).ok);
   EXPECT_TRUE(check_float_sum(static_cast<float>(r.sum), r.sum, r.abs_sum, n, depth).ok);
   EXPECT_FALSE(check_float_sum(std::numeric_limits<float>::quiet_NaN(), r.sum, r.abs_sum, n, depth).ok);
 }
@@ -91,7 +92,7 @@ TEST(test_host_reference, small_integer_ranges_keep_float_sums_exact) {
   EXPECT_EQ(exact_integer_range<float>(1 << 20), 16);
   EXPECT_EQ(exact_integer_range<float>(1 << 24), 1);
   EXPECT_EQ(exact_integer_range<double>(1 << 26), 1 << 20);
-  const auto v = random_small_integers<float>(1000, 7, 16);
+  const auto v = random_small_integers<float>(1000, test::test_seed(), 16);
   bool negative = false, positive = false;
   for (float x : v) {
     EXPECT_EQ(x, std::floor(x));

@@ -13,7 +13,7 @@ namespace {
 
 TEST(test_arguments, errors_name_the_argument) {
   GPUREDUCE_REQUIRE_GPU();
-  DeviceInput<float> d(random_input<float>(100, 1), 0);
+  DeviceInput<float> d(random_input<float>(100, test_seed()), 0);
   float* dev_out = nullptr;
   GPUREDUCE_CHECK_CUDA(cudaMalloc(&dev_out, sizeof(float)));
   EXPECT_EQ(try_reduce(static_cast<const float*>(nullptr), 100, dev_out, Sum{}).code, Errc::null_pointer);
@@ -24,7 +24,7 @@ TEST(test_arguments, errors_name_the_argument) {
   // Device memory at an address misaligned for the element: refused, and the context lives on.
   const auto* odd = reinterpret_cast<const float*>(reinterpret_cast<const char*>(d.get()) + 2);
   EXPECT_EQ(try_reduce(odd, 50, dev_out, Sum{}).code, Errc::invalid_argument);
-  const auto h = random_input<float>(100, 1);
+  const auto h = random_input<float>(100, test_seed());
   const float want = run_to_host<float>([&](float* o) { sum(d.get(), 100, o); });
   expect_float_sum(want, reference::float_sum(h.data(), 100, false), 100, "after the refusal");
   int device = 0, pageable = 0;

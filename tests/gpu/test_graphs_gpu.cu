@@ -62,7 +62,7 @@ TEST(test_graphs, graph_capture_replays_on_new_data) {
 // stays valid (and empty).
 TEST(test_graphs, sync_call_during_capture_is_refused_and_the_capture_survives) {
   GPUREDUCE_REQUIRE_GPU();
-  DeviceInput<std::int32_t> d(random_input<std::int32_t>(1000, 2), 0);
+  DeviceInput<std::int32_t> d(random_input<std::int32_t>(1000, test_seed()), 0);
   cudaStream_t s;
   GPUREDUCE_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   GPUREDUCE_CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
