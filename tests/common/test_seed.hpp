@@ -3,6 +3,7 @@
 // (seeded_main.cpp) prints it when the tests start and after every failure.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -20,9 +21,10 @@ inline std::uint64_t test_seed() {
     }
     const bool hex = std::strncmp(e, "0x", 2) == 0 || std::strncmp(e, "0X", 2) == 0;
     char* end = nullptr;
+    errno = 0;
     const std::uint64_t s = std::strtoull(e, &end, hex ? 16 : 10);
-    if (*e == '\0' || *e == '-' || *end != '\0') {
-      std::fprintf(stderr, "GPUREDUCE_SEED='%s' is not a seed: a decimal or 0x-hexadecimal number\n", e);
+    if (*e == '\0' || *e == '-' || *end != '\0' || errno == ERANGE) {
+      std::fprintf(stderr, "GPUREDUCE_SEED='%s' is not a seed: a decimal or 0x-hexadecimal number below 2^64\n", e);
       std::exit(2);
     }
     return s;
