@@ -9,7 +9,8 @@ figure in README.md or docs/ is typed by hand. A block
 becomes the ladder table for that n; `sweep=r9,cub` instead gives median microseconds per n for
 those variants. From a `gpureduce bench` file, `speedup=OP` gives CUB's time over gpureduce's per n
 and element type for that operator, and `detail=OP:TYPE,TYPE` the times, ratio and % of the read
-ceiling. From a `gpureduce bench --mode exact` file, `exact=TYPE,TYPE` gives the exact and plain
+ceiling, `targets=3` each of issue 3's targets with the rows it holds, how many meet it and by
+how much the others miss. From a `gpureduce bench --mode exact` file, `exact=TYPE,TYPE` gives the exact and plain
 sums' times and their throughput ratio, and `accuracy=float32` its ill-conditioned example. From a
 `gpureduce matmul` file, `matmul=N` gives the rung table at that N. With a folder for the file,
 `runs=PATTERN` gives one line per `gpureduce bench` file there named `*PATTERN*.json` (dot-only
@@ -24,7 +25,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_summary import row_met  # noqa: E402
+from bench_summary import by_target, row_met  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"(<!-- results: (\S+) (\w+)=(\S+) -->\n)(.*?)(<!-- /results -->)", re.S)
@@ -116,6 +117,18 @@ def detail_table(data, arg):
             g, c = v["gpureduce"], v["cub"]
             out.append(f"| 2^{n.bit_length() - 1} | {t} | {g['median_ms'] * 1e3:.1f} | {c['median_ms'] * 1e3:.1f} | "
                        f"{c['median_ms'] / g['median_ms']:.2f} | {g['gbps']:.0f} | {g['pct_peak']:.1f} |")
+    return "\n".join(out) + "\n"
+
+
+def targets_table(data, _):
+    rows = {}
+    for r in data["rows"]:
+        rows.setdefault((r["op"], r["type"], r["n"]), {})[r["variant"]] = r
+    out = [bench_caption(data, "issue 3's targets against CUB in this run"), "",
+           "| target | rows met | lowest CUB time / gpureduce time | misses (CUB / gpureduce, and by how much) |",
+           "|---|---:|---|---|"]
+    for label, keys, lowest, misses in by_target(rows):
+        out.append(f"| {label} | {len(keys) - len(misses)} of {len(keys)} | {lowest} | {'; '.join(misses) or '-'} |")
     return "\n".join(out) + "\n"
 
 
@@ -227,7 +240,7 @@ def example(path, name):
 def render(text):
     kinds = {"n": lambda d, a: ladder_table(d, int(a)), "sweep": lambda d, a: sweep_table(d, a.split(",")),
              "speedup": speedup_table, "detail": detail_table, "exact": exact_table,
-             "accuracy": accuracy_table, "matmul": matmul_table}
+             "accuracy": accuracy_table, "matmul": matmul_table, "targets": targets_table}
 
     def sub(m):
         if m.group(3) == "runs":
