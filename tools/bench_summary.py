@@ -55,6 +55,14 @@ def row_met(op, t, n, ours, cub):
     return ours["verified"] and all(meets(g, n, ours, cub) for g in applicable(op, t, n))
 
 
+def rows_by_key(data):
+    """A bench file's rows as {(op, type, n): {variant: row}}."""
+    rows = {}
+    for r in data["rows"]:
+        rows.setdefault((r["op"], r["type"], r["n"]), {})[r["variant"]] = r
+    return rows
+
+
 def by_target(rows):
     """Per target, the rows it applies to, the lowest CUB time / gpureduce time among them and the
     misses; `rows` maps (op, type, n) to {variant: row}. A miss says by how much: the speed-up
@@ -110,9 +118,7 @@ def summarise_exact(rows):
 def main():
     data = json.loads(open(sys.argv[1]).read())
     ceiling = data["device"]["measured_read_gbps"]
-    rows = {}
-    for r in data["rows"]:
-        rows.setdefault((r["op"], r["type"], r["n"]), {})[r["variant"]] = r
+    rows = rows_by_key(data)
     print(f"{data['device']['name']}, commit {data['commit'][:12]}, read ceiling {ceiling:.0f} GB/s\n")
     if data["config"].get("mode") == "exact":
         return summarise_exact(rows)

@@ -9,14 +9,15 @@ figure in README.md or docs/ is typed by hand. A block
 becomes the ladder table for that n; `sweep=r9,cub` instead gives median microseconds per n for
 those variants. From a `gpureduce bench` file, `speedup=OP` gives CUB's time over gpureduce's per n
 and element type for that operator, and `detail=OP:TYPE,TYPE` the times, ratio and % of the read
-ceiling, `targets=3` each of issue 3's targets with the rows it holds, how many meet it and by
-how much the others miss. From a `gpureduce bench --mode exact` file, `exact=TYPE,TYPE` gives the exact and plain
-sums' times and their throughput ratio, and `accuracy=float32` its ill-conditioned example. From a
-`gpureduce matmul` file, `matmul=N` gives the rung table at that N. With a folder for the file,
-`runs=PATTERN` gives one line per `gpureduce bench` file there named `*PATTERN*.json` (dot-only
-and exact runs left out): the rows meeting issue 3's targets (`tools/bench_summary.py`), overall,
-up to 2^12 and at 2^14-2^18, the lowest ratio and the 2^14-2^18 medians. `example=NAME` copies a
-marked snippet from a test source (so README examples compile and run as tests). --check exits 1 when a document is out of date (CTest runs this).
+ceiling, `targets=3` each of issue 3's targets with the rows it holds, how many meet it and by how
+much the others miss. From a `gpureduce bench --mode exact` file, `exact=TYPE,TYPE` gives the exact
+and plain sums' times and their throughput ratio, and `accuracy=float32` its ill-conditioned
+example. From a `gpureduce matmul` file, `matmul=N` gives the rung table at that N. With a folder
+for the file, `runs=PATTERN` gives one line per `gpureduce bench` file there named `*PATTERN*.json`
+(dot-only and exact runs left out): the rows meeting issue 3's targets (`tools/bench_summary.py`),
+overall, up to 2^12 and at 2^14-2^18, the lowest ratio and the 2^14-2^18 medians. `example=NAME`
+copies a marked snippet from a test source (so README examples compile and run as tests). --check
+exits 1 when a document is out of date (CTest runs this).
 usage: tools/render_results.py [--check] DOC.md..."""
 import json
 import re
@@ -25,7 +26,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_summary import by_target, row_met  # noqa: E402
+from bench_summary import by_target, row_met, rows_by_key  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"(<!-- results: (\S+) (\w+)=(\S+) -->\n)(.*?)(<!-- /results -->)", re.S)
@@ -121,9 +122,7 @@ def detail_table(data, arg):
 
 
 def targets_table(data, _):
-    rows = {}
-    for r in data["rows"]:
-        rows.setdefault((r["op"], r["type"], r["n"]), {})[r["variant"]] = r
+    rows = rows_by_key(data)
     out = [bench_caption(data, "issue 3's targets against CUB in this run"), "",
            "| target | rows met | lowest CUB time / gpureduce time | misses (CUB / gpureduce, and by how much) |",
            "|---|---:|---|---|"]
@@ -141,10 +140,7 @@ def runs_table(files):
         data = json.loads(f.read_text())
         if data["config"].get("mode") == "exact" or all(r["op"] == "dot" for r in data["rows"]):
             continue
-        rows = {}
-        for r in data["rows"]:
-            rows.setdefault((r["op"], r["type"], r["n"]), {})[r["variant"]] = r
-        rows = {k: v for k, v in rows.items() if "gpureduce" in v and "cub" in v}
+        rows = {k: v for k, v in rows_by_key(data).items() if "gpureduce" in v and "cub" in v}
         met = {k: row_met(*k, v["gpureduce"], v["cub"]) for k, v in rows.items()}
         ratio = {k: v["cub"]["median_ms"] / v["gpureduce"]["median_ms"] for k, v in rows.items()}
 
