@@ -7,9 +7,12 @@
 // Before a GPUREDUCE_HD template that calls a caller's functor: host code passes host lambdas,
 // which nvcc would otherwise warn about (as CCCL's _CCCL_EXEC_CHECK_DISABLE).
 #define GPUREDUCE_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
+// A rare path kept out of line, so that its code exists once rather than at every unrolled site.
+#define GPUREDUCE_HD_NOINLINE __host__ __device__ __noinline__
 #else
 #define GPUREDUCE_HD inline
 #define GPUREDUCE_EXEC_CHECK_DISABLE
+#define GPUREDUCE_HD_NOINLINE inline
 #endif
 
 // `#pragma unroll` for the device compilation only, in code the host compiler also sees (the

@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <stdexcept>
-#include <vector>
 
 namespace gpureduce::exact {
 
@@ -18,7 +17,7 @@ template <class Terms, class Out, class TermAt>
 Out host_sum(std::uint64_t n, TermAt&& term) {
   if (n > max_count) throw std::invalid_argument("gpureduce: exact sums take at most 2^40 elements");
   constexpr TermRange r = Terms::range;
-  std::vector<std::int64_t> w(r.words(), 0);
+  std::int64_t w[r.words()] = {};
   const auto add = [&](int i, std::int64_t c) { w[i] += c; };
   const auto put = [&](double v) { deposit(v, r.lsb_exp, add); };
   Expansion<Terms> e;
@@ -27,11 +26,11 @@ Out host_sum(std::uint64_t n, TermAt&& term) {
     const double x[4] = {term(i), term(i + 1), term(i + 2), term(i + 3)};
     e.add_batch(x, put);
     if ((i & 0x3fffffff) == 0x3ffffffc)  // keep each word within its 2^30-deposit headroom
-      normalize(w.data(), r.words());
+      normalize(w);
   }
   for (; i < n; ++i) e.add(term(i), put);
   const unsigned flags = e.finish(put) | (n == 0 ? flag_not_neg_zero : 0u);  // the empty sum is +0
-  return round_to<Out>(w.data(), r.words(), r.lsb_exp, flags);
+  return round_to<Out>(w, r.lsb_exp, flags);
 }
 
 }  // namespace gpureduce::exact

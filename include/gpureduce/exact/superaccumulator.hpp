@@ -68,15 +68,52 @@ GPUREDUCE_HD std::int64_t carry_step(const std::int64_t* w, int i, int words) {
   return own + (i > 0 ? (w[i - 1] >> 32) : 0);
 }
 
-// Full carry propagation: words 0..words-2 become digits in [0, 2^32), the top word signed.
-GPUREDUCE_HD void normalize(std::int64_t* w, int words) {
-  std::int64_t carry = 0;
-  for (int i = 0; i < words - 1; ++i) {
-    const std::int64_t v = w[i] + carry;
-    w[i] = std::int64_t(std::uint64_t(v) & 0xffffffffu);
-    carry = v >> 32;
+// Carries and rounding work on words held in slices: one owner (the host: one thread, every word)
+// or the 32 lanes of a warp (warp/warp_exact_round.cuh), each owner holding P consecutive words
+// from `first`, in registers. An owner reaches the others only through its Team: `any`, `max`,
+// `bit_or` over the owners, `from_below` (the value of the owner of the words just below, 0 for
+// the first owner) and `broadcast` (the value of owner r). Alone is the team of one owner.
+struct Alone {
+  GPUREDUCE_HD bool any(bool x) const { return x; }
+  GPUREDUCE_HD int max(int x) const { return x; }
+  GPUREDUCE_HD std::uint64_t bit_or(std::uint64_t x) const { return x; }
+  GPUREDUCE_HD std::int64_t from_below(std::int64_t) const { return 0; }
+  GPUREDUCE_HD std::int64_t broadcast(std::int64_t x, int) const { return x; }
+};
+
+// One word of a carry pass: word i (of `words`) takes the carry and returns the carry out. Words
+// below the top become digits in [0, 2^32); the top word is signed and keeps all it receives;
+// words past the top (a slice's padding) pass the carry on.
+GPUREDUCE_HD std::int64_t carry_word(std::int64_t& w, int i, int words, std::int64_t carry) {
+  if (i >= words) return carry;
+  if (i == words - 1) {
+    w += carry;
+    return 0;
   }
-  w[words - 1] += carry;
+  const std::int64_t v = w + carry;
+  w = std::int64_t(std::uint64_t(v) & 0xffffffffu);
+  return v >> 32;
+}
+
+// Full carry propagation over the team's slices: words 0..words-2 become digits, the top word
+// signed. Each round moves the carries left over one owner up; owners of one word whose carries
+// have shrunk to +-1 may pass one on per round (a run of zero or all-ones digits).
+GPUREDUCE_EXEC_CHECK_DISABLE
+template <int P, class Team>
+GPUREDUCE_HD void normalize_slice(std::int64_t (&w)[P], int first, int words, const Team& team) {
+  std::int64_t carry = 0;
+  while (true) {
+GPUREDUCE_UNROLL
+    for (int p = 0; p < P; ++p) carry = carry_word(w[p], first + p, words, carry);
+    if (!team.any(carry != 0)) return;
+    carry = team.from_below(carry);
+  }
+}
+
+// Full carry propagation of a whole accumulator by one thread.
+template <int Words>
+GPUREDUCE_HD void normalize(std::int64_t (&w)[Words]) {
+  normalize_slice(w, 0, Words, Alone{});
 }
 
 namespace detail {
@@ -87,61 +124,95 @@ GPUREDUCE_HD int highest_bit(std::uint64_t x) {  // -1 for 0
   return x ? 63 - __builtin_clzll(x) : -1;
 #endif
 }
-// Bit `pos` (0 = 2^lsb_exp) of a normalized non-negative accumulator; positions below 0 are 0.
-GPUREDUCE_HD unsigned bit_at(const std::int64_t* w, int pos) {
-  return pos < 0 ? 0u : unsigned(std::uint64_t(w[pos >> 5]) >> (pos & 31)) & 1u;
+// What word i (value w, a digit, or the top word) holds of a normalized non-negative accumulator,
+// positions counted from 2^lsb_exp:
+// its leading bit's position (-1 for 0),
+GPUREDUCE_HD int word_msb(std::int64_t w, int i) { return w ? 32 * i + highest_bit(std::uint64_t(w)) : -1; }
+// its bits' share of the 64 bits from position pos up (only its low 32 bits: above the top
+// word's, the accumulator's 44 bits of headroom are never reached),
+GPUREDUCE_HD std::uint64_t word_bits_from(std::int64_t w, int i, int pos) {
+  const int sh = 32 * i - pos;  // where the digit's bit 0 lands
+  const std::uint64_t d = std::uint32_t(w);
+  return sh >= 64 || sh <= -32 ? 0 : sh >= 0 ? d << sh : d >> -sh;
 }
-// Whether any bit below `pos` is set.
-GPUREDUCE_HD bool any_below(const std::int64_t* w, int pos) {
-  if (pos <= 0) return false;
-  for (int i = 0; i < (pos >> 5); ++i)
-    if (w[i]) return true;
-  return (pos & 31) && (std::uint64_t(w[pos >> 5]) & ((std::uint64_t(1) << (pos & 31)) - 1));
+// bit pos (0 where pos lies outside the word or below 0),
+GPUREDUCE_HD bool word_bit(std::int64_t w, int i, int pos) {
+  return pos >= 0 && (pos >> 5) == i && ((std::uint64_t(w) >> (pos & 31)) & 1u);
 }
-// The 64 bits from position pos up (pos may be negative: the bits below 0 are 0).
-GPUREDUCE_HD std::uint64_t bits_from(const std::int64_t* w, int words, int pos) {
-  std::uint64_t r = 0;
-  for (int j = pos > 0 ? pos >> 5 : 0; j < words; ++j) {
-    const int sh = 32 * j - pos;  // where digit j's bit 0 lands in r
-    if (sh >= 64) break;
-    const std::uint64_t d = std::uint32_t(w[j]);
-    r |= sh >= 0 ? d << sh : d >> -sh;
-  }
-  return r;
+// and whether any of its bits below position pos is set.
+GPUREDUCE_HD bool word_any_below(std::int64_t w, int i, int pos) {
+  if (pos <= 0 || i > (pos >> 5)) return false;
+  if (i < (pos >> 5)) return w != 0;
+  return std::uint64_t(w) & ((std::uint64_t(1) << (pos & 31)) - 1);
 }
 }  // namespace detail
 
 // The accumulator's value rounded once, to nearest even, into Out (float, double, __half or
-// __nv_bfloat16), with IEEE's special cases. w: `words` words (any carry state; overwritten).
-template <class Out>
-GPUREDUCE_HD Out round_to(std::int64_t* w, int words, int lsb_exp, unsigned flags) {
+// __nv_bfloat16), with IEEE's special cases, from the team's slices (any carry state; overwritten).
+// Every owner returns the result.
+GPUREDUCE_EXEC_CHECK_DISABLE
+template <class Out, int P, class Team>
+GPUREDUCE_HD Out round_slice(std::int64_t (&w)[P], int first, int words, int lsb_exp, unsigned flags,
+                             const Team& team) {
   constexpr BinaryFormat f = format_of<Out>();
   const double inf = ::ldexp(1.0, 1024);
   if ((flags & flag_nan) || ((flags & flag_pos_inf) && (flags & flag_neg_inf)))
     return convert<Out>(quiet_nan<double>());
   if (flags & flag_pos_inf) return convert<Out>(inf);
   if (flags & flag_neg_inf) return convert<Out>(-inf);
-  normalize(w, words);
-  const bool neg = w[words - 1] < 0;
+  normalize_slice(w, first, words, team);
+  const bool neg = team.broadcast(w[(words - 1) % P], (words - 1) / P) < 0;
   if (neg) {
-    for (int i = 0; i < words; ++i) w[i] = -w[i];
-    normalize(w, words);
+    // -X without a second carry pass: 0 below X's lowest non-zero word, that word's two's
+    // complement, every digit above it inverted (the top word: -w - 1, or -w if it is the lowest).
+    int low = words;
+GPUREDUCE_UNROLL
+    for (int p = P - 1; p >= 0; --p)
+      if (first + p < words && w[p]) low = first + p;
+    low = -team.max(-low);
+GPUREDUCE_UNROLL
+    for (int p = 0; p < P; ++p) {
+      const int i = first + p;
+      if (i >= words || i < low) w[p] = 0;
+      else if (i == words - 1) w[p] = i == low ? -w[p] : -w[p] - 1;
+      else w[p] = std::int64_t(std::uint64_t(i == low ? -w[p] : ~w[p]) & 0xffffffffu);
+    }
   }
-  int top = words - 1;
-  while (top >= 0 && w[top] == 0) --top;
-  if (top < 0) return convert<Out>((flags & flag_not_neg_zero) ? 0.0 : -0.0);
-  const int msb = 32 * top + detail::highest_bit(std::uint64_t(w[top]));  // relative to 2^lsb_exp
+  int msb = -1;  // relative to 2^lsb_exp
+GPUREDUCE_UNROLL
+  for (int p = 0; p < P; ++p)
+    if (first + p < words && detail::word_msb(w[p], first + p) > msb) msb = detail::word_msb(w[p], first + p);
+  msb = team.max(msb);
+  if (msb < 0) return convert<Out>((flags & flag_not_neg_zero) ? 0.0 : -0.0);
   // The result's unit in the last place, as a relative bit position: precision bits below the
   // leading one, but not below Out's smallest subnormal.
   const int ulp = msb - (f.precision - 1) > f.lsb_exp - lsb_exp ? msb - (f.precision - 1) : f.lsb_exp - lsb_exp;
+  std::uint64_t bits = 0;
+  bool round_bit = false, sticky = false;
+GPUREDUCE_UNROLL
+  for (int p = 0; p < P; ++p) {
+    if (first + p >= words) continue;
+    bits |= detail::word_bits_from(w[p], first + p, ulp);
+    round_bit |= detail::word_bit(w[p], first + p, ulp - 1);
+    sticky |= detail::word_any_below(w[p], first + p, ulp - 1);
+  }
+  bits = team.bit_or(bits);
+  round_bit = team.any(round_bit);
+  sticky = team.any(sticky);
   // m: the bits from ulp to msb (none when the value is below Out's smallest subnormal's ulp).
   const int kept = msb - ulp + 1;
-  std::uint64_t m = kept > 0 ? detail::bits_from(w, words, ulp) & ((std::uint64_t(1) << kept) - 1) : 0;
-  if (detail::bit_at(w, ulp - 1) && ((m & 1) || detail::any_below(w, ulp - 1))) ++m;
+  std::uint64_t m = kept > 0 ? bits & ((std::uint64_t(1) << kept) - 1) : 0;
+  if (round_bit && ((m & 1) || sticky)) ++m;
   const int exp2 = ulp + lsb_exp;  // the result is m * 2^exp2
   // m * 2^exp2 is a value of Out (or too large for it), so ldexp and the conversion are exact.
   const double r = detail::highest_bit(m) + exp2 >= f.max_exp ? inf : ::ldexp(double(m), exp2);
   return convert<Out>(neg ? -r : r);
+}
+
+// The same by one thread, over a whole accumulator.
+template <class Out, int Words>
+GPUREDUCE_HD Out round_to(std::int64_t (&w)[Words], int lsb_exp, unsigned flags) {
+  return round_slice<Out>(w, 0, Words, lsb_exp, flags, Alone{});
 }
 
 }  // namespace gpureduce::exact

@@ -11,6 +11,7 @@
 #include <gpureduce/exact/expansion.hpp>
 #include <gpureduce/exact/superaccumulator.hpp>
 #include <gpureduce/kernel/grid_dependency.cuh>
+#include <gpureduce/warp/warp_exact_round.cuh>
 #include <gpureduce/warp/warp_redux.cuh>
 
 #include <cuda/atomic>
@@ -90,18 +91,21 @@ __global__ void __launch_bounds__(BlockThreads)
   }
   __syncthreads();
   if (gridDim.x == 1) {
-    if (threadIdx.x == 0)
-      *out = exact::round_to<Out>(sums, words, range.lsb_exp, block_flags | (n == 0 ? exact::flag_not_neg_zero : 0u));
+    if (threadIdx.x < warp_threads) {
+      const unsigned all_flags = block_flags | (n == 0 ? exact::flag_not_neg_zero : 0u);
+      const Out r = warp_round_to<Out, words>(sums, range.lsb_exp, all_flags);
+      if (threadIdx.x == 0) *out = r;
+    }
     return;
   }
 
-  // Publish: 32-bit digits (one thread carries; the top digit is signed), word-major so that the
-  // last block reads each word of all blocks coalesced.
+  // Publish: 32-bit digits (warp 0 carries; the top digit is signed), word-major so that the last
+  // block reads each word of all blocks coalesced.
   auto* ws = static_cast<unsigned char*>(workspace);
   auto* digits = reinterpret_cast<std::int32_t*>(ws + grid_ticketed_offset);
   unsigned* counter = reinterpret_cast<unsigned*>(ws);
+  if (threadIdx.x < warp_threads) warp_normalize<words>(sums);
   if (threadIdx.x == 0) {
-    exact::normalize(sums, words);
     for (int i = 0; i < words; ++i) digits[std::size_t(i) * gridDim.x + blockIdx.x] = std::int32_t(sums[i]);
     digits[std::size_t(words) * gridDim.x + blockIdx.x] = std::int32_t(block_flags);
     // acq_rel: releases this block's digits; the last block acquires everyone's.
@@ -131,10 +135,13 @@ __global__ void __launch_bounds__(BlockThreads)
     if (lane == 0) sums[i] = s;
   }
   __syncthreads();
-  if (threadIdx.x == 0) {
+  if (threadIdx.x < warp_threads) {
     const unsigned all_flags = unsigned(sums[words]) | (n == 0 ? exact::flag_not_neg_zero : 0u);
-    *out = exact::round_to<Out>(sums, words, range.lsb_exp, all_flags);
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).store(0, cuda::memory_order_relaxed);
+    const Out r = warp_round_to<Out, words>(sums, range.lsb_exp, all_flags);
+    if (threadIdx.x == 0) {
+      *out = r;
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).store(0, cuda::memory_order_relaxed);
+    }
   }
 }
 

@@ -1,0 +1,64 @@
+// A warp's carry propagation and rounding of an exact sum's superaccumulator (exact/
+// superaccumulator.hpp), in place of one thread walking every word: each lane holds ceil(Words/32)
+// consecutive words in registers, carries cross between lanes in rounds, and the leading bit,
+// the kept bits and the sticky bit are warp reductions. One thread took 69 dependent steps per
+// pass over a double's words, and up to three passes.
+#pragma once
+
+#include <gpureduce/exact/superaccumulator.hpp>
+#include <gpureduce/thread/operators.hpp>
+#include <gpureduce/warp/warp_redux.cuh>
+
+#include <cstdint>
+
+namespace gpureduce {
+
+// The lanes of one warp as the superaccumulator's team (every lane must take part).
+struct WarpTeam {
+  __device__ __forceinline__ bool any(bool x) const { return __any_sync(~0u, x); }
+  __device__ __forceinline__ int max(int x) const { return warp_allreduce(x, Max{}); }
+  __device__ __forceinline__ std::uint64_t bit_or(std::uint64_t x) const { return warp_allreduce(x, BitOr{}); }
+  __device__ __forceinline__ std::int64_t from_below(std::int64_t x) const {
+    const std::int64_t v = __shfl_up_sync(~0u, x, 1);
+    return threadIdx.x % warp_threads == 0 ? 0 : v;
+  }
+  __device__ __forceinline__ std::int64_t broadcast(std::int64_t x, int lane) const {
+    return __shfl_sync(~0u, x, lane);
+  }
+};
+
+template <int Words>
+inline constexpr int lane_words = (Words + warp_threads - 1) / warp_threads;
+
+// This lane's slice of words[0, Words) (shared memory), zero past the end.
+template <int Words>
+__device__ __forceinline__ void load_slice(const std::int64_t* words, std::int64_t (&w)[lane_words<Words>]) {
+  const int first = int(threadIdx.x % warp_threads) * lane_words<Words>;
+#pragma unroll
+  for (int p = 0; p < lane_words<Words>; ++p) w[p] = first + p < Words ? words[first + p] : 0;
+}
+
+// Normalizes words[0, Words) in place: digits below the top word, the top word signed. Every lane
+// of the warp calls it; the words are written back before it returns to any lane.
+template <int Words>
+__device__ __forceinline__ void warp_normalize(std::int64_t* words) {
+  std::int64_t w[lane_words<Words>];
+  load_slice<Words>(words, w);
+  const int first = int(threadIdx.x % warp_threads) * lane_words<Words>;
+  exact::normalize_slice(w, first, Words, WarpTeam{});
+#pragma unroll
+  for (int p = 0; p < lane_words<Words>; ++p)
+    if (first + p < Words) words[first + p] = w[p];
+  __syncwarp();
+}
+
+// words[0, Words) (any carry state; left as they are) rounded once into Out, in every lane.
+template <class Out, int Words>
+__device__ __forceinline__ Out warp_round_to(const std::int64_t* words, int lsb_exp, unsigned flags) {
+  std::int64_t w[lane_words<Words>];
+  load_slice<Words>(words, w);
+  const int first = int(threadIdx.x % warp_threads) * lane_words<Words>;
+  return exact::round_slice<Out>(w, first, Words, lsb_exp, flags, WarpTeam{});
+}
+
+}  // namespace gpureduce
