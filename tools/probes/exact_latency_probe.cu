@@ -5,6 +5,7 @@
 //   dirty   memset of 2x L2 (the bench's flush: L2 full of dirty lines, the kernel's code evicted)
 //   code    as dirty, then the same call on another input: code and parameters warm, input cold
 //   clean   a read of 2x L2 (L2 full of lines that need no write-back)
+//   alt     the plain sum of another input, then the flush (the bench's samples alternate so)
 // and the exact sum forced onto one block (up to 2^16) or onto 1/4 of its grid.
 #include <gpureduce/gpureduce.cuh>
 
@@ -29,7 +30,7 @@ __global__ void fill(T* x, u64 n, u64 seed) {
   }
 }
 
-enum State { dirty, code, clean };
+enum State { dirty, code, clean, alt };
 
 struct Bench {
   gpureduce::GpuTimer timer;
@@ -37,9 +38,12 @@ struct Bench {
   gpureduce::DeviceBuffer<int> sink{1};
 
   Bench(cudaStream_t s, std::size_t l2_bytes) : timer(s, 0), flush(2 * l2_bytes / sizeof(int4)) {}
-  double median_us(State st, const std::function<void(cudaStream_t, int)>& run) {
+  // Median us of run(input 0), each sample after `st` (alt: other(input 1), then the flush).
+  double median_us(State st, const std::function<void(cudaStream_t, int)>& run,
+                   const std::function<void(cudaStream_t, int)>& other = {}) {
     const auto before = [&](cudaStream_t s) {
-      if (st == dirty || st == code)
+      if (st == alt) other(s, 1);
+      if (st == dirty || st == code || st == alt)
         GPUREDUCE_CUDA(cudaMemsetAsync(flush.get(), 0, flush.size() * sizeof(int4), s));
       if (st == code) run(s, 1);
       if (st == clean) touch_kernel<<<1056, 256, 0, s>>>(flush.get(), flush.size(), sink.get());
@@ -62,7 +66,9 @@ void row(Bench& b, cudaStream_t s, const char* name, u64 n) {
   const auto plain = [&](cudaStream_t st, int i) { gpureduce::sum(in.get() + i * (n + 16), n, out.get() + i, st); };
   std::printf("%-9s 2^%-3d", name, 63 - __builtin_clzll(n));
   for (State st : {dirty, code, clean}) std::printf(" %7.2f", b.median_us(st, exact({})));
+  std::printf(" %7.2f", b.median_us(alt, exact({}), plain));
   for (State st : {dirty, code, clean}) std::printf(" %7.2f", b.median_us(st, plain));
+  std::printf(" %7.2f", b.median_us(alt, plain, exact({})));
   gpureduce::Options one;
   one.force_kernel = gpureduce::Kernel::one_block;
   if (n <= (u64(1) << 16)) std::printf(" %7.2f", b.median_us(dirty, exact(one)));
@@ -77,8 +83,8 @@ int main() {
   const ProbeSetup p = probe_setup();
   Bench b(p.stream, p.l2_bytes);
   std::printf("# exact_latency_probe, %s: us, medians of 30\n", device_line().c_str());
-  std::printf("%-15s %7s %7s %7s %7s %7s %7s %7s\n", "type n", "x.dirty", "x.code", "x.clean", "p.dirty", "p.code",
-              "p.clean", "x.1blk");
+  std::printf("%-15s %7s %7s %7s %7s %7s %7s %7s %7s %7s\n", "type n", "x.dirty", "x.code", "x.clean", "x.alt",
+              "p.dirty", "p.code", "p.clean", "p.alt", "x.1blk");
   for (int k = 10; k <= 20; k += 2) {
     const u64 n = u64(1) << k;
     row<float>(b, p.stream, "float32", n);

@@ -50,16 +50,27 @@ GPUREDUCE_UNROLL
       hi = h;
       return;
     }
-    add_each(x, deposit);
+    Batch<K> b;
+GPUREDUCE_UNROLL
+    for (int k = 0; k < K; ++k) b.x[k] = x[k];
+    *this = added_each(*this, b, deposit);
   }
 
+  template <int K>
+  struct Batch {
+    double x[K];
+  };
   // The batch term by term, out of line and rolled: the path is rare, and inlined at each of a
-  // kernel's unrolled batches it made the exact kernels 128-274 KB of code (H100, f6f53a1).
+  // kernel's unrolled batches it made the exact kernels 100-266 KB of code, which the plain
+  // kernels run between two exact sums evict (f6f53a1: 1-2 us per call at 2^10-2^18). The
+  // expansion, the terms and the deposit go by value: by reference (or as `this`) their addresses
+  // kept them in local memory on the fast path too, 2-3x the time from 2^22 up (H100, fcafbb8).
   GPUREDUCE_EXEC_CHECK_DISABLE
   template <int K, class Deposit>
-  GPUREDUCE_HD_NOINLINE void add_each(const double (&x)[K], Deposit& deposit) {
+  static GPUREDUCE_HD_NOINLINE Expansion added_each(Expansion e, Batch<K> b, Deposit deposit) {
 GPUREDUCE_NO_UNROLL
-    for (int k = 0; k < K; ++k) add(x[k], deposit);
+    for (int k = 0; k < K; ++k) e.add(b.x[k], deposit);
+    return e;
   }
 
   // Adds term x; deposit(double) receives the remainders (exact multiples of 2^lsb_exp).

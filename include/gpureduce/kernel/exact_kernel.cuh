@@ -43,6 +43,19 @@ __device__ __forceinline__ void deposit_warp(double v, int lsb_exp, long long* a
   }
 }
 
+// The deposit of a thread's remainders into its warp's accumulator, held as a shared-memory
+// address: the out-of-line slow path (expansion.hpp) takes it by value, and a generic pointer
+// there cost a conversion of the shared window's address before every call.
+template <class Terms>
+struct SharedDeposit {
+  unsigned words;  // the shared address of the warp's accumulator
+  __device__ __forceinline__ void operator()(double v) const {
+    exact::deposit(v, Terms::range.lsb_exp, [this](int i, std::int64_t c) {
+      asm volatile("red.shared.add.u64 [%0], %1;" ::"r"(words + 8u * unsigned(i)), "l"(c) : "memory");
+    });
+  }
+};
+
 template <unsigned BlockThreads, int Unroll, class Terms, class Out, class Source>
 __global__ void __launch_bounds__(BlockThreads)
     exact_sum_kernel(Source src, std::uint64_t n, Out* out, void* workspace) {
@@ -59,11 +72,7 @@ __global__ void __launch_bounds__(BlockThreads)
   __syncthreads();
 
   long long* mine = acc[threadIdx.x / warp_threads];
-  const auto put = [&](double v) {
-    exact::deposit(v, range.lsb_exp, [&](int i, std::int64_t c) {
-      atomicAdd(reinterpret_cast<unsigned long long*>(&mine[i]), static_cast<unsigned long long>(c));
-    });
-  };
+  const SharedDeposit<Terms> put{unsigned(__cvta_generic_to_shared(mine))};
   exact::Expansion<Terms> e;
   for_each_thread_value<BlockThreads, Unroll, false>(
       src, src.split(n), blockIdx.x, gridDim.x, PlainLoad{},
