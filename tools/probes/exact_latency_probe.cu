@@ -1,18 +1,13 @@
-// Where do small and mid-size exact sums spend their time (docs/exact.md: 8-24 us at 2^10-2^20
-// against 4-9 us for the plain sum)? Not part of the library: same protocol as `gpureduce bench`
-// (CUDA events, 3 warm-ups, median of 30), run by `tools/device-run COMMIT exactlatency`. Per type
-// and size, the exact sum and the plain sum under three states before a sample:
-//   dirty   memset of 2x L2 (the bench's flush: L2 full of dirty lines, the kernel's code evicted)
-//   code    as dirty, then the same call on another input: code and parameters warm, input cold
-//   clean   a read of 2x L2 (L2 full of lines that need no write-back)
-//   alt     the plain sum of another input, then the flush (the bench's samples alternate so)
-// and the exact sum forced onto one block (up to 2^16) or onto 1/4 of its grid.
+// Where do small and mid-size exact sums spend their time (docs/exact.md, "Small and mid-size
+// inputs")? Not part of the library: run by `tools/device-run COMMIT exactlatency`. Per type and
+// size, the exact sum and the plain sum under the four states of l2_states.cuh before a sample
+// (alt: the other of the two sums, then the flush), and the exact sum forced onto one block (up
+// to 2^16).
 #include <gpureduce/gpureduce.cuh>
 
 #include <cuda_bf16.h>
 
-#include "../../src/bench/timer.hpp"
-#include "probe_setup.cuh"
+#include "l2_states.cuh"
 
 #include <cstdint>
 #include <cstdio>
@@ -29,30 +24,6 @@ __global__ void fill(T* x, u64 n, u64 seed) {
     x[i] = T(float(double(h >> 40) / double(1 << 24) * 200 - 100));
   }
 }
-
-enum State { dirty, code, clean, alt };
-
-struct Bench {
-  gpureduce::GpuTimer timer;
-  gpureduce::DeviceBuffer<int4> flush;
-  gpureduce::DeviceBuffer<int> sink{1};
-
-  Bench(cudaStream_t s, std::size_t l2_bytes) : timer(s, 0), flush(2 * l2_bytes / sizeof(int4)) {}
-  // Median us of run(input 0), each sample after `st` (alt: other(input 1), then the flush).
-  double median_us(State st, const std::function<void(cudaStream_t, int)>& run,
-                   const std::function<void(cudaStream_t, int)>& other = {}) {
-    const auto before = [&](cudaStream_t s) {
-      if (st == alt) other(s, 1);
-      if (st == dirty || st == code || st == alt)
-        GPUREDUCE_CUDA(cudaMemsetAsync(flush.get(), 0, flush.size() * sizeof(int4), s));
-      if (st == code) run(s, 1);
-      if (st == clean) touch_kernel<<<1056, 256, 0, s>>>(flush.get(), flush.size(), sink.get());
-    };
-    const double ms = timer.measure([&](cudaStream_t s) { run(s, 0); }, 30, 3, before).median_ms;
-    GPUREDUCE_CUDA(cudaGetLastError());
-    return ms * 1e3;
-  }
-};
 
 template <class T>
 void row(Bench& b, cudaStream_t s, const char* name, u64 n) {

@@ -2,12 +2,9 @@
 // the bench (issue 3), while ncu, with its own cache flush, times them as fast? Not part of the
 // library: same protocol as `gpureduce bench` (CUDA events, 3 warm-ups, median of 30), run by
 // `tools/device-run COMMIT oneblock`. Per case, the library call, single_block_kernel forced into
-// other shapes and loads, and CUB, each under these states before a sample (then a float32 sum
-// written out by hand in two load layouts, hand_sum_4096, then general float32 sums written lean,
-// lean_sum and lean_clamped_sum):
-//   dirty   memset of 2x L2 (the bench's flush: L2 full of dirty lines, the kernel's code evicted)
-//   code    as dirty, then the same call on another input: code and parameters warm, input cold
-//   clean   a read of 2x L2 (L2 full of lines that need no write-back)
+// other shapes and loads, and CUB, each under the states dirty, code and clean before a sample
+// (l2_states.cuh; then a float32 sum written out by hand in two load layouts, hand_sum_4096, then
+// general float32 sums written lean, lean_sum and lean_clamped_sum).
 // (A fourth state, nothing before a sample, times the host's launch too: the GPU idles until the
 // kernel arrives. At 59f1ac9 the first three agreed within 0.1 us for every case:
 // bench/results/*_oneblock_59f1ac9.txt.)
@@ -15,8 +12,7 @@
 
 #include <cub/device/device_reduce.cuh>
 
-#include "../../src/bench/timer.hpp"
-#include "probe_setup.cuh"
+#include "l2_states.cuh"
 
 #include <cstdint>
 #include <cstdio>
@@ -42,29 +38,6 @@ struct HalfToFloat {
   template <class H>
   __device__ float operator()(H x) const {
     return float(x);
-  }
-};
-
-enum State { dirty, code, clean };
-const char* const state_names[] = {"dirty", "code", "clean"};
-
-struct Bench {
-  gpureduce::GpuTimer timer;
-  gpureduce::DeviceBuffer<int4> flush;
-  gpureduce::DeviceBuffer<int> sink{1};
-
-  Bench(cudaStream_t s, std::size_t l2_bytes) : timer(s, 0), flush(2 * l2_bytes / sizeof(int4)) {}
-  // Median us of run(input 0), each sample after `st` (code: run(input 1) after the flush).
-  double median_us(State st, const std::function<void(cudaStream_t, int)>& run) {
-    const auto before = [&](cudaStream_t s) {
-      if (st == dirty || st == code)
-        GPUREDUCE_CUDA(cudaMemsetAsync(flush.get(), 0, flush.size() * sizeof(int4), s));
-      if (st == code) run(s, 1);
-      if (st == clean) touch_kernel<<<1056, 256, 0, s>>>(flush.get(), flush.size(), sink.get());
-    };
-    const double ms = timer.measure([&](cudaStream_t s) { run(s, 0); }, 30, 3, before).median_ms;
-    GPUREDUCE_CUDA(cudaGetLastError());
-    return ms * 1e3;
   }
 };
 
