@@ -228,7 +228,11 @@ TEST(test_dispatch_exact_plan, grid_fits_the_workspace_in_whole_waves) {
   EXPECT_EQ(exact::grid_blocks(big, 512, 132 * 4, 132, double_words), 132u);
   EXPECT_EQ(exact::grid_blocks(big, 512, 132 * 4, 132, float_words), 132u * 4);
   EXPECT_EQ(exact::grid_blocks(0, 512, 132 * 4, 132, float_words), 1u);
-  EXPECT_EQ(exact::grid_blocks(exact::single_block_max_bytes / 16, 512, 132 * 4, 132, float_words), 1u);
+  EXPECT_EQ(exact::grid_blocks(exact::single_block_max_bytes(float_words) / 16, 512, 132 * 4, 132, float_words), 1u);
+  EXPECT_EQ(exact::grid_blocks(65536 / 16 + 1, 512, 132 * 4, 132, float_words), 3u);
+  // A double's 69 words: one block up to 192 KB.
+  EXPECT_EQ(exact::grid_blocks(196608 / 16, 512, 132 * 4, 132, double_words), 1u);
+  EXPECT_EQ(exact::grid_blocks(196608 / 16 + 1, 512, 132 * 4, 132, double_words), 7u);
   EXPECT_EQ(exact::grid_blocks(512 * 4 * 10 + 1, 512, 132 * 4, 132, float_words), 11u);
   EXPECT_EQ(exact::grid_blocks(big, 512, 100, 132, float_words), 100u);  // fewer resident than SMs
 }

@@ -27,16 +27,20 @@ inline constexpr std::uint64_t max_elements_per_thread = std::uint64_t(1) << 24;
 inline constexpr unsigned threads = 512;
 inline constexpr int unroll = 4;
 
-// Up to this many bytes one block does everything: no workspace, no hand-off (the plain sum's
-// one-block limit, tuning_sm90.hpp; not tuned separately for the exact sum).
-inline constexpr std::uint64_t single_block_max_bytes = 64 * 1024;
+// Up to this many bytes one block does everything: no workspace, no hand-off. 64 KB, the plain
+// sum's limit (tuning_sm90.hpp), except for double's 69 words, which make every block's
+// publication and the last block's sum dearer: one block up to 192 KB. H100, 86ab738, one block
+// forced against the grid (bench/results/*_exact_one_block_limit_86ab738.txt): float64 at 96,
+// 128, 192 and 256 KB 8.6, 9.5, 10.9 and 13.9 us against 13.9, 13.9, 13.9 and 12.8; float32 at
+// 96 KB 9.5 against 9.1, the half types at 96 KB 11.2-11.4 against 9.6-10.0.
+GPUREDUCE_HD constexpr std::uint64_t single_block_max_bytes(int words) { return words > 64 ? 192 * 1024 : 64 * 1024; }
 
 // Blocks: one for small inputs, else one batch per block at most, no more than are resident or
 // than the workspace holds, rounded down to whole waves over the SMs where there are more blocks
 // than SMs.
 GPUREDUCE_HD constexpr std::uint64_t grid_blocks(std::uint64_t vectors, unsigned block_threads, std::uint64_t resident,
                                                  std::uint64_t sms, int words) {
-  if (vectors * vector_bytes <= single_block_max_bytes) return 1;
+  if (vectors * vector_bytes <= single_block_max_bytes(words)) return 1;
   std::uint64_t g = min_u64(resident, max_blocks(words));
   if (g > sms) g -= g % sms;
   return max_u64(1, min_u64(g, ceil_div(vectors, std::uint64_t(block_threads) * unroll)));
