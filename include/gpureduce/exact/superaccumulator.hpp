@@ -96,8 +96,8 @@ GPUREDUCE_HD std::int64_t carry_word(std::int64_t& w, int i, int words, std::int
 }
 
 // Full carry propagation over the team's slices: words 0..words-2 become digits, the top word
-// signed. Each round moves the carries left over one owner up; owners of one word whose carries
-// have shrunk to +-1 may pass one on per round (a run of zero or all-ones digits).
+// signed. Each round passes every owner's carry out to the next owner up; a carry that runs
+// through zero or all-ones digits takes one round per owner it crosses (32 at most).
 GPUREDUCE_EXEC_CHECK_DISABLE
 template <int P, class Team>
 GPUREDUCE_HD void normalize_slice(std::int64_t (&w)[P], int first, int words, const Team& team) {
