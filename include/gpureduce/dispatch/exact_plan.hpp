@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gpureduce/dispatch/launch_plan.hpp>
+#include <gpureduce/exact/format.hpp>
 #include <gpureduce/grid/arithmetic.hpp>
 #include <gpureduce/grid/vector_split.hpp>
 
@@ -33,7 +34,9 @@ inline constexpr int unroll = 4;
 // forced against the grid (bench/results/*_exact_one_block_limit_86ab738.txt): float64 at 96,
 // 128, 192 and 256 KB 8.6, 9.5, 10.9 and 13.9 us against 13.9, 13.9, 13.9 and 12.8; float32 at
 // 96 KB 9.5 against 9.1, the half types at 96 KB 11.2-11.4 against 9.6-10.0.
-GPUREDUCE_HD constexpr std::uint64_t single_block_max_bytes(int words) { return words > 64 ? 192 * 1024 : 64 * 1024; }
+GPUREDUCE_HD constexpr std::uint64_t single_block_max_bytes(int words) {
+  return words >= sum_terms<double>().words() ? 192 * 1024 : 64 * 1024;
+}
 
 // Blocks: one for small inputs, else one batch per block at most, no more than are resident or
 // than the workspace holds, rounded down to whole waves over the SMs where there are more blocks
