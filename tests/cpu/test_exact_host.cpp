@@ -59,6 +59,26 @@ TYPED_TEST(ExactHost, well_conditioned_values_take_the_fast_path) {
   }
 }
 
+// Exponent fields in a band of 9 anywhere from the subnormals to the largest finite field, zeros
+// among them: the 16-bit types' vectors summed in float first (exact/narrow_batch.hpp), their
+// sums near the top beyond the type's own range, near the bottom subnormal floats.
+TYPED_TEST(ExactHost, narrow_exponent_bands_from_subnormal_to_largest) {
+  using T = TypeParam;
+  const Layout l = layout_of<T>();
+  const std::uint64_t top = (std::uint64_t(1) << l.exp_bits) - 2, frac = (std::uint64_t(1) << l.frac_bits) - 1;
+  std::mt19937_64 rng(test_seed());
+  for (std::uint64_t low : {std::uint64_t(0), std::uint64_t(1), top / 2, top - 8}) {
+    for (std::size_t n : {8, 64, 4099}) {
+      std::vector<T> x(n);
+      for (T& v : x) {
+        const std::uint64_t f = rng() % 11 == 0 ? 0 : low + rng() % 9;
+        v = from_bits<T>(((rng() & 1) << (l.exp_bits + l.frac_bits)) | (f << l.frac_bits) | (f ? rng() & frac : 0));
+      }
+      expect_exact(x, "narrow band");
+    }
+  }
+}
+
 TYPED_TEST(ExactHost, heavy_cancellation_leaves_the_tiny_residue) {
   using T = TypeParam;
   std::mt19937_64 rng(test_seed());

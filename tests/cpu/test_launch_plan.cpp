@@ -237,6 +237,18 @@ TEST(test_dispatch_exact_plan, grid_fits_the_workspace_in_whole_waves) {
   EXPECT_EQ(exact::grid_blocks(big, 512, 100, 132, float_words), 100u);  // fewer resident than SMs
 }
 
+// The exact sum's loads: evict-first from 16 MB to 4x the L2 size (H100: 50 MB), or as the caller
+// asks.
+TEST(test_dispatch_exact_plan, evict_first_from_16_mb_to_4x_l2) {
+  constexpr std::uint64_t l2 = 50 << 20, mb = 1 << 20;
+  EXPECT_FALSE(exact::evict_first(L2Policy::automatic, 16 * mb - 1, l2));
+  EXPECT_TRUE(exact::evict_first(L2Policy::automatic, 16 * mb, l2));
+  EXPECT_TRUE(exact::evict_first(L2Policy::automatic, 4 * l2, l2));
+  EXPECT_FALSE(exact::evict_first(L2Policy::automatic, 4 * l2 + 1, l2));
+  EXPECT_TRUE(exact::evict_first(L2Policy::evict_first, 1024, l2));
+  EXPECT_FALSE(exact::evict_first(L2Policy::normal, 64 * mb, l2));
+}
+
 // The flagged slots of the grid kernel: a published partial reads back bit for bit and is full;
 // the empty (all-zero) slot is not, whatever the accumulator, including a partial of all zero bits.
 // Op: the operator, which decides only whether an 8-byte argmin/argmax may flag its index's sign.

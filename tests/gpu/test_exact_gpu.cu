@@ -107,6 +107,30 @@ TYPED_TEST(ExactGpu, cancellation_ties_overflow_subnormals_specials) {
   expect_matches_host(zeros, "-0 and one +0");
 }
 
+// Exponent fields in a band of 9 (zeros among them) from the subnormals to the largest finite
+// field, and values in [-1, 1): the 16-bit types' vectors take their exact sum in float
+// (exact/narrow_batch.hpp), near the bottom subnormal floats, near the top beyond the type's range.
+TYPED_TEST(ExactGpu, narrow_exponent_bands_and_well_conditioned_values) {
+  GPUREDUCE_REQUIRE_GPU();
+  using T = TypeParam;
+  const Layout l = layout_of<T>();
+  const std::uint64_t top = (std::uint64_t(1) << l.exp_bits) - 2, frac = (std::uint64_t(1) << l.frac_bits) - 1;
+  std::mt19937_64 rng(test_seed());
+  for (std::uint64_t low : {std::uint64_t(0), std::uint64_t(1), top / 2, top - 8})
+    for (std::size_t n : {std::size_t(1000), std::size_t(65537), std::size_t(1 << 20) + 3}) {
+      std::vector<T> x(n);
+      for (T& v : x) {
+        const std::uint64_t f = rng() % 11 == 0 ? 0 : low + rng() % 9;
+        v = from_bits<T>(((rng() & 1) << (l.exp_bits + l.frac_bits)) | (f << l.frac_bits) | (f ? rng() & frac : 0));
+      }
+      expect_matches_host(x, "narrow band", unsigned(rng() % (16 / sizeof(T))));
+    }
+  std::uniform_real_distribution<double> d(-1, 1);
+  std::vector<T> x((1 << 22) + 5);
+  for (T& v : x) v = value<T>(d(rng));
+  expect_matches_host(x, "[-1, 1)");
+}
+
 // Seeded random counts and offsets (fuzz_count: around the library's boundaries and log-uniform),
 // values over the whole range, some cases with subnormals, NaN or infinities at the ends and at
 // random places: the same bits as the host.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gpureduce/dispatch/launch_plan.hpp>
+#include <gpureduce/dispatch/tuning_sm90.hpp>
 #include <gpureduce/exact/format.hpp>
 #include <gpureduce/grid/arithmetic.hpp>
 #include <gpureduce/grid/vector_split.hpp>
@@ -36,6 +37,18 @@ inline constexpr int unroll = 4;
 // 96 KB 9.5 against 9.1, the half types at 96 KB 11.2-11.4 against 9.6-10.0.
 GPUREDUCE_HD constexpr std::uint64_t single_block_max_bytes(int words) {
   return words >= sum_terms<double>().words() ? 192 * 1024 : 64 * 1024;
+}
+
+// Evict-first loads in L2 (thread/vector_load.cuh) from 16 MB up to 4x the L2 size, where the
+// plain grids take them from the smallest size (tuning_sm90.hpp). H100, A/B in one run, two
+// rounds, exact sums against plain loads (bench/results/*_ab_exact_narrow_ef_9d1f5e0.txt, "new"
+// and "ef"), time ratio: float32 2^24 0.904 (39.95 -> 36.14 us), float64 2^22-2^24 0.92-0.93,
+// float16 and bfloat16 2^24-2^26 0.91-0.95; from 256 MB up 1.00; below 16 MB 0.99-1.06 (float16
+// 2^20 1.04, bfloat16 2^22 1.05, float32 2^16-2^20 1.01).
+inline constexpr std::uint64_t evict_first_min_bytes = std::uint64_t(16) << 20;
+GPUREDUCE_HD constexpr bool evict_first(L2Policy policy, std::uint64_t bytes, std::uint64_t l2_bytes) {
+  if (policy != L2Policy::automatic) return policy == L2Policy::evict_first;
+  return bytes >= evict_first_min_bytes && bytes <= TuningSm90<4>::evict_first_max_l2 * l2_bytes;
 }
 
 // Blocks: one for small inputs, else one batch per block at most, no more than are resident or

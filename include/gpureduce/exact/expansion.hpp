@@ -8,6 +8,7 @@
 
 #include <gpureduce/config.hpp>
 #include <gpureduce/exact/format.hpp>
+#include <gpureduce/exact/narrow_batch.hpp>
 #include <gpureduce/exact/superaccumulator.hpp>
 
 #include <cstdint>
@@ -54,6 +55,25 @@ GPUREDUCE_UNROLL
 GPUREDUCE_UNROLL
     for (int k = 0; k < K; ++k) b.x[k] = x[k];
     *this = added_each(*this, b, deposit);
+  }
+
+  // Adds one vector of elements (or of exact products): a vector of 16-bit floats as its exact
+  // sum in float where that fits (narrow_batch.hpp), one term instead of K; otherwise each one.
+  GPUREDUCE_EXEC_CHECK_DISABLE
+  template <class T, int K, class Deposit>
+  GPUREDUCE_HD void add_values(const T (&y)[K], Deposit&& deposit) {
+    if constexpr (is_narrow_v<T>) {
+      float s;
+      if (narrow_batch_sum(y, s)) {
+        const double x[1] = {convert<double>(s)};
+        add_batch(x, deposit);
+        return;
+      }
+    }
+    double x[K];
+GPUREDUCE_UNROLL
+    for (int k = 0; k < K; ++k) x[k] = convert<double>(y[k]);
+    add_batch(x, deposit);
   }
 
   template <int K>

@@ -59,11 +59,13 @@ GPUREDUCE_HD constexpr double pow2(int e) {
   return x;
 }
 
-// Sums of T: inputs are exact in double. Doubles at or above 2^990 skip the expansion.
+// Sums of T: inputs are exact in double. Doubles at or above 2^990 skip the expansion. For the
+// other types the limit lies 2^4 above their largest finite value, so that the exact sum of a
+// vector of up to 16 of them (narrow_batch.hpp) takes the expansion too.
 template <class T>
 GPUREDUCE_HD constexpr TermRange sum_terms() {
   constexpr BinaryFormat f = format_of<T>();
-  return {f.lsb_exp, f.max_exp, std::is_same_v<T, double> ? pow2(990) : pow2(f.max_exp)};
+  return {f.lsb_exp, f.max_exp, std::is_same_v<T, double> ? pow2(990) : pow2(f.max_exp + 4)};
 }
 
 // Products of two floats: exact in double (48 significand bits), multiples of 2^-298, below 2^256.

@@ -12,9 +12,10 @@
 
 namespace gpureduce::exact {
 
-// sum in[0, n) of terms(i) (a double, exact), rounded once into Out.
-template <class Terms, class Out, class TermAt>
-Out host_sum(std::uint64_t n, TermAt&& term) {
+// sum in[0, n) of terms(i) (a double, exact), rounded once into Out; batch(i, e, put) adds the K
+// terms from i to the expansion e, as the kernel adds one vector.
+template <class Terms, class Out, int K, class TermAt, class BatchAt>
+Out host_sum(std::uint64_t n, TermAt&& term, BatchAt&& batch) {
   if (n > max_count) throw std::invalid_argument("gpureduce: exact sums take at most 2^40 elements");
   constexpr TermRange r = Terms::range;
   std::int64_t w[r.words()] = {};
@@ -22,10 +23,9 @@ Out host_sum(std::uint64_t n, TermAt&& term) {
   const auto put = [&](double v) { deposit(v, r.lsb_exp, add); };
   Expansion<Terms> e;
   std::uint64_t i = 0;
-  for (; i + 4 <= n; i += 4) {  // batches of 4, as the kernel's vectors of floats
-    const double x[4] = {term(i), term(i + 1), term(i + 2), term(i + 3)};
-    e.add_batch(x, put);
-    if ((i & 0x3fffffff) == 0x3ffffffc)  // keep each word within its 2^30-deposit headroom
+  for (; i + K <= n; i += K) {
+    batch(i, e, put);
+    if (((i + K) & 0x3fffffff) == 0)  // keep each word within its 2^30-deposit headroom
       normalize(w);
   }
   for (; i < n; ++i) e.add(term(i), put);
@@ -37,18 +37,30 @@ Out host_sum(std::uint64_t n, TermAt&& term) {
 
 namespace gpureduce {
 
-// The exact sum of in[0, n), rounded once to nearest even into Out (by default T).
+// The exact sum of in[0, n), rounded once to nearest even into Out (by default T). In vectors of
+// 16 bytes, as the kernel reads them.
 template <class Out = void, class T>
 auto exact_sum_host(const T* in, std::uint64_t n) {
   static_assert(exact::is_exact_type_v<T>, "gpureduce: exact sums take float, double, __half or __nv_bfloat16");
   using R = std::conditional_t<std::is_void_v<Out>, T, Out>;
-  return exact::host_sum<exact::SumOf<T>, R>(n, [&](std::uint64_t i) { return convert<double>(in[i]); });
+  constexpr int K = 16 / sizeof(T);
+  return exact::host_sum<exact::SumOf<T>, R, K>(
+      n, [&](std::uint64_t i) { return convert<double>(in[i]); },
+      [&](std::uint64_t i, auto& e, const auto& put) {
+        T y[K];
+        for (int k = 0; k < K; ++k) y[k] = in[i + k];
+        e.add_values(y, put);
+      });
 }
 
 // The exact dot product of two float arrays (each product is exact in double), rounded once.
 template <class Out = float>
 Out exact_dot_host(const float* a, const float* b, std::uint64_t n) {
-  return exact::host_sum<exact::FloatProducts, Out>(n, [&](std::uint64_t i) { return double(a[i]) * double(b[i]); });
+  const auto term = [&](std::uint64_t i) { return double(a[i]) * double(b[i]); };
+  return exact::host_sum<exact::FloatProducts, Out, 4>(n, term, [&](std::uint64_t i, auto& e, const auto& put) {
+    const double x[4] = {term(i), term(i + 1), term(i + 2), term(i + 3)};
+    e.add_batch(x, put);
+  });
 }
 
 }  // namespace gpureduce

@@ -65,7 +65,9 @@ struct SharedDeposit {
   }
 };
 
-template <unsigned BlockThreads, int Unroll, class Terms, class Out, class Source>
+// EvictFirst: the vectors loaded evict-first in L2, as the plain grids load inputs of up to 4x
+// the L2 size (thread/vector_load.cuh, docs/production.md "Loads and L2").
+template <unsigned BlockThreads, int Unroll, class Terms, class Out, class Source, bool EvictFirst = false>
 __global__ void __launch_bounds__(BlockThreads)
     exact_sum_kernel(Source src, std::uint64_t n, Out* out, void* workspace) {
   wait_for_previous_grid();
@@ -84,15 +86,9 @@ __global__ void __launch_bounds__(BlockThreads)
   const SharedDeposit<Terms> put{unsigned(__cvta_generic_to_shared(mine))};
   exact::Expansion<Terms> e;
   for_each_thread_value<BlockThreads, Unroll, false>(
-      src, src.split(n), blockIdx.x, gridDim.x, PlainLoad{},
+      src, src.split(n), blockIdx.x, gridDim.x, VectorLoad<EvictFirst>{},
       [&](auto x, std::int64_t) { e.add(convert<double>(x), put); },
-      [&](const auto& y, std::int64_t) {
-        constexpr int K = std::extent_v<std::remove_cvref_t<decltype(y)>>;
-        double x[K];
-#pragma unroll
-        for (int k = 0; k < K; ++k) x[k] = convert<double>(y[k]);
-        e.add_batch(x, put);
-      });
+      [&](const auto& y, std::int64_t) { e.add_values(y, put); });
   const unsigned flags = warp_allreduce(e.final_flags(), BitOr{});
   deposit_warp(e.hi, range.lsb_exp, mine);
   deposit_warp(e.lo, range.lsb_exp, mine);

@@ -93,10 +93,28 @@ GPUREDUCE_HD constexpr T quiet_nan() {
 // H100, A/B against ef83fbf in one run: bfloat16 dot 2^10-2^13 4-10% faster (2^12 4.78 -> 4.32 us,
 // 0.90x -> 1.01x CUB) but 2^14 4.97 -> 5.74 and bfloat16 sum 2^13 4.30 -> 4.56; other bfloat16 rows
 // within 2% (*_ab_bf16_shift_faca18f_vs_ef83fbf.txt).
+// Between float and double by a cvt without .ftz: under -ftz=true (and --use_fast_math) nvcc
+// emits cvt.ftz.f64.f32 and cvt.rn.ftz.f32.f64, which flush subnormal floats (and bfloat16
+// subnormals, which widen to them) to zero, and the exact sums (docs/exact.md) would lose them.
 template <class To, class From>
 GPUREDUCE_HD constexpr To convert(From x) {
   if constexpr (std::is_same_v<To, From>) return x;
 #if defined(__CUDA_ARCH__)
+  else if constexpr (std::is_same_v<To, double> && std::is_same_v<From, float>) {
+    if (!__builtin_is_constant_evaluated()) {
+      double d;
+      asm("cvt.f64.f32 %0, %1;" : "=d"(d) : "f"(x));
+      return d;
+    }
+    return static_cast<double>(x);
+  } else if constexpr (std::is_same_v<To, float> && std::is_same_v<From, double>) {
+    if (!__builtin_is_constant_evaluated()) {
+      float f;
+      asm("cvt.rn.f32.f64 %0, %1;" : "=f"(f) : "d"(x));
+      return f;
+    }
+    return static_cast<float>(x);
+  }
   else if constexpr (std::is_same_v<From, __nv_bfloat16>) {
     if (!__builtin_is_constant_evaluated())
       return convert<To>(__uint_as_float(unsigned(__bfloat16_as_ushort(x)) << 16));
@@ -104,8 +122,8 @@ GPUREDUCE_HD constexpr To convert(From x) {
   }
 #endif
   else if constexpr (is_half_v<From>) return convert<To>(static_cast<float>(x));
-  else if constexpr (std::is_same_v<To, __half>) return __float2half_rn(static_cast<float>(x));
-  else if constexpr (std::is_same_v<To, __nv_bfloat16>) return __float2bfloat16_rn(static_cast<float>(x));
+  else if constexpr (std::is_same_v<To, __half>) return __float2half_rn(convert<float>(x));
+  else if constexpr (std::is_same_v<To, __nv_bfloat16>) return __float2bfloat16_rn(convert<float>(x));
   else return static_cast<To>(x);
 }
 
