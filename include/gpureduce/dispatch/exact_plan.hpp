@@ -41,7 +41,7 @@ GPUREDUCE_HD constexpr std::uint64_t single_block_max_bytes(int words) {
 
 // Evict-first loads in L2 (thread/vector_load.cuh) from 16 MB up to 4x the L2 size, where the
 // plain grids take them from the smallest size (tuning_sm90.hpp). H100, A/B in one run, two
-// rounds, exact sums against plain loads (bench/results/*_ab_exact_narrow_ef_9d1f5e0.txt, "new"
+// rounds, exact sums against plain loads (bench/results/*_ab_exact_narrow_ef_ac66a79.txt, "new"
 // and "ef"), time ratio: float32 2^24 0.904 (39.95 -> 36.14 us), float64 2^22-2^24 0.92-0.93,
 // float16 and bfloat16 2^24-2^26 0.91-0.95; from 256 MB up 1.00; below 16 MB 0.99-1.06 (float16
 // 2^20 1.04, bfloat16 2^22 1.05, float32 2^16-2^20 1.01).
