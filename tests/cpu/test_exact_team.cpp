@@ -40,6 +40,7 @@ struct Meeting {
 
 // An owner's view of the meeting: the Team that exact::normalize_slice and round_slice expect.
 struct ThreadTeam {
+  static constexpr int owners = ::owners;
   Meeting* m;
   int rank;
   bool any(bool x) const {
@@ -63,9 +64,11 @@ struct ThreadTeam {
       return r;
     });
   }
-  std::int64_t from_below(std::int64_t x) const {
+  std::int64_t from_below(std::int64_t x, int d = 1, std::int64_t none = 0) const {
     const int me = rank;
-    return std::int64_t(m->meet(rank, std::uint64_t(x), [me](const auto& s) { return me ? s[me - 1] : 0; }));
+    return std::int64_t(m->meet(rank, std::uint64_t(x), [me, d, none](const auto& s) {
+      return me >= d ? s[me - d] : std::uint64_t(none);
+    }));
   }
   std::int64_t broadcast(std::int64_t x, int from) const {
     return std::int64_t(m->meet(rank, std::uint64_t(x), [from](const auto& s) { return s[from]; }));

@@ -70,14 +70,16 @@ GPUREDUCE_HD std::int64_t carry_step(const std::int64_t* w, int i, int words) {
 
 // Carries and rounding work on words held in slices: one owner (the host: one thread, every word)
 // or the 32 lanes of a warp (warp/warp_exact_round.cuh), each owner holding P consecutive words
-// from `first`, in registers. An owner reaches the others only through its Team: `any`, `max`,
-// `bit_or` over the owners, `from_below` (the value of the owner of the words just below, 0 for
-// the first owner) and `broadcast` (the value of owner r). Alone is the team of one owner.
+// from `first`, in registers. An owner reaches the others only through its Team of `owners`:
+// `any`, `max`, `bit_or` over the owners, `from_below(x, d, none)` (the value of the owner d
+// below, `none` where there is none) and `broadcast` (the value of owner r). Alone is the team
+// of one owner.
 struct Alone {
+  static constexpr int owners = 1;
   GPUREDUCE_HD bool any(bool x) const { return x; }
   GPUREDUCE_HD int max(int x) const { return x; }
   GPUREDUCE_HD std::uint64_t bit_or(std::uint64_t x) const { return x; }
-  GPUREDUCE_HD std::int64_t from_below(std::int64_t) const { return 0; }
+  GPUREDUCE_HD std::int64_t from_below(std::int64_t, int = 1, std::int64_t none = 0) const { return none; }
   GPUREDUCE_HD std::int64_t broadcast(std::int64_t x, int) const { return x; }
 };
 
@@ -95,19 +97,62 @@ GPUREDUCE_HD std::int64_t carry_word(std::int64_t& w, int i, int words, std::int
   return v >> 32;
 }
 
+namespace detail {
+// A carry transfer: the carry out (-1, 0 or 1) for each carry in (-1, 0, 1), two bits each (value
+// plus one), and the transfer of one applied after another (`first` then `then`).
+inline constexpr unsigned carry_identity = 0u | 1u << 2 | 2u << 4;
+GPUREDUCE_HD constexpr unsigned compose_carries(unsigned then, unsigned first) {
+  unsigned r = 0;
+  for (int k = 0; k < 3; ++k) r |= ((then >> (2 * ((first >> (2 * k)) & 3u))) & 3u) << (2 * k);
+  return r;
+}
+GPUREDUCE_HD constexpr int carry_out_of(unsigned transfer, int in) { return int((transfer >> (2 * (in + 1))) & 3u) - 1; }
+}  // namespace detail
+
 // Full carry propagation over the team's slices: words 0..words-2 become digits, the top word
-// signed. Each round passes every owner's carry out to the next owner up; a carry that runs
-// through zero or all-ones digits takes one round per owner it crosses (32 at most).
+// signed. Two passes, each taking the carries out of the owner below, leave every owner a carry
+// out of -1, 0 or 1. Passed on pass by pass, such a carry would take one pass per owner it runs
+// through (zero digits for -1, all-ones for 1): a negative sum's borrow runs through every zero
+// word above it, 9 passes for a float sum's 13 words (H100, ncu's warp samples of a float32 exact
+// sum of 2^10 at ac66a79: 35 of the 225, about 1100 cycles of warp 0 alone). Instead each owner's carry out for each carry in, with its own
+// pending carry added, is composed over the owners below by a prefix scan (log2 of the owners'
+// count in steps), which gives every owner its carry in at once. H100, A/B against ac66a79, three
+// rounds (bench/results/*_ab_exact_carry_scan_*.txt), time: float32 2^10-2^20 0.96-0.97, float64
+// 2^16-2^20 0.92-0.94 (2^18 13.95 -> 12.91 us), bfloat16 0.97-0.98; float16 (5 words, at most 4
+// passes) 1.00-1.01, so accumulators of up to scan_min_words keep passing carries on.
+inline constexpr int scan_min_words = 8;
 GPUREDUCE_EXEC_CHECK_DISABLE
 template <int P, class Team>
 GPUREDUCE_HD void normalize_slice(std::int64_t (&w)[P], int first, int words, const Team& team) {
   std::int64_t carry = 0;
-  while (true) {
+  for (int pass = 0;; ++pass) {
 GPUREDUCE_UNROLL
     for (int p = 0; p < P; ++p) carry = carry_word(w[p], first + p, words, carry);
     if (!team.any(carry != 0)) return;
+    if (pass == 1 && words > scan_min_words) break;
     carry = team.from_below(carry);
   }
+  // This owner's transfer: its pending carry plus what a carry in would carry out of its words (a
+  // pending carry leaves its last digit 0 or all-ones, so the two never add to 2 in magnitude).
+  unsigned transfer = 0;
+GPUREDUCE_UNROLL
+  for (int in = -1; in <= 1; ++in) {
+    std::int64_t c = in;
+GPUREDUCE_UNROLL
+    for (int p = 0; p < P; ++p) {
+      std::int64_t v = w[p];
+      c = carry_word(v, first + p, words, c);
+    }
+    transfer |= unsigned(carry + c + 1) << (2 * (in + 1));
+  }
+GPUREDUCE_UNROLL
+  for (int d = 1; d < Team::owners; d *= 2)
+    transfer = detail::compose_carries(transfer,
+                                       unsigned(team.from_below(transfer, d, detail::carry_identity)));
+  // The carries out of every owner below, composed from no carry into the first owner.
+  carry = team.from_below(detail::carry_out_of(transfer, 0));
+GPUREDUCE_UNROLL
+  for (int p = 0; p < P; ++p) carry = carry_word(w[p], first + p, words, carry);
 }
 
 // Full carry propagation of a whole accumulator by one thread.

@@ -1,6 +1,7 @@
 // A warp's carry propagation and rounding of an exact sum's superaccumulator (exact/
 // superaccumulator.hpp), in place of one thread walking every word: each lane holds ceil(Words/32)
-// consecutive words in registers, carries cross between lanes in rounds, and the leading bit,
+// consecutive words in registers, carries cross between lanes (exact::normalize_slice: two
+// rounds, then a prefix scan of the lanes' carry transfers), and the leading bit,
 // the kept bits and the sticky bit are warp reductions. One thread took 69 dependent steps per
 // pass over a double's words, and up to three passes.
 #pragma once
@@ -15,12 +16,13 @@ namespace gpureduce {
 
 // The lanes of one warp as the superaccumulator's team (every lane must take part).
 struct WarpTeam {
+  static constexpr int owners = warp_threads;
   __device__ __forceinline__ bool any(bool x) const { return __any_sync(~0u, x); }
   __device__ __forceinline__ int max(int x) const { return warp_allreduce(x, Max{}); }
   __device__ __forceinline__ std::uint64_t bit_or(std::uint64_t x) const { return warp_allreduce(x, BitOr{}); }
-  __device__ __forceinline__ std::int64_t from_below(std::int64_t x) const {
-    const std::int64_t v = __shfl_up_sync(~0u, x, 1);
-    return threadIdx.x % warp_threads == 0 ? 0 : v;
+  __device__ __forceinline__ std::int64_t from_below(std::int64_t x, int d = 1, std::int64_t none = 0) const {
+    const std::int64_t v = __shfl_up_sync(~0u, x, d);
+    return int(threadIdx.x % warp_threads) < d ? none : v;
   }
   __device__ __forceinline__ std::int64_t broadcast(std::int64_t x, int lane) const {
     return __shfl_sync(~0u, x, lane);
