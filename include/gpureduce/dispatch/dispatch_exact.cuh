@@ -14,7 +14,8 @@ Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, 
   constexpr auto evict_first = exact_sum_kernel<Threads, exact::unroll, Terms, Out, Source, true>;
   DeviceLimits limits{};
   if (const Status s = device_limits<Threads, plain, evict_first>(device, &limits); !s) return s;
-  const bool ef = exact::evict_first(opt.l2, n * sizeof(typename Source::element_type) * Source::arrays, limits.l2_bytes);
+  constexpr unsigned bytes = sizeof(typename Source::element_type) * Source::arrays;
+  const bool ef = exact::evict_first(opt.l2, n * bytes, limits.l2_bytes);
   std::uint64_t blocks =
       exact::grid_blocks(src.split(n).vectors, Threads, limits.resident_blocks[ef], limits.sm_count, words);
   if (opt.force_kernel == Kernel::one_block) blocks = 1;
@@ -28,8 +29,8 @@ Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, 
     ws = slot + slot_result_bytes;
   }
   return Status::from_cuda(
-      launch_kernel(ef && blocks > 1 ? evict_first : plain, Launch{unsigned(blocks), Threads, stream, opt.dependent_launch},
-                    src, n, out, ws));
+      launch_kernel(ef && blocks > 1 ? evict_first : plain,
+                    Launch{unsigned(blocks), Threads, stream, opt.dependent_launch}, src, n, out, ws));
 }
 
 template <class Terms, class Out, class Source>

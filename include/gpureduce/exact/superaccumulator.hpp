@@ -106,7 +106,9 @@ GPUREDUCE_HD constexpr unsigned compose_carries(unsigned then, unsigned first) {
   for (int k = 0; k < 3; ++k) r |= ((then >> (2 * ((first >> (2 * k)) & 3u))) & 3u) << (2 * k);
   return r;
 }
-GPUREDUCE_HD constexpr int carry_out_of(unsigned transfer, int in) { return int((transfer >> (2 * (in + 1))) & 3u) - 1; }
+GPUREDUCE_HD constexpr int carry_out_of(unsigned transfer, int in) {
+  return int((transfer >> (2 * (in + 1))) & 3u) - 1;
+}
 }  // namespace detail
 
 // Full carry propagation over the team's slices: words 0..words-2 become digits, the top word
@@ -114,12 +116,15 @@ GPUREDUCE_HD constexpr int carry_out_of(unsigned transfer, int in) { return int(
 // out of -1, 0 or 1. Passed on pass by pass, such a carry would take one pass per owner it runs
 // through (zero digits for -1, all-ones for 1): a negative sum's borrow runs through every zero
 // word above it, 9 passes for a float sum's 13 words (H100, ncu's warp samples of a float32 exact
-// sum of 2^10 at ac66a79: 35 of the 225, about 1100 cycles of warp 0 alone). Instead each owner's carry out for each carry in, with its own
-// pending carry added, is composed over the owners below by a prefix scan (log2 of the owners'
-// count in steps), which gives every owner its carry in at once. H100, A/B against ac66a79, three
-// rounds (bench/results/*_ab_exact_carry_scan_*.txt), time: float32 2^10-2^20 0.96-0.97, float64
-// 2^16-2^20 0.92-0.94 (2^18 13.95 -> 12.91 us), bfloat16 0.97-0.98; float16 (5 words, at most 4
-// passes) 1.00-1.01, so accumulators of up to scan_min_words keep passing carries on.
+// sum of 2^10 at ac66a79: 35 of the 225, about 1100 cycles of warp 0 alone). Instead each
+// owner's carry out for each carry in, with its own pending carry added, is composed over the
+// owners below by a prefix scan (log2 of the owners' count in steps), which gives every owner its
+// carry in at once. H100, A/B against ac66a79, three
+// rounds (bench/results/*_ab_exact_carry_scan_1f6913d.txt), time: float32 2^10-2^20 0.955-0.974,
+// float64 grids of 2^16-2^20 0.915-0.938 (2^18 13.89 -> 12.90 us) but one block 1.007-1.024,
+// bfloat16 0.965-0.988. float16 (5 words, at most 4 passes) took 1.00-1.01 with the scan
+// (*_ab_exact_carry_scan_every_size_experiment_ac66a79.txt), so accumulators of up to
+// scan_min_words keep passing carries on.
 inline constexpr int scan_min_words = 8;
 GPUREDUCE_EXEC_CHECK_DISABLE
 template <int P, class Team>
