@@ -66,6 +66,22 @@ T random_subnormal(std::mt19937_64& rng) {
   return from_bits<T>(((rng() & 1) << (l.exp_bits + l.frac_bits)) | f);
 }
 
+// The largest exponent field of finite values.
+template <class T>
+std::uint64_t top_field() {
+  return (std::uint64_t(1) << layout_of<T>().exp_bits) - 2;
+}
+
+// A value of random sign and fraction whose exponent field lies in [low, low + 8], or (1 in 11) a
+// zero: n of them sum as the 16-bit types' vectors do in float (gpureduce/exact/narrow_batch.hpp).
+template <class T>
+T in_exponent_band(std::uint64_t low, std::mt19937_64& rng) {
+  const Layout l = layout_of<T>();
+  const std::uint64_t frac = (std::uint64_t(1) << l.frac_bits) - 1;
+  const std::uint64_t f = rng() % 11 == 0 ? 0 : low + rng() % 9;
+  return from_bits<T>(((rng() & 1) << (l.exp_bits + l.frac_bits)) | (f << l.frac_bits) | (f ? rng() & frac : 0));
+}
+
 template <class T>
 T negate(T x) {
   const Layout l = layout_of<T>();

@@ -64,16 +64,12 @@ TYPED_TEST(ExactHost, well_conditioned_values_take_the_fast_path) {
 // sums near the top beyond the type's own range, near the bottom subnormal floats.
 TYPED_TEST(ExactHost, narrow_exponent_bands_from_subnormal_to_largest) {
   using T = TypeParam;
-  const Layout l = layout_of<T>();
-  const std::uint64_t top = (std::uint64_t(1) << l.exp_bits) - 2, frac = (std::uint64_t(1) << l.frac_bits) - 1;
+  const std::uint64_t top = top_field<T>();
   std::mt19937_64 rng(test_seed());
   for (std::uint64_t low : {std::uint64_t(0), std::uint64_t(1), top / 2, top - 8}) {
     for (std::size_t n : {8, 64, 4099}) {
       std::vector<T> x(n);
-      for (T& v : x) {
-        const std::uint64_t f = rng() % 11 == 0 ? 0 : low + rng() % 9;
-        v = from_bits<T>(((rng() & 1) << (l.exp_bits + l.frac_bits)) | (f << l.frac_bits) | (f ? rng() & frac : 0));
-      }
+      for (T& v : x) v = in_exponent_band<T>(low, rng);
       expect_exact(x, "narrow band");
     }
   }

@@ -113,16 +113,12 @@ TYPED_TEST(ExactGpu, cancellation_ties_overflow_subnormals_specials) {
 TYPED_TEST(ExactGpu, narrow_exponent_bands_and_well_conditioned_values) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;
-  const Layout l = layout_of<T>();
-  const std::uint64_t top = (std::uint64_t(1) << l.exp_bits) - 2, frac = (std::uint64_t(1) << l.frac_bits) - 1;
+  const std::uint64_t top = top_field<T>();
   std::mt19937_64 rng(test_seed());
   for (std::uint64_t low : {std::uint64_t(0), std::uint64_t(1), top / 2, top - 8})
     for (std::size_t n : {std::size_t(1000), std::size_t(65537), std::size_t(1 << 20) + 3}) {
       std::vector<T> x(n);
-      for (T& v : x) {
-        const std::uint64_t f = rng() % 11 == 0 ? 0 : low + rng() % 9;
-        v = from_bits<T>(((rng() & 1) << (l.exp_bits + l.frac_bits)) | (f << l.frac_bits) | (f ? rng() & frac : 0));
-      }
+      for (T& v : x) v = in_exponent_band<T>(low, rng);
       expect_matches_host(x, "narrow band", unsigned(rng() % (16 / sizeof(T))));
     }
   std::uniform_real_distribution<double> d(-1, 1);
@@ -132,8 +128,8 @@ TYPED_TEST(ExactGpu, narrow_exponent_bands_and_well_conditioned_values) {
 }
 
 // Seeded random counts and offsets (fuzz_count: around the library's boundaries and log-uniform),
-// values over the whole range, some cases with subnormals, NaN or infinities at the ends and at
-// random places: the same bits as the host.
+// values over the whole range or in a band of it, some cases with subnormals, NaN or infinities at
+// the ends and at random places: the same bits as the host.
 TYPED_TEST(ExactGpu, fuzz_counts_offsets_and_specials) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;
@@ -142,7 +138,12 @@ TYPED_TEST(ExactGpu, fuzz_counts_offsets_and_specials) {
   for (int round = 0; round < budget.rounds && !::testing::Test::HasFailure(); ++round) {
     const std::uint64_t n = fuzz_count<T>(rng, budget.max_bytes);
     const unsigned offset = unsigned(rng() % (16 / sizeof(T)));
+    // Values over the whole range, or (1 in 3) in a band of exponents somewhere in it.
     std::vector<T> x = whole_range<T>(n, rng());
+    if (rng() % 3 == 0) {
+      const std::uint64_t low = rng() % (top_field<T>() - 7);
+      for (T& v : x) v = in_exponent_band<T>(low, rng);
+    }
     const T inf = from_bits<T>(exp_mask<T>()), nan = from_bits<T>(exp_mask<T>() | 1);
     if (n > 0 && rng() % 2)
       for (int k = 0, count = 1 + int(rng() % 4); k < count; ++k) {
