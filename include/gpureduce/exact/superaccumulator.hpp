@@ -119,8 +119,8 @@ GPUREDUCE_HD constexpr int carry_out_of(unsigned transfer, int in) {
 // sum of 2^10 at ac66a79: 35 of the 225, about 1100 cycles of warp 0 alone). Instead each
 // owner's carry out for each carry in, with its own pending carry added, is composed over the
 // owners below by a prefix scan (log2 of the owners' count in steps), which gives every owner its
-// carry in at once. H100, A/B against ac66a79, three
-// rounds (bench/results/*_ab_exact_carry_scan_1f6913d.txt), time: float32 2^10-2^20 0.955-0.974,
+// carry in at once. H100, A/B against ac66a79, three rounds
+// (bench/results/*_ab_exact_carry_scan_1f6913d.txt), time: float32 2^10-2^20 0.955-0.974,
 // float64 grids of 2^16-2^20 0.915-0.938 (2^18 13.89 -> 12.90 us) but one block 1.007-1.024,
 // bfloat16 0.965-0.988. float16 (5 words, at most 4 passes) took 1.00-1.01 with the scan
 // (*_ab_exact_carry_scan_every_size_experiment_ac66a79.txt), so accumulators of up to
