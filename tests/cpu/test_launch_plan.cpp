@@ -212,29 +212,31 @@ TEST(test_dispatch_launch_plan, workspace_holds_a_partial_per_block) {
   EXPECT_GE(detail::slot_bytes, detail::slot_result_bytes + workspace_bytes);
 }
 
-// The exact sum's grid: at most what the workspace holds (double: 69 words, 280-byte partials),
-// whole waves over the SMs, one batch of 512 x 4 vectors per block at most.
+// The exact sum's grid: readers and a combiner block, at most as many readers as the workspace's
+// flagged slots hold packets for (double: 23 packets, 178 readers), whole waves over the SMs (a
+// full wave: the combiner takes one reader's place), one batch of 512 x 4 vectors per reader at
+// most.
 TEST(test_dispatch_exact_plan, grid_fits_the_workspace_in_whole_waves) {
   constexpr int double_words = exact::SumOf<double>::range.words();
   constexpr int float_words = exact::SumOf<float>::range.words();
   EXPECT_EQ(double_words, 69);
   EXPECT_EQ(float_words, 13);
-  EXPECT_EQ(exact::partial_bytes(double_words), 280u);
-  EXPECT_GE(exact::max_blocks(double_words), 132u);
-  // Within the ticketed region: the generation words after it stay as the last launch left them.
-  for (const int words : {double_words, float_words})
-    EXPECT_LE(grid_ticketed_offset + exact::max_blocks(words) * exact::partial_bytes(words), grid_generation_offset);
+  EXPECT_EQ(exact::max_readers(double_words), 178u);
+  EXPECT_EQ(exact::max_blocks(double_words), 179u);
   const std::uint64_t big = std::uint64_t(1) << 30;
   EXPECT_EQ(exact::grid_blocks(big, 512, 132 * 4, 132, double_words), 132u);
   EXPECT_EQ(exact::grid_blocks(big, 512, 132 * 4, 132, float_words), 132u * 4);
   EXPECT_EQ(exact::grid_blocks(0, 512, 132 * 4, 132, float_words), 1u);
   EXPECT_EQ(exact::grid_blocks(exact::single_block_max_bytes(float_words) / 16, 512, 132 * 4, 132, float_words), 1u);
-  EXPECT_EQ(exact::grid_blocks(65536 / 16 + 1, 512, 132 * 4, 132, float_words), 3u);
+  EXPECT_EQ(exact::grid_blocks(65536 / 16 + 1, 512, 132 * 4, 132, float_words), 4u);  // 3 readers
   // A double's 69 words: one block up to 192 KB.
   EXPECT_EQ(exact::grid_blocks(196608 / 16, 512, 132 * 4, 132, double_words), 1u);
-  EXPECT_EQ(exact::grid_blocks(196608 / 16 + 1, 512, 132 * 4, 132, double_words), 7u);
-  EXPECT_EQ(exact::grid_blocks(512 * 4 * 10 + 1, 512, 132 * 4, 132, float_words), 11u);
+  EXPECT_EQ(exact::grid_blocks(196608 / 16 + 1, 512, 132 * 4, 132, double_words), 8u);
+  EXPECT_EQ(exact::grid_blocks(512 * 4 * 10 + 1, 512, 132 * 4, 132, float_words), 12u);
   EXPECT_EQ(exact::grid_blocks(big, 512, 100, 132, float_words), 100u);  // fewer resident than SMs
+  EXPECT_EQ(exact::grid_blocks(big, 512, 1, 132, float_words), 2u);      // the combiner waits for a slot
+  EXPECT_EQ(exact::readers(1), 1u);
+  EXPECT_EQ(exact::readers(132), 131u);
 }
 
 // The exact sum's loads: evict-first from 16 MB to 4x the L2 size (H100: 50 MB), or as the caller

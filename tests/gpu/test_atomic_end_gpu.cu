@@ -3,6 +3,7 @@
 // largest grid, and replayed in a graph (each launch must wait for its own generation), and the
 // zeros and NaN of float and double min/max.
 #include "../../src/bench/cuda_check.hpp"
+#include "../common/exact_cases.hpp"
 #include "reduce_checks.cuh"
 
 #include <cstdlib>
@@ -11,6 +12,8 @@
 
 namespace gpureduce::test {
 namespace {
+
+using exact_cases::bits_of;
 
 // Sizes in the combiner's range (up to max_combiner_blocks blocks of 16 KB): 65539 int32 is 17
 // blocks, 2^19 int32 and 2^18 int64 or double the largest grid, 129 blocks.
@@ -153,14 +156,19 @@ TEST(test_atomic_end, graph_replays_between_other_launches) {
   cudaGraphDestroy(graph);
 }
 
-// Exact float sums on the largest grid the workspace holds (forced) between atomic ends on the same
-// workspace: their partials stay out of the generation words. An infinity every 1000 elements
-// sets every block's flags, the last row of the exact partials.
+// Exact sums between atomic ends and plain hand-offs on the same workspace: the exact grids'
+// packets go through the flagged slots, which must be empty again after each exact sum (a plain
+// combiner that found one of them full would take it for a partial), and stay out of the
+// generation words. Exact float sums on the largest grid the workspace holds (forced) and double
+// sums on the library's grid; an infinity every 1000 floats sets every block's flags (packet 0).
+// The plain float sums (129 blocks: the combiner block; 257: the last block polls) must give the
+// bits of the same sums on a workspace of their own.
 TEST(test_atomic_end, exact_sums_on_the_same_workspace) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  const std::uint64_t n = 1u << 21;
-  const StreamWithWorkspace sw;
+  const std::uint64_t n = 1u << 21, nd = 1u << 18;
+  const std::uint64_t plain_n[2] = {largest_grid_4b, 2 * largest_grid_4b};
+  const StreamWithWorkspace sw, other;
   const cudaStream_t s = sw.s;
   const Options opt = sw.opt;
   Options exact_opt = opt;
@@ -168,21 +176,36 @@ TEST(test_atomic_end, exact_sums_on_the_same_workspace) {
   const auto h = random_input<std::int32_t>(small_grid, seed);
   auto hf = random_input<float>(n, seed + 1);
   for (std::uint64_t i = 0; i < n; i += 1000) hf[i] = std::numeric_limits<float>::infinity();
+  const auto hp = random_input<float>(plain_n[1], seed + 2);
+  const auto hd = random_input<double>(nd, seed + 3);
   const DeviceInput<std::int32_t> d(h, 0);
-  const DeviceInput<float> f(hf, 0);
+  const DeviceInput<float> f(hf, 0), fp(hp, 0);
+  const DeviceInput<double> dd(hd, 0);
   DeviceBuffer<std::int64_t> sums(4);
-  DeviceBuffer<float> exact(3);
+  DeviceBuffer<float> exact(3), plain(12), alone(2);
+  DeviceBuffer<double> exact_d(3);
   GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(sums.get(), 0xA5, 4 * 8, s));
+  GPUREDUCE_CHECK_CUDA(cudaMemsetAsync(plain.get(), 0xA5, 12 * 4, s));
   for (int k = 0; k < 3; ++k) {
     sum(d.get(), small_grid, sums.get() + k, s, opt);
+    for (int j = 0; j < 2; ++j) sum(fp.get(), plain_n[j], plain.get() + 4 * k + j, s, opt);
     exact_sum(f.get(), n, exact.get() + k, s, exact_opt);
+    exact_sum(dd.get(), nd, exact_d.get() + k, s, opt);
+    for (int j = 0; j < 2; ++j) sum(fp.get(), plain_n[j], plain.get() + 4 * k + 2 + j, s, opt);
   }
   sum(d.get(), small_grid, sums.get() + 3, s, opt);
+  for (int j = 0; j < 2; ++j) sum(fp.get(), plain_n[j], alone.get() + j, other.s, other.opt);
   GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(s));
+  GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(other.s));
   const auto got = to_host(sums);
   for (int k = 0; k < 4; ++k) EXPECT_EQ(std::uint64_t(got[k]), reference::int_sum(h.data(), small_grid)) << k;
   const auto e = to_host(exact);
   for (int k = 0; k < 3; ++k) EXPECT_EQ(e[k], std::numeric_limits<float>::infinity()) << k;
+  const auto ed = to_host(exact_d);
+  const double want_d = exact_sum_host(hd.data(), nd);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(bits_of(ed[k]), bits_of(want_d)) << k;
+  const auto p = to_host(plain), a = to_host(alone);
+  for (int k = 0; k < 12; ++k) EXPECT_EQ(bits_of(p[k]), bits_of(a[k % 2])) << "plain sum " << k;
 }
 
 // min (less) or max of x without its NaN; of two zeros min -0 and max +0 where present.

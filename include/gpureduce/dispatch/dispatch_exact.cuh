@@ -20,7 +20,7 @@ Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, 
       exact::grid_blocks(src.split(n).vectors, Threads, limits.resident_blocks[ef], limits.sm_count, words);
   if (opt.force_kernel == Kernel::one_block) blocks = 1;
   if (opt.force_blocks > 0) blocks = min_u64(opt.force_blocks, exact::max_blocks(words));
-  if (ceil_div(n, blocks * Threads) > exact::max_elements_per_thread)
+  if (ceil_div(n, exact::readers(blocks) * Threads) > exact::max_elements_per_thread)
     return Status::fail(Errc::invalid_argument, "exact sum: too many elements per thread for the forced grid");
   void* ws = opt.workspace;
   if (blocks > 1 && !ws) {

@@ -5,6 +5,7 @@
 #include <gpureduce/dispatch/tuning_sm90.hpp>
 #include <gpureduce/exact/format.hpp>
 #include <gpureduce/grid/arithmetic.hpp>
+#include <gpureduce/grid/exact_packets.hpp>
 #include <gpureduce/grid/vector_split.hpp>
 
 #include <cstddef>
@@ -12,13 +13,12 @@
 
 namespace gpureduce::exact {
 
-// Workspace bytes per block: the block's words as 32-bit digits, and its flags.
-GPUREDUCE_HD constexpr std::size_t partial_bytes(int words) { return (std::size_t(words) + 1) * 4; }
-
-// Blocks whose partials fit the grid workspace's ticketed region (launch_plan.hpp). Neither the
-// flagged region nor the atomic end's generation words after it are used: the slots must stay
-// empty (zero) and the words as the last launch left them, for the plain reductions.
-GPUREDUCE_HD constexpr std::uint64_t max_blocks(int words) { return grid_ticketed_bytes / partial_bytes(words); }
+// Reading blocks whose packets (grid/exact_packets.hpp) fit the grid workspace's flagged slots,
+// one slot per packet; a grid has these and its combiner block. The flagged slots are empty
+// between launches (every packet is emptied by the combiner), as the plain grids need them; the
+// ticketed region and the atomic end's words after them are left as they are.
+GPUREDUCE_HD constexpr std::uint64_t max_readers(int words) { return max_grid_blocks / packets(words); }
+GPUREDUCE_HD constexpr std::uint64_t max_blocks(int words) { return max_readers(words) + 1; }
 
 // Elements per thread are capped so that no shared word takes more than 2^30 deposits
 // (32 lanes x 2^24 + the final ones).
@@ -51,15 +51,19 @@ GPUREDUCE_HD constexpr bool evict_first(L2Policy policy, std::uint64_t bytes, st
   return bytes >= evict_first_min_bytes && bytes <= TuningSm90<4>::evict_first_max_l2 * l2_bytes;
 }
 
-// Blocks: one for small inputs, else one batch per block at most, no more than are resident or
-// than the workspace holds, rounded down to whole waves over the SMs where there are more blocks
-// than SMs.
+// Blocks: one for small inputs, else a combiner block and one batch per reading block at most, no
+// more blocks than are resident or than the workspace holds packets for, rounded down to whole
+// waves over the SMs where there are more blocks than SMs (a full wave: the combiner takes one
+// reader's place).
 GPUREDUCE_HD constexpr std::uint64_t grid_blocks(std::uint64_t vectors, unsigned block_threads, std::uint64_t resident,
                                                  std::uint64_t sms, int words) {
   if (vectors * vector_bytes <= single_block_max_bytes(words)) return 1;
   std::uint64_t g = min_u64(resident, max_blocks(words));
   if (g > sms) g -= g % sms;
-  return max_u64(1, min_u64(g, ceil_div(vectors, std::uint64_t(block_threads) * unroll)));
+  return max_u64(2, min_u64(g, ceil_div(vectors, std::uint64_t(block_threads) * unroll) + 1));
 }
+
+// The blocks of a grid that read the input: all but the combiner.
+GPUREDUCE_HD constexpr std::uint64_t readers(std::uint64_t blocks) { return blocks > 1 ? blocks - 1 : 1; }
 
 }  // namespace gpureduce::exact

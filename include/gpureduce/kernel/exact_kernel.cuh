@@ -1,8 +1,9 @@
 // The exact sum (docs/exact.md): one launch. Each thread runs a two-term expansion over its
 // elements and deposits remainders into its warp's superaccumulator in shared memory (64-bit
 // shared atomics; one accumulator per warp keeps contention within a warp). The block sums its
-// warps' accumulators, publishes the sum as 32-bit digits, and the block drawing the last ticket
-// adds the blocks' digits and rounds once. Integer additions are associative, so the result does
+// warps' accumulators; in a grid it publishes the sum as packets of 32-bit digits
+// (grid/exact_packets.hpp), and the grid's last block, which reads no input, adds the blocks'
+// digits as they arrive and rounds once. Integer additions are associative, so the result does
 // not depend on the grid, the block size or the order of anything.
 #pragma once
 
@@ -10,11 +11,11 @@
 #include <gpureduce/dispatch/exact_plan.hpp>
 #include <gpureduce/exact/expansion.hpp>
 #include <gpureduce/exact/superaccumulator.hpp>
+#include <gpureduce/grid/exact_packets.hpp>
+#include <gpureduce/kernel/flagged_access.cuh>
 #include <gpureduce/kernel/grid_dependency.cuh>
 #include <gpureduce/warp/warp_exact_round.cuh>
 #include <gpureduce/warp/warp_redux.cuh>
-
-#include <cuda/atomic>
 
 #include <cstdint>
 
@@ -65,6 +66,58 @@ struct SharedDeposit {
   }
 };
 
+// The combiner block's combine: every reader's packets polled until full (warp-uniform, each
+// lane's loads all in flight), emptied for the next launch and added into sums[0, Words) (shared,
+// zero) and the special-value flags into *flags. Packet row p (readers' slots p * readers ...) is
+// taken by `parts` warps, each lane adding every (32 x parts)th reader's packet.
+template <unsigned BlockThreads, int Words>
+__device__ __forceinline__ void combine_packets(FlaggedPartial* slots, unsigned readers, std::int64_t* sums,
+                                                unsigned* flags) {
+  constexpr unsigned rows = exact::packets(Words);
+  constexpr unsigned warps = BlockThreads / warp_threads;
+  constexpr unsigned parts = rows >= warps ? 1 : warps / rows;
+  constexpr unsigned stride = warp_threads * parts;
+  constexpr unsigned per_lane = 4;  // packets in flight per lane and poll
+  const unsigned lane = threadIdx.x % warp_threads;
+  for (unsigned u = threadIdx.x / warp_threads; u < rows * parts; u += warps) {
+    const int p = int(u / parts);
+    FlaggedPartial* row = slots + std::size_t(p) * readers;
+    std::int64_t s[exact::packet_digits] = {0, 0, 0};
+    unsigned f = 0;
+    for (unsigned first = (u % parts) * warp_threads + lane; first - lane < readers; first += stride * per_lane) {
+      FlaggedPartial v[per_lane] = {};
+      bool waiting;
+      do {  // every packet loaded in each poll, those past the row as its last: no load waits for another
+        waiting = false;
+#pragma unroll
+        for (unsigned k = 0; k < per_lane; ++k) v[k] = load_flagged(row + min(first + k * stride, readers - 1));
+#pragma unroll
+        for (unsigned k = 0; k < per_lane; ++k) waiting |= first + k * stride < readers && !exact::packet_is_full(v[k]);
+      } while (__any_sync(~0u, waiting));
+#pragma unroll
+      for (unsigned k = 0; k < per_lane; ++k)
+        if (first + k * stride < readers) {  // no break: v[] must stay in registers
+          store_flagged(row + first + k * stride, {});
+          exact::add_packet(v[k], Words, p, s, f);
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < exact::packet_digits; ++j)
+      for (int d = warp_threads / 2; d > 0; d /= 2) s[j] += __shfl_down_sync(~0u, s[j], d);
+    f = warp_allreduce(f, BitOr{});
+    if (lane == 0) {
+#pragma unroll
+      for (int j = 0; j < exact::packet_digits; ++j) {
+        const int i = p * exact::packet_digits + j;
+        if (i >= Words) break;
+        if constexpr (parts == 1) sums[i] = s[j];
+        else atomicAdd(reinterpret_cast<unsigned long long*>(&sums[i]), static_cast<unsigned long long>(s[j]));
+      }
+      if (p == 0) atomicOr(flags, f);
+    }
+  }
+}
+
 // EvictFirst: the vectors loaded evict-first in L2, as the plain grids load inputs of up to 4x
 // the L2 size (thread/vector_load.cuh, docs/production.md "Loads and L2").
 template <unsigned BlockThreads, int Unroll, class Terms, class Out, class Source, bool EvictFirst = false>
@@ -75,9 +128,24 @@ __global__ void __launch_bounds__(BlockThreads)
   constexpr int words = range.words();
   constexpr unsigned warps = BlockThreads / warp_threads;
   __shared__ long long acc[warps][words];
-  __shared__ std::int64_t sums[words + 1];  // the block's words; in the last block, the grid's and the flags
+  __shared__ std::int64_t sums[words];  // the block's words; in the combiner, the grid's
   __shared__ unsigned block_flags;
-  __shared__ bool is_last;
+  const unsigned readers = gridDim.x > 1 ? gridDim.x - 1 : 1;
+  auto* slots = reinterpret_cast<FlaggedPartial*>(static_cast<unsigned char*>(workspace) + grid_flagged_offset);
+
+  if (blockIdx.x == readers) {  // the combiner of a grid
+    for (unsigned i = threadIdx.x; i < unsigned(words); i += BlockThreads) sums[i] = 0;
+    if (threadIdx.x == 0) block_flags = 0;
+    __syncthreads();
+    combine_packets<BlockThreads, words>(slots, readers, sums, &block_flags);
+    __syncthreads();
+    if (threadIdx.x < warp_threads) {
+      const Out r = warp_round_to<Out, words>(sums, range.lsb_exp, block_flags);
+      if (threadIdx.x == 0) *out = r;
+    }
+    return;
+  }
+
   for (unsigned i = threadIdx.x; i < warps * words; i += BlockThreads) (&acc[0][0])[i] = 0;
   if (threadIdx.x == 0) block_flags = 0;
   __syncthreads();
@@ -86,7 +154,7 @@ __global__ void __launch_bounds__(BlockThreads)
   const SharedDeposit<Terms> put{unsigned(__cvta_generic_to_shared(mine))};
   exact::Expansion<Terms> e;
   for_each_thread_value<BlockThreads, Unroll, false>(
-      src, src.split(n), blockIdx.x, gridDim.x, VectorLoad<EvictFirst>{},
+      src, src.split(n), blockIdx.x, readers, VectorLoad<EvictFirst>{},
       [&](auto x, std::int64_t) { e.add(convert<double>(x), put); },
       [&](const auto& y, std::int64_t) { e.add_values(y, put); });
   const unsigned flags = warp_allreduce(e.final_flags(), BitOr{});
@@ -104,59 +172,18 @@ __global__ void __launch_bounds__(BlockThreads)
     sums[i] = s;
   }
   __syncthreads();
+  if (threadIdx.x >= warp_threads) return;
   if (gridDim.x == 1) {
-    if (threadIdx.x < warp_threads) {
-      const unsigned all_flags = block_flags | (n == 0 ? exact::flag_not_neg_zero : 0u);
-      const Out r = warp_round_to<Out, words>(sums, range.lsb_exp, all_flags);
-      if (threadIdx.x == 0) *out = r;
-    }
+    const unsigned all_flags = block_flags | (n == 0 ? exact::flag_not_neg_zero : 0u);
+    const Out r = warp_round_to<Out, words>(sums, range.lsb_exp, all_flags);
+    if (threadIdx.x == 0) *out = r;
     return;
   }
-
-  // Publish: 32-bit digits (warp 0 carries; the top digit is signed), word-major so that the last
-  // block reads each word of all blocks coalesced.
-  auto* ws = static_cast<unsigned char*>(workspace);
-  auto* digits = reinterpret_cast<std::int32_t*>(ws + grid_ticketed_offset);
-  unsigned* counter = reinterpret_cast<unsigned*>(ws);
-  if (threadIdx.x < warp_threads) warp_normalize<words>(sums);
-  if (threadIdx.x == 0) {
-    for (int i = 0; i < words; ++i) digits[std::size_t(i) * gridDim.x + blockIdx.x] = std::int32_t(sums[i]);
-    digits[std::size_t(words) * gridDim.x + blockIdx.x] = std::int32_t(block_flags);
-    // acq_rel: releases this block's digits; the last block acquires everyone's.
-    const unsigned ticket =
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::memory_order_acq_rel);
-    is_last = ticket == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!is_last) return;
-
-  // Word i (and the flags, word `words`) summed over blocks by one warp; digits are below 2^32 and
-  // blocks at most a few thousand, so int64 holds the sums.
-  const unsigned lane = threadIdx.x % warp_threads;
-  for (unsigned i = threadIdx.x / warp_threads; i <= unsigned(words); i += warps) {
-    const std::int32_t* row = digits + std::size_t(i) * gridDim.x;
-    if (i == unsigned(words)) {
-      unsigned f = 0;
-      for (unsigned b = lane; b < gridDim.x; b += warp_threads) f |= std::uint32_t(row[b]);
-      f = warp_allreduce(f, BitOr{});
-      if (lane == 0) sums[i] = f;
-      continue;
-    }
-    std::int64_t s = 0;
-    for (unsigned b = lane; b < gridDim.x; b += warp_threads)  // the top word is signed, the others digits
-      s += i + 1 == unsigned(words) ? std::int64_t(row[b]) : std::int64_t(std::uint32_t(row[b]));
-    for (int d = warp_threads / 2; d > 0; d /= 2) s += __shfl_down_sync(0xffffffffu, s, d);
-    if (lane == 0) sums[i] = s;
-  }
-  __syncthreads();
-  if (threadIdx.x < warp_threads) {
-    const unsigned all_flags = unsigned(sums[words]) | (n == 0 ? exact::flag_not_neg_zero : 0u);
-    const Out r = warp_round_to<Out, words>(sums, range.lsb_exp, all_flags);
-    if (threadIdx.x == 0) {
-      *out = r;
-      cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).store(0, cuda::memory_order_relaxed);
-    }
-  }
+  // Publish: warp 0 carries (digits, the top one signed), then lane p stores packet p.
+  warp_normalize<words>(sums);
+  if (threadIdx.x < unsigned(exact::packets(words)))
+    store_flagged(slots + std::size_t(threadIdx.x) * readers + blockIdx.x,
+                  exact::pack_digits(sums, words, int(threadIdx.x), block_flags));
 }
 
 }  // namespace gpureduce

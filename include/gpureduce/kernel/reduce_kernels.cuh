@@ -27,6 +27,7 @@
 #include <gpureduce/dispatch/launch_plan.hpp>
 #include <gpureduce/grid/flagged_partial.hpp>
 #include <gpureduce/kernel/atomic_end.cuh>
+#include <gpureduce/kernel/flagged_access.cuh>
 #include <gpureduce/kernel/grid_dependency.cuh>
 #include <gpureduce/thread/accumulator.hpp>
 #include <gpureduce/thread/tree_key.hpp>
@@ -89,16 +90,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
   });
 }
 
-// The grid workspace layout: see launch_plan.hpp.
-
-__device__ __forceinline__ void store_flagged(FlaggedPartial* p, FlaggedPartial v) {
-  asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(v.lo), "l"(v.hi) : "memory");
-}
-__device__ __forceinline__ FlaggedPartial load_flagged(const FlaggedPartial* p) {
-  FlaggedPartial v;
-  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(v.lo), "=l"(v.hi) : "l"(p) : "memory");
-  return v;
-}
+// The grid workspace layout: see launch_plan.hpp. Its flagged slots' accesses: flagged_access.cuh.
 
 // The combiner block's combine, run by its warp 0 alone: lane l polls slots l, l + 32, ... (up to
 // SlotsPerLane, all loaded at once) until every lane holds full slots, folds them in that order
