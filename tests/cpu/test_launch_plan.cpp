@@ -215,7 +215,7 @@ TEST(test_dispatch_launch_plan, workspace_holds_a_partial_per_block) {
 // The exact sum's grid: readers and a combiner block, at most as many readers as the workspace's
 // flagged slots hold packets for (double: 23 packets, 178 readers), whole waves over the SMs (a
 // full wave: the combiner takes one reader's place), one batch of 512 x 4 vectors per reader at
-// most.
+// most; one block for small inputs.
 TEST(test_dispatch_exact_plan, grid_fits_the_workspace_in_whole_waves) {
   constexpr int double_words = exact::SumOf<double>::range.words();
   constexpr int float_words = exact::SumOf<float>::range.words();
@@ -224,17 +224,22 @@ TEST(test_dispatch_exact_plan, grid_fits_the_workspace_in_whole_waves) {
   EXPECT_EQ(exact::max_readers(double_words), 178u);
   EXPECT_EQ(exact::max_blocks(double_words), 179u);
   const std::uint64_t big = std::uint64_t(1) << 30;
-  EXPECT_EQ(exact::grid_blocks(big, 512, 132 * 4, 132, double_words), 132u);
-  EXPECT_EQ(exact::grid_blocks(big, 512, 132 * 4, 132, float_words), 132u * 4);
-  EXPECT_EQ(exact::grid_blocks(0, 512, 132 * 4, 132, float_words), 1u);
-  EXPECT_EQ(exact::grid_blocks(exact::single_block_max_bytes(float_words) / 16, 512, 132 * 4, 132, float_words), 1u);
-  EXPECT_EQ(exact::grid_blocks(65536 / 16 + 1, 512, 132 * 4, 132, float_words), 4u);  // 3 readers
-  // A double's 69 words: one block up to 192 KB.
-  EXPECT_EQ(exact::grid_blocks(196608 / 16, 512, 132 * 4, 132, double_words), 1u);
-  EXPECT_EQ(exact::grid_blocks(196608 / 16 + 1, 512, 132 * 4, 132, double_words), 8u);
-  EXPECT_EQ(exact::grid_blocks(512 * 4 * 10 + 1, 512, 132 * 4, 132, float_words), 12u);
-  EXPECT_EQ(exact::grid_blocks(big, 512, 100, 132, float_words), 100u);  // fewer resident than SMs
-  EXPECT_EQ(exact::grid_blocks(big, 512, 1, 132, float_words), 2u);      // the combiner waits for a slot
+  const auto blocks = [](std::uint64_t vectors, std::uint64_t resident, int words, unsigned element_bytes) {
+    return exact::grid_blocks(vectors, 512, resident, 132, words, element_bytes);
+  };
+  EXPECT_EQ(blocks(big, 132 * 4, double_words, 8), 132u);
+  EXPECT_EQ(blocks(big, 132 * 4, float_words, 4), 132u * 4);
+  EXPECT_EQ(blocks(0, 132 * 4, float_words, 4), 1u);
+  // One block up to 64 KB of float, 48 KB of the half types, 128 KB of double.
+  EXPECT_EQ(blocks(65536 / 16, 132 * 4, float_words, 4), 1u);
+  EXPECT_EQ(blocks(65536 / 16 + 1, 132 * 4, float_words, 4), 4u);  // 3 readers
+  EXPECT_EQ(blocks(49152 / 16, 132 * 4, 12, 2), 1u);
+  EXPECT_EQ(blocks(49152 / 16 + 1, 132 * 4, 12, 2), 3u);
+  EXPECT_EQ(blocks(131072 / 16, 132 * 4, double_words, 8), 1u);
+  EXPECT_EQ(blocks(131072 / 16 + 1, 132 * 4, double_words, 8), 6u);
+  EXPECT_EQ(blocks(512 * 4 * 10 + 1, 132 * 4, float_words, 4), 12u);
+  EXPECT_EQ(blocks(big, 100, float_words, 4), 100u);  // fewer resident than SMs
+  EXPECT_EQ(blocks(big, 1, float_words, 4), 2u);      // the combiner waits for a slot
   EXPECT_EQ(exact::readers(1), 1u);
   EXPECT_EQ(exact::readers(132), 131u);
 }

@@ -29,14 +29,18 @@ inline constexpr std::uint64_t max_elements_per_thread = std::uint64_t(1) << 24;
 inline constexpr unsigned threads = 512;
 inline constexpr int unroll = 4;
 
-// Up to this many bytes one block does everything: no workspace, no hand-off. 64 KB, the plain
-// sum's limit (tuning_sm90.hpp), except for double's 69 words, which make every block's
-// publication and the last block's sum dearer: one block up to 192 KB. H100, 86ab738, one block
-// forced against the grid (bench/results/*_exact_one_block_limit_86ab738.txt): float64 at 96,
-// 128, 192 and 256 KB 8.6, 9.5, 10.9 and 13.9 us against 13.9, 13.9, 13.9 and 12.8; float32 at
-// 96 KB 9.5 against 9.1, the half types at 96 KB 11.2-11.4 against 9.6-10.0.
-GPUREDUCE_HD constexpr std::uint64_t single_block_max_bytes(int words) {
-  return words >= sum_terms<double>().words() ? 192 * 1024 : 64 * 1024;
+// Up to this many bytes one block does everything: no workspace, no hand-off. A grid costs about
+// 8-8.5 us (float and the half types) or 10 us (double's 69 words) whatever its size up to 512
+// KB, one block a time that grows with the input. H100, 307420d, one block forced against a grid
+// of one batch per reader (bench/results/*_exact_one_block_limit_grid_307420d.txt), us:
+//   float64  128 KB 9.29 against 10.00, 160 KB 10.03 against 9.94, 192 KB 10.71 against 10.11
+//   float32  48 KB 8.03 against 8.05, 64 KB 7.99 against 8.05 (and the grid at 96 KB: 8.30)
+//   float16 and bfloat16  32 KB 7.31-7.48 against 8.34-8.52, 48 KB 8.53-8.78 against 8.45-8.48,
+//   64 KB 8.82-9.02 against 8.43-8.53
+// (up to 86ab738, whose grid took 13.9 us for double, one block ran up to 192 KB for double).
+GPUREDUCE_HD constexpr std::uint64_t single_block_max_bytes(int words, unsigned element_bytes) {
+  if (words >= sum_terms<double>().words()) return 128 * 1024;
+  return element_bytes == 2 ? 48 * 1024 : 64 * 1024;
 }
 
 // Evict-first loads in L2 (thread/vector_load.cuh) from 16 MB up to 4x the L2 size, where the
@@ -56,8 +60,8 @@ GPUREDUCE_HD constexpr bool evict_first(L2Policy policy, std::uint64_t bytes, st
 // waves over the SMs where there are more blocks than SMs (a full wave: the combiner takes one
 // reader's place).
 GPUREDUCE_HD constexpr std::uint64_t grid_blocks(std::uint64_t vectors, unsigned block_threads, std::uint64_t resident,
-                                                 std::uint64_t sms, int words) {
-  if (vectors * vector_bytes <= single_block_max_bytes(words)) return 1;
+                                                 std::uint64_t sms, int words, unsigned element_bytes) {
+  if (vectors * vector_bytes <= single_block_max_bytes(words, element_bytes)) return 1;
   std::uint64_t g = min_u64(resident, max_blocks(words));
   if (g > sms) g -= g % sms;
   return max_u64(2, min_u64(g, ceil_div(vectors, std::uint64_t(block_threads) * unroll) + 1));
