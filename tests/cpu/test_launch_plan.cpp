@@ -225,7 +225,7 @@ TEST(test_dispatch_exact_plan, grid_fits_the_workspace_in_whole_waves) {
   EXPECT_EQ(exact::max_blocks(double_words), 179u);
   const std::uint64_t big = std::uint64_t(1) << 30;
   const auto blocks = [](std::uint64_t vectors, std::uint64_t resident, int words, unsigned element_bytes) {
-    return exact::grid_blocks(vectors, 512, resident, 132, words, element_bytes);
+    return exact::plan_blocks(vectors, 512, resident, 132, words, element_bytes);
   };
   EXPECT_EQ(blocks(big, 132 * 4, double_words, 8), 132u);
   EXPECT_EQ(blocks(big, 132 * 4, float_words, 4), 132u * 4);
@@ -240,6 +240,9 @@ TEST(test_dispatch_exact_plan, grid_fits_the_workspace_in_whole_waves) {
   EXPECT_EQ(blocks(512 * 4 * 10 + 1, 132 * 4, float_words, 4), 12u);
   EXPECT_EQ(blocks(big, 100, float_words, 4), 100u);  // fewer resident than SMs
   EXPECT_EQ(blocks(big, 1, float_words, 4), 2u);      // the combiner waits for a slot
+  // A grid forced (Kernel::grid): readers of one batch each and the combiner, at any size.
+  EXPECT_EQ(exact::grid_blocks(0, 512, 132 * 4, 132, float_words), 2u);
+  EXPECT_EQ(exact::grid_blocks(131072 / 16, 512, 132 * 4, 132, double_words), 5u);
   EXPECT_EQ(exact::readers(1), 1u);
   EXPECT_EQ(exact::readers(132), 131u);
 }

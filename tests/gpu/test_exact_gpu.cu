@@ -177,6 +177,28 @@ TYPED_TEST(ExactGpu, same_bits_across_launches_and_permutations) {
   }
 }
 
+// Tiny inputs on a grid (Options::force_kernel, or blocks forced), where readers hold nothing: the
+// empty sum is +0, a sum of -0 alone stays -0 (an empty reader must not make it +0), and one
+// value or a few come back exact.
+TYPED_TEST(ExactGpu, tiny_inputs_on_a_forced_grid) {
+  GPUREDUCE_REQUIRE_GPU();
+  using T = TypeParam;
+  std::mt19937_64 rng(test_seed());
+  const T neg_zero = value<T>(-0.0);
+  std::vector<std::vector<T>> inputs = {{}, {neg_zero}, {neg_zero, neg_zero, neg_zero}, {value<T>(0.0), neg_zero}};
+  for (std::size_t n : {1, 2, 33}) inputs.push_back(whole_range<T>(n, rng()));
+  for (const auto& x : inputs)
+    for (std::uint64_t blocks : {std::uint64_t(0), std::uint64_t(2), std::uint64_t(7)}) {
+      Options opt;
+      opt.force_kernel = Kernel::grid;
+      opt.force_blocks = blocks;
+      const T want = exact_sum_host(x.data(), x.size());
+      const T got = gpu_exact<T>(x, 0, opt);
+      EXPECT_TRUE(same(got, want)) << "n=" << x.size() << " blocks=" << blocks << std::hex << " got 0x" << bits_of(got)
+                                   << " want 0x" << bits_of(want);
+    }
+}
+
 TEST(ExactGpuLarge, float_2_pow_28_and_double_2_pow_26) {
   GPUREDUCE_REQUIRE_GPU();
   {

@@ -16,8 +16,11 @@ Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, 
   if (const Status s = device_limits<Threads, plain, evict_first>(device, &limits); !s) return s;
   constexpr unsigned bytes = sizeof(typename Source::element_type) * Source::arrays;
   const bool ef = exact::evict_first(opt.l2, n * bytes, limits.l2_bytes);
-  std::uint64_t blocks = exact::grid_blocks(src.split(n).vectors, Threads, limits.resident_blocks[ef], limits.sm_count,
-                                            words, sizeof(typename Source::element_type));
+  const std::uint64_t vectors = src.split(n).vectors, resident = limits.resident_blocks[ef];
+  std::uint64_t blocks = opt.force_kernel == Kernel::grid
+                             ? exact::grid_blocks(vectors, Threads, resident, limits.sm_count, words)
+                             : exact::plan_blocks(vectors, Threads, resident, limits.sm_count, words,
+                                                  sizeof(typename Source::element_type));
   if (opt.force_kernel == Kernel::one_block) blocks = 1;
   if (opt.force_blocks > 0) blocks = min_u64(opt.force_blocks, exact::max_blocks(words));
   if (ceil_div(n, exact::readers(blocks) * Threads) > exact::max_elements_per_thread)

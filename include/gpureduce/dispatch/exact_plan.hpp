@@ -55,16 +55,21 @@ GPUREDUCE_HD constexpr bool evict_first(L2Policy policy, std::uint64_t bytes, st
   return bytes >= evict_first_min_bytes && bytes <= TuningSm90<4>::evict_first_max_l2 * l2_bytes;
 }
 
-// Blocks: one for small inputs, else a combiner block and one batch per reading block at most, no
-// more blocks than are resident or than the workspace holds packets for, rounded down to whole
-// waves over the SMs where there are more blocks than SMs (a full wave: the combiner takes one
-// reader's place).
+// A grid's blocks: a combiner block and one batch per reading block at most, no more blocks than
+// are resident or than the workspace holds packets for, rounded down to whole waves over the SMs
+// where there are more blocks than SMs (a full wave: the combiner takes one reader's place).
 GPUREDUCE_HD constexpr std::uint64_t grid_blocks(std::uint64_t vectors, unsigned block_threads, std::uint64_t resident,
-                                                 std::uint64_t sms, int words, unsigned element_bytes) {
-  if (vectors * vector_bytes <= single_block_max_bytes(words, element_bytes)) return 1;
+                                                 std::uint64_t sms, int words) {
   std::uint64_t g = min_u64(resident, max_blocks(words));
   if (g > sms) g -= g % sms;
   return max_u64(2, min_u64(g, ceil_div(vectors, std::uint64_t(block_threads) * unroll) + 1));
+}
+
+// The launch's blocks: one for small inputs, else the grid.
+GPUREDUCE_HD constexpr std::uint64_t plan_blocks(std::uint64_t vectors, unsigned block_threads, std::uint64_t resident,
+                                                 std::uint64_t sms, int words, unsigned element_bytes) {
+  if (vectors * vector_bytes <= single_block_max_bytes(words, element_bytes)) return 1;
+  return grid_blocks(vectors, block_threads, resident, sms, words);
 }
 
 // The blocks of a grid that read the input: all but the combiner.

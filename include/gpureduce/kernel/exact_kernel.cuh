@@ -140,7 +140,8 @@ __global__ void __launch_bounds__(BlockThreads)
     combine_packets<BlockThreads, words>(slots, readers, sums, &block_flags);
     __syncthreads();
     if (threadIdx.x < warp_threads) {
-      const Out r = warp_round_to<Out, words>(sums, range.lsb_exp, block_flags);
+      const unsigned all_flags = block_flags | (n == 0 ? exact::flag_not_neg_zero : 0u);  // the empty sum is +0
+      const Out r = warp_round_to<Out, words>(sums, range.lsb_exp, all_flags);
       if (threadIdx.x == 0) *out = r;
     }
     return;
