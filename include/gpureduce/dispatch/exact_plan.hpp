@@ -57,12 +57,20 @@ GPUREDUCE_HD constexpr bool evict_first(L2Policy policy, std::uint64_t bytes, st
 
 // A grid's blocks: a combiner block and one batch per reading block at most, no more blocks than
 // are resident or than the workspace holds packets for, rounded down to whole waves over the SMs
-// where there are more blocks than SMs (a full wave: the combiner takes one reader's place).
+// where there are more blocks than SMs. A full wave: the combiner takes one reader's place, except
+// where each reader takes 64 batches or more and the wave fills every resident slot; then the
+// combiner comes after the wave, once a reader exits. H100, A/B in one run, three rounds
+// (bench/results/*_ab_exact_combiner_beyond_wave_experiment_832a619.txt), time: float32 2^28 0.990
+// and 2^30 0.987 (1415.4 -> 1397.2 us), float16 and bfloat16 2^30 0.994-0.997. Where the wave
+// leaves slots free (double: 132 blocks of 179 allowed, 2 resident per SM) the combiner after it
+// shares an SM with a reader from the start and polls through its whole run: float64 2^30 1.015.
 GPUREDUCE_HD constexpr std::uint64_t grid_blocks(std::uint64_t vectors, unsigned block_threads, std::uint64_t resident,
                                                  std::uint64_t sms, int words) {
   std::uint64_t g = min_u64(resident, max_blocks(words));
   if (g > sms) g -= g % sms;
-  return max_u64(2, min_u64(g, ceil_div(vectors, std::uint64_t(block_threads) * unroll) + 1));
+  const std::uint64_t batches = ceil_div(vectors, std::uint64_t(block_threads) * unroll);
+  if (batches >= 64 * g && g == resident && g < max_blocks(words)) return g + 1;
+  return max_u64(2, min_u64(g, batches + 1));
 }
 
 // The launch's blocks: one for small inputs, else the grid.
