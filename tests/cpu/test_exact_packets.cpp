@@ -1,7 +1,7 @@
 // The exact sum's hand-off from reading blocks to the combiner (grid/exact_packets.hpp) on the
-// host: random normalized blocks (digits below the top word, the top word signed) packed and added
-// back in a shuffled order give every word's sum over the blocks and the OR of their flags; every
-// packet is full, even a zero block's, and an empty slot is not.
+// host: random blocks (words of either sign up to the bound, the extremes included) packed and
+// added back in a shuffled order give every word's sum over the blocks and the OR of their flags;
+// every packet is full, even a zero block's, and an empty slot is not.
 #include <gpureduce/dispatch/exact_plan.hpp>
 #include <gpureduce/grid/exact_packets.hpp>
 
@@ -24,17 +24,17 @@ using gpureduce::test::test_seed;
 void check_round_trip(int words, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   const int blocks = 37, rows = packets(words);
-  std::vector<std::vector<std::int64_t>> digits(blocks, std::vector<std::int64_t>(words));
+  std::vector<std::vector<std::int64_t>> w(blocks, std::vector<std::int64_t>(words));
   std::vector<std::int64_t> expected(words, 0);
   std::vector<unsigned> flags(blocks);
   unsigned all_flags = 0;
   for (int b = 0; b < blocks; ++b) {
     for (int i = 0; i < words; ++i) {
-      // block 3 is zero; the others random digits, the top word of either sign
-      const std::int64_t d = b == 3 ? 0
-                             : i + 1 < words ? std::int64_t(std::uint32_t(rng()))
-                                             : std::int64_t(std::int32_t(rng()));
-      digits[b][i] = d;
+      // block 3 is zero, block 4 the extremes; the others random words of either sign
+      const std::int64_t d = b == 3   ? 0
+                             : b == 4 ? (i % 2 ? 1 - packet_word_bound : packet_word_bound - 1)
+                                      : std::int64_t(rng() % (2 * packet_word_bound - 1)) - (packet_word_bound - 1);
+      w[b][i] = d;
       expected[i] += d;
     }
     flags[b] = b == 3 ? 0u : unsigned(rng() % 16);  // flag_nan ... flag_not_neg_zero
@@ -44,17 +44,17 @@ void check_round_trip(int words, std::uint64_t seed) {
   for (int b = 0; b < blocks; ++b)
     for (int p = 0; p < rows; ++p) order.emplace_back(b, p);
   std::shuffle(order.begin(), order.end(), rng);
-  std::vector<std::int64_t> got(rows * packet_digits, 0);
+  std::vector<std::int64_t> got(rows * packet_words, 0);
   unsigned got_flags = 0;
   for (const auto& [b, p] : order) {
-    const FlaggedPartial v = pack_digits(digits[b].data(), words, p, flags[b]);
+    const FlaggedPartial v = pack_words(w[b].data(), words, p, flags[b]);
     ASSERT_TRUE(packet_is_full(v)) << "block " << b << " packet " << p;
-    std::int64_t s[packet_digits] = {0, 0, 0};
-    add_packet(v, words, p, s, got_flags);
-    for (int j = 0; j < packet_digits; ++j) got[p * packet_digits + j] += s[j];
+    std::int64_t s[packet_words] = {0, 0, 0};
+    add_packet(v, p, s, got_flags);
+    for (int j = 0; j < packet_words; ++j) got[p * packet_words + j] += s[j];
   }
   for (int i = 0; i < words; ++i) EXPECT_EQ(got[i], expected[i]) << "word " << i << " of " << words;
-  for (int i = words; i < rows * packet_digits; ++i) EXPECT_EQ(got[i], 0) << "padding word " << i;
+  for (int i = words; i < rows * packet_words; ++i) EXPECT_EQ(got[i], 0) << "padding word " << i;
   EXPECT_EQ(got_flags, all_flags);
 }
 
@@ -67,10 +67,10 @@ TEST(ExactPackets, every_word_summed_over_blocks_with_the_flags) {
 
 TEST(ExactPackets, empty_slots_are_not_full) {
   EXPECT_FALSE(packet_is_full(FlaggedPartial{0, 0}));
-  EXPECT_FALSE(packet_is_full(FlaggedPartial{~0ull, 0xffffffffull}));  // digits alone are no flag
+  EXPECT_FALSE(packet_is_full(FlaggedPartial{~0ull, 0x00ffffffffffffffull}));  // fields alone are no flag
   const std::int64_t zeros[5] = {};
-  EXPECT_TRUE(packet_is_full(pack_digits(zeros, 5, 0, 0)));
-  EXPECT_TRUE(packet_is_full(pack_digits(zeros, 5, 1, 0)));
+  EXPECT_TRUE(packet_is_full(pack_words(zeros, 5, 0, 0)));
+  EXPECT_TRUE(packet_is_full(pack_words(zeros, 5, 1, 0)));
 }
 
 // Packets per block and the grid they allow: every reader's packets fit the workspace's flagged

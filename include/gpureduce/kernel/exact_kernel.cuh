@@ -1,9 +1,9 @@
 // The exact sum (docs/exact.md): one launch. Each thread runs a two-term expansion over its
 // elements and deposits remainders into its warp's superaccumulator in shared memory (64-bit
 // shared atomics; one accumulator per warp keeps contention within a warp). The block sums its
-// warps' accumulators; in a grid it publishes the sum as packets of 32-bit digits
+// warps' accumulators; in a grid it publishes the sum as packets of its words
 // (grid/exact_packets.hpp), and the grid's last block, which reads no input, adds the blocks'
-// digits as they arrive and rounds once. Integer additions are associative, so the result does
+// words as they arrive and rounds once. Integer additions are associative, so the result does
 // not depend on the grid, the block size or the order of anything.
 #pragma once
 
@@ -82,7 +82,7 @@ __device__ __forceinline__ void combine_packets(FlaggedPartial* slots, unsigned 
   for (unsigned u = threadIdx.x / warp_threads; u < rows * parts; u += warps) {
     const int p = int(u / parts);
     FlaggedPartial* row = slots + std::size_t(p) * readers;
-    std::int64_t s[exact::packet_digits] = {0, 0, 0};
+    std::int64_t s[exact::packet_words] = {0, 0, 0};
     unsigned f = 0;
     for (unsigned first = (u % parts) * warp_threads + lane; first - lane < readers; first += stride * per_lane) {
       FlaggedPartial v[per_lane] = {};
@@ -98,17 +98,17 @@ __device__ __forceinline__ void combine_packets(FlaggedPartial* slots, unsigned 
       for (unsigned k = 0; k < per_lane; ++k)
         if (first + k * stride < readers) {  // no break: v[] must stay in registers
           store_flagged(row + first + k * stride, {});
-          exact::add_packet(v[k], Words, p, s, f);
+          exact::add_packet(v[k], p, s, f);
         }
     }
 #pragma unroll
-    for (int j = 0; j < exact::packet_digits; ++j)
+    for (int j = 0; j < exact::packet_words; ++j)
       for (int d = warp_threads / 2; d > 0; d /= 2) s[j] += __shfl_down_sync(~0u, s[j], d);
     f = warp_allreduce(f, BitOr{});
     if (lane == 0) {
 #pragma unroll
-      for (int j = 0; j < exact::packet_digits; ++j) {
-        const int i = p * exact::packet_digits + j;
+      for (int j = 0; j < exact::packet_words; ++j) {
+        const int i = p * exact::packet_words + j;
         if (i >= Words) break;
         if constexpr (parts == 1) sums[i] = s[j];
         else atomicAdd(reinterpret_cast<unsigned long long*>(&sums[i]), static_cast<unsigned long long>(s[j]));
@@ -180,11 +180,11 @@ __global__ void __launch_bounds__(BlockThreads)
     if (threadIdx.x == 0) *out = r;
     return;
   }
-  // Publish: warp 0 carries (digits, the top one signed), then lane p stores packet p.
-  warp_normalize<words>(sums);
+  // Publish: lane p of warp 0 stores packet p, the words as they are (the combiner carries).
+  static_assert((std::int64_t(warps) << 33) <= exact::packet_word_bound, "a block's words must fit a packet's fields");
   if (threadIdx.x < unsigned(exact::packets(words)))
     store_flagged(slots + std::size_t(threadIdx.x) * readers + blockIdx.x,
-                  exact::pack_digits(sums, words, int(threadIdx.x), block_flags));
+                  exact::pack_words(sums, words, int(threadIdx.x), block_flags));
 }
 
 }  // namespace gpureduce

@@ -40,20 +40,6 @@ __device__ __forceinline__ void load_slice(const std::int64_t* words, std::int64
   for (int p = 0; p < lane_words<Words>; ++p) w[p] = first + p < Words ? words[first + p] : 0;
 }
 
-// Normalizes words[0, Words) in place: digits below the top word, the top word signed. Every lane
-// of the warp calls it; the words are written back before it returns to any lane.
-template <int Words>
-__device__ __forceinline__ void warp_normalize(std::int64_t* words) {
-  std::int64_t w[lane_words<Words>];
-  load_slice<Words>(words, w);
-  const int first = int(threadIdx.x % warp_threads) * lane_words<Words>;
-  exact::normalize_slice(w, first, Words, WarpTeam{});
-#pragma unroll
-  for (int p = 0; p < lane_words<Words>; ++p)
-    if (first + p < Words) words[first + p] = w[p];
-  __syncwarp();
-}
-
 // words[0, Words) (any carry state; left as they are) rounded once into Out, in every lane.
 template <class Out, int Words>
 __device__ __forceinline__ Out warp_round_to(const std::int64_t* words, int lsb_exp, unsigned flags) {
