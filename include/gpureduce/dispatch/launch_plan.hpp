@@ -59,7 +59,8 @@ enum class Kernel : unsigned char { automatic, one_block, grid, waves };
 // 132-SM H100. Layout (zero-filled once; every launch leaves it ready for the next on its stream):
 //   [0, 4)    ticket counter, zero between launches (accumulators that are not flaggable)
 //   [16, ...) flagged partials (grid/flagged_partial.hpp): 16 bytes per block, empty (zero)
-//             between launches
+//             between launches; an exact sum's packets take these slots too, several per block
+//             (grid/exact_packets.hpp, exact_plan.hpp), and are emptied the same way
 //   [...]     ticketed partials: one 16-byte accumulator per block
 //   [...]     the atomic end's ticket word and, 128 bytes on (never on the ticket's line), its
 //             published generation (grid/atomic_end.hpp): equal generations and no tickets drawn
