@@ -224,31 +224,31 @@ TEST(test_dispatch_exact_plan, grid_fits_the_workspace_in_whole_waves) {
   EXPECT_EQ(exact::max_readers(double_words), 178u);
   EXPECT_EQ(exact::max_blocks(double_words), 179u);
   const std::uint64_t big = std::uint64_t(1) << 30;
-  const auto blocks = [](std::uint64_t vectors, std::uint64_t resident, int words, unsigned element_bytes) {
-    return exact::plan_blocks(vectors, 512, resident, 132, words, element_bytes);
+  const auto blocks = [](std::uint64_t vectors, std::uint64_t resident, int words) {
+    return exact::plan_blocks(vectors, 512, resident, 132, words);
   };
   const std::uint64_t wave = 2048 * 1000;  // vectors: 1000 batches
-  EXPECT_EQ(blocks(wave, 132 * 4, double_words, 8), 132u);
-  EXPECT_EQ(blocks(wave, 132 * 4, float_words, 4), 132u * 4);
+  EXPECT_EQ(blocks(wave, 132 * 4, double_words), 132u);
+  EXPECT_EQ(blocks(wave, 132 * 4, float_words), 132u * 4);
   // Readers of 64 batches or more filling every resident slot: the combiner comes after them.
   const std::uint64_t long_run = 64 * 132 * 2 * 2048;  // vectors
-  EXPECT_EQ(blocks(long_run, 132 * 2, float_words, 4), 132u * 2 + 1);
-  EXPECT_EQ(blocks(long_run - 2048, 132 * 2, float_words, 4), 132u * 2);
-  EXPECT_EQ(blocks(big, 132 * 4, float_words, 4), 132u * 4 + 1);
-  EXPECT_EQ(blocks(big, 132 * 4, double_words, 8), 132u);
-  EXPECT_EQ(blocks(long_run * 4, 132 * 2, double_words, 8), 132u);  // 132 < 264 resident: no
-  EXPECT_EQ(blocks(long_run * 4, 132 * 2 + 5, float_words, 4), 132u * 2);  // rounded below resident: no
-  EXPECT_EQ(blocks(0, 132 * 4, float_words, 4), 1u);
-  // One block up to 64 KB of float, 48 KB of the half types, 128 KB of double.
-  EXPECT_EQ(blocks(65536 / 16, 132 * 4, float_words, 4), 1u);
-  EXPECT_EQ(blocks(65536 / 16 + 1, 132 * 4, float_words, 4), 4u);  // 3 readers
-  EXPECT_EQ(blocks(49152 / 16, 132 * 4, 12, 2), 1u);
-  EXPECT_EQ(blocks(49152 / 16 + 1, 132 * 4, 12, 2), 3u);
-  EXPECT_EQ(blocks(131072 / 16, 132 * 4, double_words, 8), 1u);
-  EXPECT_EQ(blocks(131072 / 16 + 1, 132 * 4, double_words, 8), 6u);
-  EXPECT_EQ(blocks(512 * 4 * 10 + 1, 132 * 4, float_words, 4), 12u);
-  EXPECT_EQ(blocks(wave, 100, float_words, 4), 100u);  // fewer resident than SMs
-  EXPECT_EQ(blocks(wave, 1, float_words, 4), 2u);      // the combiner waits for a slot
+  EXPECT_EQ(blocks(long_run, 132 * 2, float_words), 132u * 2 + 1);
+  EXPECT_EQ(blocks(long_run - 2048, 132 * 2, float_words), 132u * 2);
+  EXPECT_EQ(blocks(big, 132 * 4, float_words), 132u * 4 + 1);
+  EXPECT_EQ(blocks(big, 132 * 4, double_words), 132u);
+  EXPECT_EQ(blocks(long_run * 4, 132 * 2, double_words), 132u);  // 132 < 264 resident: no
+  EXPECT_EQ(blocks(long_run * 4, 132 * 2 + 5, float_words), 132u * 2);  // rounded below resident: no
+  EXPECT_EQ(blocks(0, 132 * 4, float_words), 1u);
+  // One block up to 40 KB of float and the half types, 72 KB of double.
+  EXPECT_EQ(blocks(40960 / 16, 132 * 4, float_words), 1u);
+  EXPECT_EQ(blocks(40960 / 16 + 1, 132 * 4, float_words), 3u);  // 2 readers
+  EXPECT_EQ(blocks(40960 / 16, 132 * 4, 12), 1u);
+  EXPECT_EQ(blocks(40960 / 16 + 1, 132 * 4, 12), 3u);
+  EXPECT_EQ(blocks(73728 / 16, 132 * 4, double_words), 1u);
+  EXPECT_EQ(blocks(73728 / 16 + 1, 132 * 4, double_words), 4u);
+  EXPECT_EQ(blocks(512 * 4 * 10 + 1, 132 * 4, float_words), 12u);
+  EXPECT_EQ(blocks(wave, 100, float_words), 100u);  // fewer resident than SMs
+  EXPECT_EQ(blocks(wave, 1, float_words), 2u);      // the combiner waits for a slot
   // A grid forced (Kernel::grid): readers of one batch each and the combiner, at any size.
   EXPECT_EQ(exact::grid_blocks(0, 512, 132 * 4, 132, float_words), 2u);
   EXPECT_EQ(exact::grid_blocks(131072 / 16, 512, 132 * 4, 132, double_words), 5u);

@@ -19,8 +19,7 @@ Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, 
   const std::uint64_t vectors = src.split(n).vectors, resident = limits.resident_blocks[ef];
   std::uint64_t blocks = opt.force_kernel == Kernel::grid
                              ? exact::grid_blocks(vectors, Threads, resident, limits.sm_count, words)
-                             : exact::plan_blocks(vectors, Threads, resident, limits.sm_count, words,
-                                                  sizeof(typename Source::element_type));
+                             : exact::plan_blocks(vectors, Threads, resident, limits.sm_count, words);
   if (opt.force_kernel == Kernel::one_block) blocks = 1;
   if (opt.force_blocks > 0) blocks = min_u64(opt.force_blocks, exact::max_blocks(words));
   if (ceil_div(n, exact::readers(blocks) * Threads) > exact::max_elements_per_thread)

@@ -30,17 +30,17 @@ inline constexpr unsigned threads = 512;
 inline constexpr int unroll = 4;
 
 // Up to this many bytes one block does everything: no workspace, no hand-off. A grid costs about
-// 8-8.5 us (float and the half types) or 10 us (double's 69 words) whatever its size up to 512
-// KB, one block a time that grows with the input. H100, 307420d, one block forced against a grid
-// of one batch per reader (bench/results/*_exact_one_block_limit_grid_307420d.txt), us:
-//   float64  128 KB 9.29 against 10.00, 160 KB 10.03 against 9.94, 192 KB 10.71 against 10.11
-//   float32  48 KB 8.03 against 8.05, 64 KB 7.99 against 8.05 (and the grid at 96 KB: 8.30)
-//   float16 and bfloat16  32 KB 7.31-7.48 against 8.34-8.52, 48 KB 8.53-8.78 against 8.45-8.48,
-//   64 KB 8.82-9.02 against 8.43-8.53
-// (up to 86ab738, whose grid took 13.9 us for double, one block ran up to 192 KB for double).
-GPUREDUCE_HD constexpr std::uint64_t single_block_max_bytes(int words, unsigned element_bytes) {
-  if (words >= sum_terms<double>().words()) return 128 * 1024;
-  return element_bytes == 2 ? 48 * 1024 : 64 * 1024;
+// 8-8.7 us whatever its size up to 256 KB, one block a time that grows with the input. H100,
+// 107fbdf, one block forced against a grid of one batch per reader, three rounds
+// (bench/results/*_exact_one_block_limit{,_between}_107fbdf.txt), us:
+//   float64  64 KB 7.84 against 8.74, 72 KB 8.21 against 8.45, 80 KB 8.80 against 8.54,
+//            96 KB 8.61 against 8.42, 128 KB 9.30 against 8.66
+//   float32  32 KB 7.06 against 8.00, 40 KB 7.58 against 7.90, 48 KB 8.10 against 7.94
+//   float16 and bfloat16  40 KB 7.94-8.10 against 8.26-8.45, 48 KB 8.50-8.82 against 8.29-8.48
+// (at 307420d, before the words went unnormalized into the packets, a double grid took 10 us and
+// one block ran up to 128 KB for double, 64 KB for float, 48 KB for the half types).
+GPUREDUCE_HD constexpr std::uint64_t single_block_max_bytes(int words) {
+  return (words >= sum_terms<double>().words() ? 72 : 40) * 1024;
 }
 
 // Evict-first loads in L2 (thread/vector_load.cuh) from 16 MB up to 4x the L2 size, where the
@@ -75,8 +75,8 @@ GPUREDUCE_HD constexpr std::uint64_t grid_blocks(std::uint64_t vectors, unsigned
 
 // The launch's blocks: one for small inputs, else the grid.
 GPUREDUCE_HD constexpr std::uint64_t plan_blocks(std::uint64_t vectors, unsigned block_threads, std::uint64_t resident,
-                                                 std::uint64_t sms, int words, unsigned element_bytes) {
-  if (vectors * vector_bytes <= single_block_max_bytes(words, element_bytes)) return 1;
+                                                 std::uint64_t sms, int words) {
+  if (vectors * vector_bytes <= single_block_max_bytes(words)) return 1;
   return grid_blocks(vectors, block_threads, resident, sms, words);
 }
 
