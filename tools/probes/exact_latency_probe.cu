@@ -2,7 +2,8 @@
 // inputs")? Not part of the library: run by `tools/device-run COMMIT exactlatency`. Per type and
 // size, the exact sum and the plain sum under the four states of l2_states.cuh before a sample
 // (alt: the other of the two sums, then the flush), and the exact sum forced onto one block (up
-// to 2^16).
+// to 2^16). With the argument `threads`: one block of 128, 256 and 512 threads (Options::
+// force_threads) against the tuned launch, at 1-64 KB, samples alternating.
 #include <gpureduce/gpureduce.cuh>
 
 #include <cuda_bf16.h>
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <string_view>
 
 namespace {
 
@@ -48,11 +50,44 @@ void row(Bench& b, cudaStream_t s, const char* name, u64 n) {
   std::fflush(stdout);
 }
 
+// The exact sum of n elements on one block of 128, 256 and 512 threads and as tuned, after the
+// flush, each sample alternating with the tuned launch's.
+template <class T>
+void threads_row(Bench& b, cudaStream_t s, const char* name, u64 n) {
+  const gpureduce::DeviceBuffer<T> in(2 * n + 16);
+  const gpureduce::DeviceBuffer<T> out(2);
+  fill<<<64, 256, 0, s>>>(in.get(), 2 * n + 16, 5);
+  const auto exact = [&](unsigned threads, gpureduce::Kernel k) {
+    gpureduce::Options opt;
+    opt.exact = true;
+    opt.force_threads = threads;
+    opt.force_kernel = k;
+    return [&, opt](cudaStream_t st, int i) { gpureduce::sum(in.get() + i * (n + 16), n, out.get() + i, st, opt); };
+  };
+  const auto tuned = exact(0, gpureduce::Kernel::automatic);
+  std::printf("%-9s %7llu %5llu", name, n, n * sizeof(T) / 1024);
+  std::printf(" %7.2f", b.median_us(alt, tuned, exact(512, gpureduce::Kernel::one_block)));
+  for (unsigned t : {128u, 256u, 512u}) std::printf(" %7.2f", b.median_us(alt, exact(t, gpureduce::Kernel::one_block), tuned));
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   const ProbeSetup p = probe_setup();
   Bench b(p.stream, p.l2_bytes);
+  if (argc > 1 && std::string_view(argv[1]) == "threads") {
+    std::printf("# exact_latency_probe threads, %s: us, medians of 30, samples alternating with the tuned launch\n",
+                device_line().c_str());
+    std::printf("%-9s %7s %5s %7s %7s %7s %7s\n", "type", "n", "KB", "tuned", "1x128", "1x256", "1x512");
+    for (u64 kb : {1, 2, 4, 8, 16, 32, 64}) {
+      threads_row<float>(b, p.stream, "float32", kb * 256);
+      threads_row<double>(b, p.stream, "float64", kb * 128);
+      threads_row<__nv_bfloat16>(b, p.stream, "bfloat16", kb * 512);
+    }
+    return 0;
+  }
   std::printf("# exact_latency_probe, %s: us, medians of 30\n", device_line().c_str());
   std::printf("%-15s %7s %7s %7s %7s %7s %7s %7s %7s %7s\n", "type n", "x.dirty", "x.code", "x.clean", "x.alt",
               "p.dirty", "p.code", "p.clean", "p.alt", "x.1blk");
