@@ -69,7 +69,9 @@ struct SharedDeposit {
 // The combiner block's combine: every reader's packets polled until full (warp-uniform, each
 // lane's loads all in flight), emptied for the next launch and added into sums[0, Words) (shared,
 // zero) and the special-value flags into *flags. Packet row p (readers' slots p * readers ...) is
-// taken by `parts` warps, each lane adding every (32 x parts)th reader's packet.
+// taken by `parts` warps, each lane adding every (32 x parts)th reader's packet. A warp with two
+// rows (double: 23 rows on 16 warps) polls both at once: a reader stores all its packets at once,
+// and the second row polled after the first was a round trip to L2 more after the last reader.
 template <unsigned BlockThreads, int Words>
 __device__ __forceinline__ void combine_packets(FlaggedPartial* slots, unsigned readers, std::int64_t* sums,
                                                 unsigned* flags) {
@@ -77,41 +79,55 @@ __device__ __forceinline__ void combine_packets(FlaggedPartial* slots, unsigned 
   constexpr unsigned warps = BlockThreads / warp_threads;
   constexpr unsigned parts = rows >= warps ? 1 : warps / rows;
   constexpr unsigned stride = warp_threads * parts;
-  constexpr unsigned per_lane = 4;  // packets in flight per lane and poll
-  const unsigned lane = threadIdx.x % warp_threads;
-  for (unsigned u = threadIdx.x / warp_threads; u < rows * parts; u += warps) {
-    const int p = int(u / parts);
-    FlaggedPartial* row = slots + std::size_t(p) * readers;
-    std::int64_t s[exact::packet_words] = {0, 0, 0};
-    unsigned f = 0;
-    for (unsigned first = (u % parts) * warp_threads + lane; first - lane < readers; first += stride * per_lane) {
-      FlaggedPartial v[per_lane] = {};
-      bool waiting;
-      do {  // every packet loaded in each poll, those past the row as its last: no load waits for another
-        waiting = false;
+  constexpr unsigned tasks = rows * parts;                      // (row, part) pairs
+  constexpr unsigned per_warp = (tasks + warps - 1) / warps;    // the warp's tasks, polled together
+  constexpr unsigned per_lane = per_warp >= 4 ? 1 : 4 / per_warp;  // a task's packets in flight per lane and poll
+  const unsigned lane = threadIdx.x % warp_threads, warp = threadIdx.x / warp_threads;
+  const auto task_of = [&](unsigned j) { return warp + j * warps; };
+  std::int64_t s[per_warp][exact::packet_words] = {};
+  unsigned f = 0;
+  for (unsigned done = 0; done < readers; done += stride * per_lane) {
+    FlaggedPartial v[per_warp][per_lane] = {};
+    const auto reader = [&](unsigned j, unsigned k) { return done + (task_of(j) % parts) * warp_threads + lane + k * stride; };
+    const auto row = [&](unsigned j) { return slots + std::size_t(task_of(j) / parts) * readers; };
+    bool waiting;
+    do {  // every packet loaded in each poll, those past the row as its last: no load waits for another
+      waiting = false;
 #pragma unroll
-        for (unsigned k = 0; k < per_lane; ++k) v[k] = load_flagged(row + min(first + k * stride, readers - 1));
+      for (unsigned j = 0; j < per_warp; ++j)
+        if (task_of(j) < tasks)
 #pragma unroll
-        for (unsigned k = 0; k < per_lane; ++k) waiting |= first + k * stride < readers && !exact::packet_is_full(v[k]);
-      } while (__any_sync(~0u, waiting));
+          for (unsigned k = 0; k < per_lane; ++k) v[j][k] = load_flagged(row(j) + min(reader(j, k), readers - 1));
+#pragma unroll
+      for (unsigned j = 0; j < per_warp; ++j)
+#pragma unroll
+        for (unsigned k = 0; k < per_lane; ++k)
+          waiting |= task_of(j) < tasks && reader(j, k) < readers && !exact::packet_is_full(v[j][k]);
+    } while (__any_sync(~0u, waiting));
+#pragma unroll
+    for (unsigned j = 0; j < per_warp; ++j)
 #pragma unroll
       for (unsigned k = 0; k < per_lane; ++k)
-        if (first + k * stride < readers) {  // no break: v[] must stay in registers
-          store_flagged(row + first + k * stride, {});
-          exact::add_packet(v[k], p, s, f);
+        if (task_of(j) < tasks && reader(j, k) < readers) {  // no break: v[] must stay in registers
+          store_flagged(row(j) + reader(j, k), {});
+          exact::add_packet(v[j][k], int(task_of(j) / parts), s[j], f);
         }
-    }
+  }
+  f = warp_allreduce(f, BitOr{});
 #pragma unroll
-    for (int j = 0; j < exact::packet_words; ++j)
-      for (int d = warp_threads / 2; d > 0; d /= 2) s[j] += __shfl_down_sync(~0u, s[j], d);
-    f = warp_allreduce(f, BitOr{});
+  for (unsigned j = 0; j < per_warp; ++j) {
+    if (task_of(j) >= tasks) break;  // warp-uniform
+    const int p = int(task_of(j) / parts);
+#pragma unroll
+    for (int w = 0; w < exact::packet_words; ++w)
+      for (int d = warp_threads / 2; d > 0; d /= 2) s[j][w] += __shfl_down_sync(~0u, s[j][w], d);
     if (lane == 0) {
 #pragma unroll
-      for (int j = 0; j < exact::packet_words; ++j) {
-        const int i = p * exact::packet_words + j;
+      for (int w = 0; w < exact::packet_words; ++w) {
+        const int i = p * exact::packet_words + w;
         if (i >= Words) break;
-        if constexpr (parts == 1) sums[i] = s[j];
-        else atomicAdd(reinterpret_cast<unsigned long long*>(&sums[i]), static_cast<unsigned long long>(s[j]));
+        if constexpr (parts == 1) sums[i] = s[j][w];
+        else atomicAdd(reinterpret_cast<unsigned long long*>(&sums[i]), static_cast<unsigned long long>(s[j][w]));
       }
       if (p == 0) atomicOr(flags, f);
     }
