@@ -67,7 +67,8 @@ void threads_row(Bench& b, cudaStream_t s, const char* name, u64 n) {
   const auto tuned = exact(0, gpureduce::Kernel::automatic);
   std::printf("%-9s %7llu %5llu", name, n, n * sizeof(T) / 1024);
   std::printf(" %7.2f", b.median_us(alt, tuned, exact(512, gpureduce::Kernel::one_block)));
-  for (unsigned t : {128u, 256u, 512u}) std::printf(" %7.2f", b.median_us(alt, exact(t, gpureduce::Kernel::one_block), tuned));
+  for (unsigned t : {128u, 256u, 512u})
+    std::printf(" %7.2f", b.median_us(alt, exact(t, gpureduce::Kernel::one_block), tuned));
   std::printf("\n");
   std::fflush(stdout);
 }

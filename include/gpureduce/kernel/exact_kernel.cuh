@@ -88,7 +88,9 @@ __device__ __forceinline__ void combine_packets(FlaggedPartial* slots, unsigned 
   unsigned f = 0;
   for (unsigned done = 0; done < readers; done += stride * per_lane) {
     FlaggedPartial v[per_warp][per_lane] = {};
-    const auto reader = [&](unsigned j, unsigned k) { return done + (task_of(j) % parts) * warp_threads + lane + k * stride; };
+    const auto reader = [&](unsigned j, unsigned k) {
+      return done + (task_of(j) % parts) * warp_threads + lane + k * stride;
+    };
     const auto row = [&](unsigned j) { return slots + std::size_t(task_of(j) / parts) * readers; };
     bool waiting;
     do {  // every packet loaded in each poll, those past the row as its last: no load waits for another
