@@ -30,7 +30,7 @@ inline constexpr unsigned threads = 512;
 inline constexpr int unroll = 4;
 
 // Up to this many bytes one block does everything: no workspace, no hand-off. A grid costs about
-// 8-8.7 us whatever its size up to 256 KB, one block a time that grows with the input. H100,
+// 7.9-8.7 us whatever its size up to 128 KB, one block a time that grows with the input. H100,
 // 107fbdf, one block forced against a grid of one batch per reader, three rounds
 // (bench/results/*_exact_one_block_limit{,_between}_107fbdf.txt), us:
 //   float64  64 KB 7.84 against 8.74, 72 KB 8.21 against 8.45, 80 KB 8.80 against 8.54,
@@ -38,7 +38,9 @@ inline constexpr int unroll = 4;
 //   float32  32 KB 7.06 against 8.00, 40 KB 7.58 against 7.90, 48 KB 8.10 against 7.94
 //   float16 and bfloat16  40 KB 7.94-8.10 against 8.26-8.45, 48 KB 8.50-8.82 against 8.29-8.48
 // (at 307420d, before the words went unnormalized into the packets, a double grid took 10 us and
-// one block ran up to 128 KB for double, 64 KB for float, 48 KB for the half types).
+// one block ran up to 128 KB for double, 64 KB for float, 48 KB for the half types). Since
+// ea7875d a double grid takes 0.3-0.5 us less (kernel/exact_kernel.cuh, combine_packets), not
+// yet measured against one block.
 GPUREDUCE_HD constexpr std::uint64_t single_block_max_bytes(int words) {
   return (words >= sum_terms<double>().words() ? 72 : 40) * 1024;
 }

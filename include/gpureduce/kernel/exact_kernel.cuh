@@ -70,8 +70,10 @@ struct SharedDeposit {
 // lane's loads all in flight), emptied for the next launch and added into sums[0, Words) (shared,
 // zero) and the special-value flags into *flags. Packet row p (readers' slots p * readers ...) is
 // taken by `parts` warps, each lane adding every (32 x parts)th reader's packet. A warp with two
-// rows (double: 23 rows on 16 warps) polls both at once: a reader stores all its packets at once,
-// and the second row polled after the first was a round trip to L2 more after the last reader.
+// rows (double: 23 rows on 16 warps) polls both at once, two packets per lane and row in flight:
+// a reader stores all its packets at once, and the second row polled after the first cost one
+// more round trip to L2 after the last reader. H100, A/B against a54f18e: float64 0.945-0.972 of
+// the time at 2^14-2^18 (bench/results/*_ab_exact_combiner_rows_on_8e10d2d.txt).
 template <unsigned BlockThreads, int Words>
 __device__ __forceinline__ void combine_packets(FlaggedPartial* slots, unsigned readers, std::int64_t* sums,
                                                 unsigned* flags) {
