@@ -39,8 +39,9 @@ inline constexpr int unroll = 4;
 //   float16 and bfloat16  40 KB 7.94-8.10 against 8.26-8.45, 48 KB 8.50-8.82 against 8.29-8.48
 // (at 307420d, before the words went unnormalized into the packets, a double grid took 10 us and
 // one block ran up to 128 KB for double, 64 KB for float, 48 KB for the half types). Since
-// ea7875d a double grid takes 0.3-0.5 us less (kernel/exact_kernel.cuh, combine_packets), not
-// yet measured against one block.
+// ea7875d a double grid takes 0.3-0.5 us less (kernel/exact_kernel.cuh, combine_packets); at
+// 92d53df (*_exact_one_block_limit_double_92d53df.txt) 64 KB 7.90 against 8.26, 72 KB 8.37
+// against 8.29, 80 KB 8.80 against 8.24: 72 KB stays.
 GPUREDUCE_HD constexpr std::uint64_t single_block_max_bytes(int words) {
   return (words >= sum_terms<double>().words() ? 72 : 40) * 1024;
 }
