@@ -153,7 +153,8 @@ __global__ void __launch_bounds__(BlockThreads)
   constexpr unsigned warps = BlockThreads / warp_threads;
   __shared__ long long acc[warps][words];
   __shared__ std::int64_t sums[words];  // the block's words; in the combiner, the grid's
-  __shared__ unsigned block_flags;
+  __shared__ unsigned block_flags;        // the combiner's
+  __shared__ unsigned warp_flags[warps];  // a reader's, per warp
   const unsigned readers = gridDim.x > 1 ? gridDim.x - 1 : 1;
   auto* slots = reinterpret_cast<FlaggedPartial*>(static_cast<unsigned char*>(workspace) + grid_flagged_offset);
 
@@ -171,11 +172,14 @@ __global__ void __launch_bounds__(BlockThreads)
     return;
   }
 
-  for (unsigned i = threadIdx.x; i < warps * words; i += BlockThreads) (&acc[0][0])[i] = 0;
-  if (threadIdx.x == 0) block_flags = 0;
-  __syncthreads();
-
-  long long* mine = acc[threadIdx.x / warp_threads];
+  // Each warp zeroes its own accumulator and keeps its own flags: no block barrier before the
+  // loads, so that no warp waits for the block's slowest prologue to issue them. H100, A/B against
+  // 8cf3036: 0.96-1.00 of the time at 2^10-2^20 (median 0.99), 0.98-1.03 at 2^22-2^24
+  // (bench/results/*_ab_exact_no_first_barrier_v4_on_8cf3036.txt).
+  const unsigned lane = threadIdx.x % warp_threads, warp = threadIdx.x / warp_threads;
+  long long* mine = acc[warp];
+  for (unsigned i = lane; i < unsigned(words); i += warp_threads) mine[i] = 0;
+  __syncwarp();
   const SharedDeposit<Terms> put{unsigned(__cvta_generic_to_shared(mine))};
   exact::Expansion<Terms> e;
   for_each_thread_value<BlockThreads, Unroll, false>(
@@ -185,7 +189,7 @@ __global__ void __launch_bounds__(BlockThreads)
   const unsigned flags = warp_allreduce(e.final_flags(), BitOr{});
   deposit_warp(e.hi, range.lsb_exp, mine);
   deposit_warp(e.lo, range.lsb_exp, mine);
-  if (threadIdx.x % warp_threads == 0) atomicOr(&block_flags, flags);
+  if (lane == 0) warp_flags[warp] = flags;
   __syncthreads();
 
   // The block's sum: one carry step per warp accumulator first, so that adding warps cannot
@@ -198,8 +202,9 @@ __global__ void __launch_bounds__(BlockThreads)
   }
   __syncthreads();
   if (threadIdx.x >= warp_threads) return;
+  const unsigned reader_flags = warp_allreduce(lane < warps ? warp_flags[lane] : 0u, BitOr{});
   if (gridDim.x == 1) {
-    const unsigned all_flags = block_flags | (n == 0 ? exact::flag_not_neg_zero : 0u);
+    const unsigned all_flags = reader_flags | (n == 0 ? exact::flag_not_neg_zero : 0u);
     const Out r = warp_round_to<Out, words>(sums, range.lsb_exp, all_flags);
     if (threadIdx.x == 0) *out = r;
     return;
@@ -208,7 +213,7 @@ __global__ void __launch_bounds__(BlockThreads)
   static_assert((std::int64_t(warps) << 33) <= exact::packet_word_bound, "a block's words must fit a packet's fields");
   if (threadIdx.x < unsigned(exact::packets(words)))
     store_flagged(slots + std::size_t(threadIdx.x) * readers + blockIdx.x,
-                  exact::pack_words(sums, words, int(threadIdx.x), block_flags));
+                  exact::pack_words(sums, words, int(threadIdx.x), reader_flags));
 }
 
 }  // namespace gpureduce
