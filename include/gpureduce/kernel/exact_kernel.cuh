@@ -77,7 +77,10 @@ struct SharedDeposit {
 // rows (double: 23 rows on 16 warps) polls both at once, two packets per lane and row in flight:
 // a reader stores all its packets at once, and the second row polled after the first cost one
 // more round trip to L2 after the last reader. H100, A/B against a54f18e: float64 0.945-0.972 of
-// the time at 2^14-2^18 (bench/results/*_ab_exact_combiner_rows_on_8e10d2d.txt).
+// the time at 2^14-2^18 (bench/results/*_ab_exact_combiner_rows_on_8e10d2d.txt). Each word is
+// then summed over the warp in three redux.sync (warp/redux_steps.hpp) where it took five 64-bit
+// shuffle steps: 0.97-1.00 of the time at 2^14-2^22, median 0.99 (H100, A/B against 94267d8,
+// *_ab_exact_combiner_redux_v5_on_94267d8.txt).
 template <unsigned BlockThreads, int Words>
 __device__ __forceinline__ void combine_packets(FlaggedPartial* slots, unsigned readers, std::int64_t* sums,
                                                 unsigned* flags) {
@@ -127,8 +130,7 @@ __device__ __forceinline__ void combine_packets(FlaggedPartial* slots, unsigned 
     if (task_of(j) >= tasks) break;  // warp-uniform
     const int p = int(task_of(j) / parts);
 #pragma unroll
-    for (int w = 0; w < exact::packet_words; ++w)
-      for (int d = warp_threads / 2; d > 0; d /= 2) s[j][w] += __shfl_down_sync(~0u, s[j][w], d);
+    for (int w = 0; w < exact::packet_words; ++w) s[j][w] = warp_allreduce(s[j][w], Sum{});
     if (lane == 0) {
 #pragma unroll
       for (int w = 0; w < exact::packet_words; ++w) {
