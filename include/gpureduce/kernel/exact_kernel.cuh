@@ -28,7 +28,7 @@ namespace gpureduce {
 // (ATOMS.CAST.SPIN): 32 lanes on the same words retried one another. Lane j then adds word
 // bottom + j with a plain load and store: no other warp touches the accumulator. At 022466f lane
 // 0 added each word by such an atomic inside the loop, one round trip per word; against that,
-// H100: 0.96-0.99 of the time from 2^10 to 2^22, every type (median 0.98;
+// H100: 0.96-1.00 of the time from 2^10 to 2^22, every type (median 0.98;
 // bench/results/*_ab_exact_deposit_carry.txt, "new"; the H200's *_ab_exact_deposit.txt alike).
 __device__ __forceinline__ void deposit_warp(double v, int lsb_exp, long long* acc) {
   exact::Chunks ch{-1, {0, 0, 0}};
