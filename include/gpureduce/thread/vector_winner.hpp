@@ -12,6 +12,7 @@
 #pragma once
 
 #include <gpureduce/config.hpp>
+#include <gpureduce/thread/byte_perm.hpp>
 #include <gpureduce/thread/operators.hpp>
 
 #include <cstdint>
@@ -49,19 +50,7 @@ GPUREDUCE_HD V extreme_of_words(const std::uint32_t (&u)[Units]) {
     if constexpr (sizeof(V) == 2) return w;
     // Byte selectors of prmt: 0-3 a byte of w, 4 a zero byte; 8 + b: byte b's sign replicated.
     const std::uint32_t sel = sign ? (odd ? 0xB391u : 0xA280u) : (odd ? 0x4341u : 0x4240u);
-#if defined(__CUDA_ARCH__)
-    std::uint32_t r;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(w), "r"(0u), "r"(sel));
-    return r;
-#else
-    std::uint32_t r = 0;
-    for (int i = 0; i < 4; ++i) {
-      const unsigned nib = (sel >> (4 * i)) & 0xF, b = nib & 7;
-      const std::uint32_t byte = b < 4 ? (w >> (8 * b)) & 0xFF : 0;
-      r |= (nib & 8 ? (byte & 0x80 ? 0xFFu : 0u) : byte) << (8 * i);
-    }
-    return r;
-#endif
+    return byte_perm(w, 0u, sel);
   };
   const auto pick2 = [](std::uint32_t a, std::uint32_t b) -> std::uint32_t {  // lane by lane
 #if defined(__CUDA_ARCH__)

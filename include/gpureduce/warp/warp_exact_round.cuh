@@ -1,9 +1,9 @@
 // A warp's carry propagation and rounding of an exact sum's superaccumulator (exact/
 // superaccumulator.hpp), in place of one thread walking every word: each lane holds ceil(Words/32)
 // consecutive words in registers, carries cross between lanes (exact::normalize_slice: two
-// rounds, then a prefix scan of the lanes' carry transfers), and the leading bit,
-// the kept bits and the sticky bit are warp reductions. One thread took 69 dependent steps per
-// pass over a double's words, and up to three passes.
+// rounds, then a prefix scan of the lanes' carry transfers); the word of the leading bit is a warp
+// maximum, and its digit and the two below reach every lane by shuffles (exact::round_slice). One
+// thread took 69 dependent steps per pass over a double's words, and up to three passes.
 #pragma once
 
 #include <gpureduce/exact/superaccumulator.hpp>
