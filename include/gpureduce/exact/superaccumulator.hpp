@@ -153,7 +153,7 @@ GPUREDUCE_UNROLL
   // Each step one shuffle and three byte permutes (the transfer's table looked up bit field by bit
   // field took 17 instructions a step).
 GPUREDUCE_UNROLL
-  for (int d = 1; d < Team::owners; d *= 2) {
+  for (int d = 1; d < Team::owners && d < (words + P - 1) / P; d *= 2) {  // up to the last owner of a word
     const std::int64_t below = team.from_below(detail::carry_selector(transfer), d, detail::carry_identity_selector);
     transfer = detail::compose_carries(transfer, std::uint32_t(below));
   }
@@ -208,7 +208,10 @@ GPUREDUCE_HD Out round_slice(std::int64_t (&w)[P], int first, int words, int lsb
   if (flags & flag_pos_inf) return convert<Out>(inf);
   if (flags & flag_neg_inf) return convert<Out>(-inf);
   normalize_slice(w, first, words, team);
-  const bool neg = team.broadcast(w[(words - 1) % P], (words - 1) / P) < 0;
+  bool top_negative = false;  // the top word's sign: one vote, where a broadcast took two shuffles
+GPUREDUCE_UNROLL
+  for (int p = 0; p < P; ++p) top_negative |= first + p == words - 1 && w[p] < 0;
+  const bool neg = team.any(top_negative);
   if (neg) {
     // -X without a second carry pass: 0 below X's lowest non-zero word, that word's two's
     // complement, every digit above it inverted (the top word: -w - 1, or -w if it is the lowest).
@@ -242,7 +245,8 @@ GPUREDUCE_UNROLL
 GPUREDUCE_UNROLL
     for (int p = 0; p < P; ++p)
       if (p == slot) v = w[p];
-    d[k] = i >= 0 ? std::uint32_t(team.broadcast(v, i / P)) : 0u;
+    const std::uint32_t digit = std::uint32_t(team.broadcast(v, i >= 0 ? i / P : 0));  // no branch
+    d[k] = i >= 0 ? digit : 0u;
   }
 GPUREDUCE_UNROLL
   for (int p = 0; p < P; ++p) below |= first + p < top - 2 && w[p] != 0;
