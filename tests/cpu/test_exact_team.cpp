@@ -57,13 +57,6 @@ struct ThreadTeam {
       return std::uint64_t(r);
     })));
   }
-  std::uint64_t bit_or(std::uint64_t x) const {
-    return m->meet(rank, x, [](const auto& s) {
-      std::uint64_t r = 0;
-      for (auto v : s) r |= v;
-      return r;
-    });
-  }
   std::int64_t from_below(std::int64_t x, int d = 1, std::int64_t none = 0) const {
     const int me = rank;
     return std::int64_t(m->meet(rank, std::uint64_t(x), [me, d, none](const auto& s) {

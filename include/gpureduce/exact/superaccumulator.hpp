@@ -71,14 +71,13 @@ GPUREDUCE_HD std::int64_t carry_step(const std::int64_t* w, int i, int words) {
 // Carries and rounding work on words held in slices: one owner (the host: one thread, every word)
 // or the 32 lanes of a warp (warp/warp_exact_round.cuh), each owner holding P consecutive words
 // from `first`, in registers. An owner reaches the others only through its Team of `owners`:
-// `any`, `max`, `bit_or` over the owners, `from_below(x, d, none)` (the value of the owner d
+// `any` and `max` over the owners, `from_below(x, d, none)` (the value of the owner d
 // below, `none` where there is none) and `broadcast` (the value of owner r). Alone is the team
 // of one owner.
 struct Alone {
   static constexpr int owners = 1;
   GPUREDUCE_HD bool any(bool x) const { return x; }
   GPUREDUCE_HD int max(int x) const { return x; }
-  GPUREDUCE_HD std::uint64_t bit_or(std::uint64_t x) const { return x; }
   GPUREDUCE_HD std::int64_t from_below(std::int64_t, int = 1, std::int64_t none = 0) const { return none; }
   GPUREDUCE_HD std::int64_t broadcast(std::int64_t x, int) const { return x; }
 };

@@ -19,7 +19,6 @@ struct WarpTeam {
   static constexpr int owners = warp_threads;
   __device__ __forceinline__ bool any(bool x) const { return __any_sync(~0u, x); }
   __device__ __forceinline__ int max(int x) const { return warp_allreduce(x, Max{}); }
-  __device__ __forceinline__ std::uint64_t bit_or(std::uint64_t x) const { return warp_allreduce(x, BitOr{}); }
   __device__ __forceinline__ std::int64_t from_below(std::int64_t x, int d = 1, std::int64_t none = 0) const {
     const std::int64_t v = __shfl_up_sync(~0u, x, d);
     return int(threadIdx.x % warp_threads) < d ? none : v;
