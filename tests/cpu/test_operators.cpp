@@ -1,5 +1,6 @@
 // The operators, identities, accumulator rules and NaN policies the kernels use, run on the host.
 #include <gpureduce/thread/accumulator.hpp>
+#include <gpureduce/thread/byte_perm.hpp>
 #include <gpureduce/thread/operators.hpp>
 #include <gpureduce/thread/packed_sum.hpp>
 #include <gpureduce/thread/vector_winner.hpp>
@@ -288,6 +289,19 @@ TEST(test_thread_operators, extreme_of_words_matches_elementwise) {
   check_extreme_of_words<std::uint8_t>(2);
   check_extreme_of_words<std::int16_t>(3);
   check_extreme_of_words<std::uint16_t>(4);
+}
+
+// The host emulation of prmt, on selectors worked out by hand from the PTX ISA's description: bytes
+// of x (0-3) and y (4-7) in any order, and a nibble's bit 3 replicating the picked byte's sign.
+TEST(test_thread_operators, byte_perm_picks_and_sign_extends_bytes) {
+  const std::uint32_t x = 0x33221100u, y = 0x77665544u;
+  EXPECT_EQ(byte_perm(x, y, 0x3210u), x);
+  EXPECT_EQ(byte_perm(x, y, 0x7654u), y);
+  EXPECT_EQ(byte_perm(x, y, 0x0123u), 0x00112233u);
+  EXPECT_EQ(byte_perm(x, y, 0x4567u), 0x44556677u);
+  EXPECT_EQ(byte_perm(x, y, 0x5140u), 0x55114400u);
+  EXPECT_EQ(byte_perm(0x7F80FF01u, 0u, 0x89ABu), 0x00FFFF00u);  // signs of bytes 0-3
+  EXPECT_EQ(byte_perm(0x7F80FF01u, 0u, 0x0123u), 0x01FF807Fu);
 }
 
 template <class V>
