@@ -61,7 +61,8 @@ std::vector<BenchRow> run_typed(const DeviceInfo& device, double peak_gbps, GpuT
       T got = host_out;
       if (!v.result_on_host) GPUREDUCE_CUDA(cudaMemcpy(&got, out.get(), sizeof(T), cudaMemcpyDeviceToHost));
       const TimingStats t = timer.measure(
-          [&](cudaStream_t s) { GPUREDUCE_CUDA(v.run(in.get(), n, out.get(), &host_out, s)); }, run.reps);
+          [&](cudaStream_t s) { GPUREDUCE_CUDA(v.run(in.get(), n, out.get(), &host_out, s)); }, run.reps, 3, {},
+          v.result_on_host ? HostWaits::yes : HostWaits::no);
       const double gbps = t.median_ms > 0 ? double(n) * sizeof(T) / (t.median_ms * 1e6) : 0;
       rows.push_back({v.name, v.adds, dtype_of<T>(), n, t, gbps, 100.0 * gbps / peak_gbps, verify(got, ref, device)});
     }

@@ -27,9 +27,11 @@ std::string size_label(std::uint64_t n) {
 }
 
 constexpr const char* timing_method =
-    "CUDA events, 3 warm-up runs, median of reps, L2 flushed (memset of 2x L2) before each sample";
+    "CUDA events, 3 warm-up runs, median of reps, L2 flushed (memset of 2x L2) before each sample, the stream held "
+    "until the sample is enqueued, samples with the SM clock below 80% of its peak taken again";
 constexpr const char* paired_timing_method =
-    "CUDA events, 3 warm-up runs, median of reps, L2 flushed (memset of 2x L2) before each sample; "
+    "CUDA events, 3 warm-up runs, median of reps, L2 flushed (memset of 2x L2) before each sample, the stream held "
+    "until the sample is enqueued, samples with the SM clock below 80% of its peak taken again; "
     "the two calls compared (gpureduce and CUB; --mode exact: exact and plain) alternate sample by sample "
     "(a b, b a, ...)";
 
@@ -111,7 +113,9 @@ void write_json(std::ostream& os, const RunInfo& info, const LadderArgs& args, c
     w.field("n", r.n)
         .field("median_ms", r.time.median_ms)
         .field("min_ms", r.time.min_ms)
-        .field("max_ms", r.time.max_ms);
+        .field("max_ms", r.time.max_ms)
+        .field("sm_mhz", r.time.sm_mhz)
+        .field("discarded", r.time.discarded);
     w.field("gbps", r.gbps).field("pct_peak", r.pct_peak).field("verified", r.verified);
     w.end_object();
   }
@@ -194,6 +198,7 @@ void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& ar
       w.begin_object();
       w.field("variant", variant).field("type", elem_type_name(r.type)).field("op", bench_op_name(r.op));
       w.field("n", r.n).field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms);
+      w.field("sm_mhz", t.sm_mhz).field("discarded", t.discarded);
       w.field("gbps", gbps)
           .field("pct_peak", 100 * gbps / peak)
           .field("verified", which == 2 ? r.g2g_verified : r.verified);
@@ -245,6 +250,7 @@ void write_matmul_json(std::ostream& os, const RunInfo& info, const MatmulArgs& 
     w.begin_object();
     w.field("variant", r.variant).field("adds", r.adds).field("n", std::uint64_t(r.n));
     w.field("median_ms", r.time.median_ms).field("min_ms", r.time.min_ms).field("max_ms", r.time.max_ms);
+    w.field("sm_mhz", r.time.sm_mhz).field("discarded", r.time.discarded);
     w.field("gops", r.gops).field("verified", r.verified).field("note", r.note);
     w.end_object();
   }
