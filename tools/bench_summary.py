@@ -115,8 +115,20 @@ def summarise_exact(rows):
     print(f"\n{judged - missed} of {judged} rows meet their target")
 
 
+def disturbed(data, limit=1.3):
+    """Rows whose median is over `limit` times their fastest sample: a run's disturbance, not the
+    call's time (the run at 107fbdf had int32 sums of 1 MB at a median of 32 us, fastest 27, and of
+    256 KB at 31, fastest 5; rows of the held timer stay within 1.3x)."""
+    return [f"{r['variant']} {r['op']} {r['type']} 2^{log2(r['n'])} "
+            f"(median {r['median_ms'] / r['min_ms']:.1f}x the fastest)"
+            for r in data["rows"] if r.get("min_ms", 0) > 0 and r["median_ms"] > limit * r["min_ms"]]
+
+
 def main():
     data = json.loads(open(sys.argv[1]).read())
+    if rows := disturbed(data):
+        print(f"{len(rows)} rows with a median over 1.3x their fastest sample (the run was disturbed):",
+              "; ".join(rows), "\n")
     ceiling = data["device"]["measured_read_gbps"]
     rows = rows_by_key(data)
     print(f"{data['device']['name']}, commit {data['commit'][:12]}, read ceiling {ceiling:.0f} GB/s\n")

@@ -38,7 +38,8 @@ constexpr std::uint64_t spin_ns = 20'000;
 constexpr auto pause = std::chrono::milliseconds(20);
 
 // Whether a CUDA tool is injected (ncu and nsys set CUDA_INJECTION64_PATH, compute-sanitizer
-// NVTX_INJECTION64_PATH): it serializes and slows launches, so the samples are not the calls' times.
+// NVTX_INJECTION64_PATH): it serializes and slows launches, so the samples are not the calls'
+// times.
 bool under_a_cuda_tool() {
   return std::getenv("CUDA_INJECTION64_PATH") != nullptr || std::getenv("NVTX_INJECTION64_PATH") != nullptr;
 }

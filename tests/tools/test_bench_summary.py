@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-from bench_summary import by_target, row_met, target  # noqa: E402
+from bench_summary import by_target, disturbed, row_met, target  # noqa: E402
 
 failures = []
 
@@ -56,6 +56,16 @@ want = {
 for label, w in want.items():
     expect(got.get(label) == w, f"{label}: got {got.get(label)}, want {w}")
 expect(len(got) == len(want), f"targets: {list(got)}")
+
+# Rows of the run at 107fbdf (median and fastest sample, ms): the disturbed ones are named.
+run = {"rows": [
+    {"variant": "gpureduce", "op": "sum", "type": "int32", "n": 2**18, "median_ms": 0.030624, "min_ms": 0.00512},
+    {"variant": "cub", "op": "sum", "type": "int32", "n": 2**20, "median_ms": 0.061616, "min_ms": 0.05664},
+    {"variant": "gpureduce", "op": "sum", "type": "int32", "n": 2**20, "median_ms": 0.032288, "min_ms": 0.026912},
+    {"variant": "gpureduce", "op": "sum", "type": "int32", "n": 2**24, "median_ms": 0.028896, "min_ms": 0.02848},
+]}
+expect(disturbed(run) == ["gpureduce sum int32 2^18 (median 6.0x the fastest)"], disturbed(run))
+expect(len(disturbed(run, limit=1.1)) == 2, disturbed(run, limit=1.1))
 
 if failures:
     print("\n".join(failures))
