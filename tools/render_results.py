@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_summary import by_target, row_met, rows_by_key  # noqa: E402
+from bench_summary import by_target, disturbed, row_met, rows_by_key  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"(<!-- results: (\S+) (\w+)=(\S+) -->\n)(.*?)(<!-- /results -->)", re.S)
@@ -133,9 +133,10 @@ def targets_table(data, _):
 
 def runs_table(files):
     """One line per full `gpureduce bench` run: how many rows meet their targets, overall and in
-    the one-block (n <= 2^12) and mid-size (2^14-2^18) ranges, and the medians of that range."""
+    the one-block (n <= 2^12) and mid-size (2^14-2^18) ranges, the medians of that range, and how
+    many rows (either library's) were disturbed (`bench_summary.disturbed`)."""
     out = ["| file | commit | rows met | n <= 2^12 | 2^14-2^18 | lowest CUB / gpureduce | "
-           "median at 2^14-2^18, CUB / gpureduce (us) |", "|---|---|---:|---:|---:|---|---:|"]
+           "median at 2^14-2^18, CUB / gpureduce (us) | rows disturbed |", "|---|---|---:|---:|---:|---|---:|---:|"]
     for f in files:
         data = json.loads(f.read_text())
         if data["config"].get("mode") == "exact" or all(r["op"] == "dot" for r in data["rows"]):
@@ -154,7 +155,7 @@ def runs_table(files):
                              for v in ("cub", "gpureduce"))
         out.append(f"| `{f.name}` | {data['commit'][:10]} | {count(list(rows))} | {count(small)} | "
                    f"{count(mid)} | {ratio[low]:.3f}x ({low[0]} {low[1]} 2^{low[2].bit_length() - 1}) | "
-                   f"{medians} |")
+                   f"{medians} | {len(disturbed(data))} |")
     return "\n".join(out) + "\n"
 
 
