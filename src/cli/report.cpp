@@ -26,14 +26,14 @@ std::string size_label(std::uint64_t n) {
   return s;
 }
 
-constexpr const char* timing_method =
-    "CUDA events, 3 warm-up runs, median of reps, L2 flushed (memset of 2x L2) before each sample, the stream held "
-    "until the sample is enqueued, samples with the SM clock below 80% of its peak taken again";
-constexpr const char* paired_timing_method =
-    "CUDA events, 3 warm-up runs, median of reps, L2 flushed (memset of 2x L2) before each sample, the stream held "
-    "until the sample is enqueued, samples with the SM clock below 80% of its peak taken again; "
-    "the two calls compared (gpureduce and CUB; --mode exact: exact and plain) alternate sample by sample "
+#define GPUREDUCE_TIMING_METHOD                                                                             \
+  "CUDA events, 3 warm-up runs, median of reps, L2 flushed (memset of 2x L2) before each sample, the stream held " \
+  "until the sample is enqueued, samples with the SM clock below 80% of its peak taken again"
+constexpr const char* timing_method = GPUREDUCE_TIMING_METHOD;
+constexpr const char* paired_timing_method = GPUREDUCE_TIMING_METHOD
+    "; the two calls compared (gpureduce and CUB; --mode exact: exact and plain) alternate sample by sample "
     "(a b, b a, ...)";
+#undef GPUREDUCE_TIMING_METHOD
 
 // Opens the top-level object and writes what identifies the run.
 void write_run_fields(JsonWriter& w, const RunInfo& info, const char* tool) {
