@@ -125,6 +125,10 @@ def disturbed(data, limit=1.3):
 
 
 def main():
+    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
+        asked = sys.argv[1:] in (["-h"], ["--help"])
+        print(__doc__, file=sys.stdout if asked else sys.stderr)
+        sys.exit(0 if asked else 2)
     data = json.loads(open(sys.argv[1]).read())
     if rows := disturbed(data):
         print(f"{len(rows)} rows with a median over 1.3x their fastest sample (the run was disturbed):",

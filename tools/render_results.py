@@ -251,6 +251,9 @@ def render(text):
 
 def main():
     args = sys.argv[1:]
+    if not args or "-h" in args or "--help" in args:
+        print(__doc__, file=sys.stdout if args else sys.stderr)
+        return 0 if args else 2
     check = "--check" in args
     stale = []
     for doc in (Path(a) for a in args if a != "--check"):

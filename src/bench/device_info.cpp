@@ -1,5 +1,7 @@
 #include "device_info.hpp"
 
+#include <gpureduce/dispatch/launch_plan.hpp>
+
 #include <cuda_runtime_api.h>
 
 #include <fstream>
@@ -40,7 +42,7 @@ std::optional<DeviceInfo> query_device(std::string& error) {
   d.global_mem_bytes = p.totalGlobalMem;
   int clock_khz = 0;
   cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, d.ordinal);
-  d.theoretical_gbps = 2.0 * clock_khz * 1e3 * (p.memoryBusWidth / 8.0) / 1e9;
+  d.theoretical_gbps = dram_gbps(std::uint64_t(clock_khz), std::uint64_t(p.memoryBusWidth));
   int api = 0;
   cudaDriverGetVersion(&api);
   d.cuda_driver_api = std::to_string(api / 1000) + "." + std::to_string(api % 1000 / 10);

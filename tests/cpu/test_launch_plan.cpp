@@ -201,6 +201,25 @@ TEST(test_dispatch_launch_plan, large_inputs_may_take_several_waves) {
   EXPECT_EQ(plan_launch(from, 0, 16, w, grid_block_limit(from, 20, l2, 5000, w)).blocks, max_grid_blocks);
 }
 
+// A tuning that asks for a DRAM bandwidth takes several waves only on devices that have it. The
+// attributes of an H100 80GB HBM3 and an H200 give the bench's theoretical_gbps of each.
+TEST(test_dispatch_launch_plan, several_waves_may_need_a_fast_memory) {
+  EXPECT_DOUBLE_EQ(dram_gbps(2'619'000, 5120), 3352.32);   // H100 80GB HBM3
+  EXPECT_DOUBLE_EQ(dram_gbps(3'761'175, 5120), 4814.304);  // H200
+  ReduceTuning w = t;
+  w.waves_min_l2 = 16;
+  w.grid_waves = 6;
+  w.waves_min_dram_gbps = 4500;
+  constexpr std::uint64_t l2 = 60u << 20, n = std::uint64_t(1) << 30;
+  EXPECT_EQ(grid_block_limit(n, 4, l2, 1056, on_device(w, 4917.7)), 3168u);
+  EXPECT_EQ(grid_block_limit(n, 4, l2, 1056, on_device(w, 4500)), 3168u);
+  EXPECT_EQ(grid_block_limit(n, 4, l2, 1056, on_device(w, 4499.9)), 1056u);
+  EXPECT_EQ(grid_block_limit(n, 4, l2, 1056, on_device(w, 3352.3)), 1056u);
+  EXPECT_EQ(on_device(w, 3352.3).grid_unroll, w.grid_unroll);  // nothing else changes
+  w.waves_min_dram_gbps = 0;  // any device
+  EXPECT_EQ(grid_block_limit(n, 4, l2, 1056, on_device(w, 0)), 3168u);
+}
+
 TEST(test_dispatch_launch_plan, workspace_holds_a_partial_per_block) {
   EXPECT_GE(workspace_bytes, grid_ticketed_offset + max_grid_blocks * 16);
   EXPECT_GE(grid_ticketed_offset, grid_flagged_offset + max_grid_blocks * 16);  // the regions never overlap

@@ -541,12 +541,15 @@ TEST(test_record_sources, small_records_one_per_load_keep_more_in_flight_on_wave
 }
 
 // Arrays of records, read one per load or in vectors, take 6 waves of blocks from 16x L2 (those
-// above from 4x); numbers (complex ones too) and their transforms one.
+// above from 4x) on any device; 4- and 8-byte numbers too, on devices of 4.5 TB/s and more only;
+// other numbers, complex ones, transforms and dot products one.
 TEST(test_record_sources, records_take_several_waves) {
   using Op = UserOp<cuda::std::plus<int>, int>;
   constexpr ReduceTuning per_load = detail::reduce_tuning<int, RecordSource<Pair>, Op>();
   EXPECT_EQ(per_load.waves_min_l2, 16u);
   EXPECT_EQ(per_load.grid_waves, 6u);
+  EXPECT_EQ(per_load.waves_min_dram_gbps, 0u);
+  EXPECT_EQ((detail::reduce_tuning<int, RecordSource<double>, Op>().waves_min_dram_gbps), 0u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float3>, Op>().waves_min_l2), 16u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float3>, Op>().grid_waves), 6u);
   EXPECT_EQ((detail::reduce_tuning<int, ShiftedSource<Rgba>, Op>().grid_waves), 6u);
@@ -554,7 +557,17 @@ TEST(test_record_sources, records_take_several_waves) {
   using Complex = cuda::std::complex<float>;
   EXPECT_EQ((detail::reduce_tuning<Complex, ArraySource<Complex>, UserOp<cuda::std::plus<>, Complex>>().waves_min_l2),
             0u);
-  EXPECT_EQ((detail::reduce_tuning<std::int64_t, ArraySource<int>, Sum>().waves_min_l2), 0u);
+  for (const ReduceTuning numbers :
+       {detail::reduce_tuning<std::int64_t, ArraySource<int>, Sum>(), detail::reduce_tuning<float, ArraySource<float>, Max>(),
+        detail::reduce_tuning<double, ArraySource<double>, Sum>(),
+        detail::reduce_tuning<IndexedValue<std::int64_t>, ArraySource<std::int64_t>, ArgMax>()}) {
+    EXPECT_EQ(numbers.waves_min_l2, 16u);
+    EXPECT_EQ(numbers.grid_waves, 6u);
+    EXPECT_EQ(numbers.waves_min_dram_gbps, 4500u);
+  }
+  EXPECT_EQ((detail::reduce_tuning<std::int64_t, ArraySource<std::int8_t>, Sum>().waves_min_l2), 0u);
+  EXPECT_EQ((detail::reduce_tuning<float, ArraySource<__half>, Sum>().waves_min_l2), 0u);
+  EXPECT_EQ((detail::reduce_tuning<float, ProductSource<float, float>, Sum>().waves_min_l2), 0u);
 }
 
 // One block reads at most one of its batches where each value costs more than an operator (a

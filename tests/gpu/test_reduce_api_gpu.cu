@@ -74,6 +74,51 @@ TEST(test_reduce_api, more_than_two_pow_31_int8) {
   EXPECT_EQ(m.index, std::int64_t(at));
 }
 
+// 4- and 8-byte numbers of 16x the L2 size and more, where a device of the fastest memory (an H200,
+// not an H100) runs them on several waves of blocks (dispatch/tuning_sm90.hpp, with_number_waves):
+// sum, max and argmax (the first of two equal maxima, both past the first wave's share) exact under
+// the library's plan and with the grid forced to one wave's 1056 and to 3168 blocks.
+template <class T>
+void check_large_numbers(std::uint64_t seed) {
+  int device = 0, l2 = 0;
+  GPUREDUCE_CHECK_CUDA(cudaGetDevice(&device));
+  GPUREDUCE_CHECK_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  const std::uint64_t n = 16 * std::uint64_t(l2) / sizeof(T) + 4099;
+  std::size_t free_bytes = 0, total = 0;
+  GPUREDUCE_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total));
+  if (free_bytes < n * sizeof(T) + (1u << 28)) GTEST_SKIP() << "needs " << n * sizeof(T) << " bytes of device memory";
+  std::vector<T> h(n);
+  std::uint64_t x = seed | 1;
+  for (auto& v : h) {  // xorshift, values in [-100, 100]
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    v = T(std::int64_t(x % 201) - 100);
+  }
+  const std::uint64_t first = n / 2 + 12345, second = n - 3;
+  h[first] = h[second] = 1000;
+  const DeviceInput<T> d(h, 1);
+  const std::uint64_t want = reference::int_sum(h.data(), n);
+  for (const std::uint64_t blocks : {0, 1056, 3168}) {
+    SCOPED_TRACE(std::to_string(n) + " elements of " + std::to_string(sizeof(T)) + " bytes, blocks " +
+                 std::to_string(blocks));
+    Options opt;
+    opt.force_kernel = blocks ? Kernel::grid : Kernel::automatic;
+    opt.force_blocks = blocks;
+    EXPECT_EQ(std::uint64_t(run_to_host<std::int64_t>([&](std::int64_t* o) { sum(d.get(), n, o, nullptr, opt); })),
+              want);
+    EXPECT_EQ(run_to_host<T>([&](T* o) { max(d.get(), n, o, nullptr, opt); }), T(1000));
+    const auto m = run_to_host<IndexedValue<T>>([&](IndexedValue<T>* o) { argmax(d.get(), n, o, nullptr, opt); });
+    EXPECT_EQ(m.value, T(1000));
+    EXPECT_EQ(m.index, std::int64_t(first));
+  }
+}
+
+TEST(test_reduce_api, large_numbers_on_several_waves) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  check_large_numbers<std::int32_t>(seed);
+  check_large_numbers<std::int64_t>(seed + 1);
+}
+
 // Small inputs through every kernel (both loads of the grid kernel; the combiner block with 3
 // blocks, the last block's poll of chunks of slots with 300), for compute-sanitizer
 // (tools/sanitize.sh runs *sanitizer_sizes*).

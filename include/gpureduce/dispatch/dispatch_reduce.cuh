@@ -130,6 +130,7 @@ struct DeviceLimits {
   std::uint64_t resident_blocks[3];  // on all SMs, in the order of the kernels
   std::uint64_t sm_count;
   std::uint64_t l2_bytes;
+  double dram_gbps;
 };
 template <unsigned Threads, auto... Kernels>
   requires(sizeof...(Kernels) >= 1 && sizeof...(Kernels) <= 3)
@@ -141,12 +142,15 @@ Status device_limits(int device, DeviceLimits* out) {
     *out = it->second;
     return Status::ok();
   }
-  int sms = 0, l2 = 0;
-  if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
-    return Status::from_cuda(e);
-  if (const cudaError_t e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device); e != cudaSuccess)
-    return Status::from_cuda(e);
-  DeviceLimits d{{0, 0, 0}, std::uint64_t(sms), std::uint64_t(l2)};
+  int sms = 0, l2 = 0, clock_khz = 0, bus_bits = 0;
+  for (const auto [value, attribute] : {std::pair{&sms, cudaDevAttrMultiProcessorCount},
+                                        std::pair{&l2, cudaDevAttrL2CacheSize},
+                                        std::pair{&clock_khz, cudaDevAttrMemoryClockRate},
+                                        std::pair{&bus_bits, cudaDevAttrGlobalMemoryBusWidth}})
+    if (const cudaError_t e = cudaDeviceGetAttribute(value, attribute, device); e != cudaSuccess)
+      return Status::from_cuda(e);
+  DeviceLimits d{{0, 0, 0}, std::uint64_t(sms), std::uint64_t(l2),
+                 dram_gbps(std::uint64_t(clock_khz), std::uint64_t(bus_bits))};
   int k = 0;
   cudaError_t e = cudaSuccess;
   for (const void* kernel : {reinterpret_cast<const void*>(Kernels)...}) {
@@ -249,7 +253,8 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
 // argmin/argmax of records read in vectors have no register floor (with_record_keys). Records read
 // one per load take one record per thread in one block up to 256 of them, 512 for argmin/argmax of
 // those whose partial batch would be loaded with repeats (with_one_record_per_thread); of those,
-// records of words of 4 bytes or more a lower register floor (with_wide_record_keys).
+// records of words of 4 bytes or more a lower register floor (with_wide_record_keys). Large arrays
+// of 4- and 8-byte numbers take several waves on devices of the fastest memory (with_number_waves).
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
   using Tuning = TuningSm90<Source::split_bytes>;
@@ -258,8 +263,11 @@ constexpr ReduceTuning reduce_tuning() {
                                  : packs_sum_v<A, Source, Op> ? Tuning::packed_sum
                                                               : Tuning::value;
   constexpr bool element_work = Source::arrays == 1 && !plain_values_v<Source> && tree_flaggable<A, Op>;
-  constexpr ReduceTuning t = element_work ? Tuning::with_element_work(by_op) : by_op;
   using T = typename Source::element_type;
+  constexpr bool numbers = Source::arrays == 1 && plain_values_v<Source> && is_element_v<T>;
+  constexpr ReduceTuning t = element_work ? Tuning::with_element_work(by_op)
+                             : numbers    ? Tuning::with_number_waves(by_op)
+                                          : by_op;
   constexpr bool records = Source::arrays == 1 && !is_element_v<T> && !is_complex_v<T>;
   constexpr ReduceTuning w = records ? Tuning::with_record_waves(t) : t;
   constexpr bool one_per_load = records && reads_one_per_load_v<Source>;
@@ -377,20 +385,21 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     if (const Status s = device_limits<tuning.grid_threads, grid, grid_evict_first, grid_waves>(device, &limits); !s)
       return s;
     constexpr unsigned bytes = sizeof(T) * Source::arrays;
-    const bool evict_first = evict_first_loads(opt.l2, n, bytes, limits.l2_bytes, tuning);
+    const ReduceTuning here = on_device(tuning, limits.dram_gbps);
+    const bool evict_first = evict_first_loads(opt.l2, n, bytes, limits.l2_bytes, here);
     // Grids of several waves with plain loads take their own kernel where the tuning gives it
     // another unroll.
     const bool waves = opt.force_kernel == Kernel::waves ||
-                       (!evict_first && reads_on_waves_kernel(n, bytes, limits.l2_bytes, tuning));
+                       (!evict_first && reads_on_waves_kernel(n, bytes, limits.l2_bytes, here));
     const std::uint64_t max_blocks =
-        grid_block_limit(n, bytes, limits.l2_bytes, limits.resident_blocks[waves ? 2 : evict_first], tuning);
+        grid_block_limit(n, bytes, limits.l2_bytes, limits.resident_blocks[waves ? 2 : evict_first], here);
     // The combiner kernel loads evict-first, as every grid of up to max_combiner_blocks does unless
     // the caller asks for plain loads; for an atomic end, every grid that loads evict-first. A
     // result inside the input takes the last block's poll instead: the atomic end's identity store
     // and atomics would land in elements that blocks have still to read (the combiner kernel of
     // such a result type has no other end).
     const bool in_place = atomic_end_v<A, Out, Op> && overlaps_input(src, n, out, sizeof(Out));
-    const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, waves ? waves_tuning : tuning,
+    const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, waves ? waves_kernel_tuning(here) : here,
                                         max_blocks, opt.force_kernel, opt.force_blocks,
                                         tree_flaggable<A, Op> && evict_first && !waves && !in_place,
                                         atomic_end_v<A, Out, Op> && !in_place);

@@ -38,6 +38,8 @@ struct ReduceTuning {
   // blocks, as many as max_grid_blocks holds, rather than one (0: never).
   unsigned waves_min_l2 = 0;
   unsigned grid_waves = 1;
+  // ... and only on devices whose DRAM bandwidth (dram_gbps) is at least this many GB/s (0: any).
+  std::uint64_t waves_min_dram_gbps = 0;
   // Vectors in flight per thread of grids of several waves whose loads are plain, for inputs of at
   // least waves_unroll_min_l2 times the L2 size (0: grid_unroll).
   int waves_unroll = 0;
@@ -142,6 +144,20 @@ GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t add
   if (combiner_ok && atomic_end && cap >= 2) return {k, t.grid_threads, min_u64(readers, cap - 1) + 1, true};
   if (combiner_ok && readers + 1 <= min_u64(cap, max_combiner_blocks)) return {k, t.grid_threads, readers + 1, true};
   return {k, t.grid_threads, readers};
+}
+
+// A device's theoretical DRAM bandwidth in GB/s (1e9 bytes/s) from its attributes: two transfers
+// per memory clock (cudaDevAttrMemoryClockRate, kHz) over the bus (cudaDevAttrGlobalMemoryBusWidth,
+// bits). H100 80GB HBM3: 3352; H200: 4814.
+GPUREDUCE_HD constexpr double dram_gbps(std::uint64_t memory_clock_khz, std::uint64_t bus_bits) {
+  return 2.0 * double(memory_clock_khz) * 1e3 * (double(bus_bits) / 8.0) / 1e9;
+}
+
+// The tuning on a device of `device_dram_gbps`: no grids of several waves where the tuning asks
+// for more bandwidth than it has (ReduceTuning::waves_min_dram_gbps).
+GPUREDUCE_HD constexpr ReduceTuning on_device(ReduceTuning t, double device_dram_gbps) {
+  if (device_dram_gbps < double(t.waves_min_dram_gbps)) t.waves_min_l2 = 0;
+  return t;
 }
 
 // Whether n elements of `bytes_per_element` run on grids of several waves: at least t.waves_min_l2

@@ -112,6 +112,27 @@ struct TuningSm90 {
   static constexpr ReduceTuning with_record_waves(ReduceTuning t) {
     t.waves_min_l2 = 16;
     t.grid_waves = 6;
+    t.waves_min_dram_gbps = 0;
+    return t;
+  }
+  // Sums, min/max and argmin/argmax of 4- and 8-byte numbers from 16x L2 take as many waves, up to
+  // 6 (3 for the sums' and min/max's 8 blocks per SM: 3168 blocks; argmin/argmax 3960 or 3168),
+  // on devices of at least 4.5 TB/s only: the H200 (4.8 TB/s), not the H100 80GB HBM3 (3.35 TB/s,
+  // where 3960 blocks took 1.003-1.009 of the time of sums at 1-4 GB, above); devices in between
+  // are not measured. H200, each grid forced, three rounds (bench/results/*_H200_waves_numbers_
+  // f4adc02.txt): 2640-3960 blocks ahead of one wave for 4- and 8-byte types, 2112 behind. A/B
+  // against f4adc02, three rounds alternating (*_H200_ab_number_waves_on_f4adc02.txt), 42 rows of 1
+  // to 8 GB: median 0.995 of the time (0.992-1.003; int32 sum 4 GB 940.0 -> 933.5 us, CUB 936.8;
+  // float32 sum 940.3 -> 932.9, CUB 934.5; int32 max 1.003-0.999, no gain); smaller rows, whose
+  // code is the same, 0.995-1.013 (median 1.001). Not for 1- and 2-byte elements: int8 max and
+  // argmax 1-4% slower on several waves, float16 within 0.5%; nor dot products (3168 blocks forced
+  // within 0.3% of one wave either way at 512 MB - 8 GB per array, *_H200_dot_waves_f4adc02.txt).
+  static constexpr ReduceTuning with_number_waves(ReduceTuning t) {
+    if constexpr (ElemBytes == 4 || ElemBytes == 8) {
+      t.waves_min_l2 = 16;
+      t.grid_waves = 6;
+      t.waves_min_dram_gbps = 4500;
+    }
     return t;
   }
   // Records read one per load (a load per word of each: agent/sources.cuh, RecordSource) of more
