@@ -205,7 +205,7 @@ TEST(test_dispatch_launch_plan, large_inputs_may_take_several_waves) {
 // attributes of an H100 80GB HBM3 and an H200 give the bench's theoretical_gbps of each.
 TEST(test_dispatch_launch_plan, several_waves_may_need_a_fast_memory) {
   EXPECT_DOUBLE_EQ(dram_gbps(2'619'000, 5120), 3352.32);   // H100 80GB HBM3
-  EXPECT_DOUBLE_EQ(dram_gbps(3'761'175, 5120), 4814.304);  // H200
+  EXPECT_DOUBLE_EQ(dram_gbps(3'201'000, 6016), 4814.304);  // H200
   ReduceTuning w = t;
   w.waves_min_l2 = 16;
   w.grid_waves = 6;

@@ -1,5 +1,6 @@
 """tools/bench_summary.py's reading of issue 3's targets, on made-up rows whose outcome is worked
 out by hand: which targets a row is held to, and how a miss is measured."""
+import subprocess
 import sys
 from pathlib import Path
 
@@ -66,6 +67,13 @@ run = {"rows": [
 ]}
 expect(disturbed(run) == ["gpureduce sum int32 2^18 (median 6.0x the fastest)"], disturbed(run))
 expect(len(disturbed(run, limit=1.1)) == 2, disturbed(run, limit=1.1))
+
+# As a command: --help on stdout with status 0, a missing file argument on stderr with status 2.
+script = str(Path(__file__).resolve().parents[2] / "tools" / "bench_summary.py")
+asked = subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True)
+expect(asked.returncode == 0 and "usage:" in asked.stdout, f"--help: {asked.returncode} {asked.stderr}")
+bare = subprocess.run([sys.executable, script], capture_output=True, text=True)
+expect(bare.returncode == 2 and "usage:" in bare.stderr and not bare.stdout, f"no argument: {bare.returncode}")
 
 if failures:
     print("\n".join(failures))
