@@ -2,8 +2,6 @@
 
 #include <gpureduce/grid/arithmetic.hpp>
 
-#include <algorithm>
-
 namespace gpureduce {
 namespace {
 
@@ -28,10 +26,10 @@ __global__ void stream_read_kernel(const int4* __restrict__ in, std::uint64_t ba
 }  // namespace
 
 // The faster of one and three waves of resident blocks. H200, 4 GB after the bench's flush, median
-// of 25 (tools/probes/read_ceiling_probe.cu, bench/results/*_H200_read_ceiling_*.txt): 4403 GB/s on
-// one wave, 4487 on three, 4403 with 8 vectors per thread, 4371 with 2. The kernel before, one
-// vector per thread in flight on one wave over 1 GB, read 4159-4171, and the library's sums of 4
-// GB outran it by 6-7% (bench/results/20261128_NVIDIA_H200_bench.json).
+// of 25 (tools/probes/read_ceiling_probe.cu, bench/results/*_H200_read_ceiling_4518ce2.txt): 4496
+// GB/s on one wave, 4509 on three, 4489 with 8 vectors per thread, 4458 with 2. The kernel before,
+// one vector per thread in flight on one wave, read 4409-4414 there and 4209-4218 over the 1 GB it
+// read, and the library's sums of 4 GB outran it by 6-7% (*_H200_bench_f4adc02.json).
 double measure_read_gbps(GpuTimer& timer, std::uint64_t bytes, int reps) {
   constexpr std::uint64_t batch_bytes = std::uint64_t(read_threads) * read_unroll * sizeof(int4);
   const std::uint64_t batches = bytes / batch_bytes;

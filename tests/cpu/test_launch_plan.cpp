@@ -211,7 +211,7 @@ TEST(test_dispatch_launch_plan, several_waves_may_need_a_fast_memory) {
   w.grid_waves = 6;
   w.waves_min_dram_gbps = 4500;
   constexpr std::uint64_t l2 = 60u << 20, n = std::uint64_t(1) << 30;
-  EXPECT_EQ(grid_block_limit(n, 4, l2, 1056, on_device(w, 4917.7)), 3168u);
+  EXPECT_EQ(grid_block_limit(n, 4, l2, 1056, on_device(w, 4814.304)), 3168u);
   EXPECT_EQ(grid_block_limit(n, 4, l2, 1056, on_device(w, 4500)), 3168u);
   EXPECT_EQ(grid_block_limit(n, 4, l2, 1056, on_device(w, 4499.9)), 1056u);
   EXPECT_EQ(grid_block_limit(n, 4, l2, 1056, on_device(w, 3352.3)), 1056u);

@@ -558,8 +558,8 @@ TEST(test_record_sources, records_take_several_waves) {
   EXPECT_EQ((detail::reduce_tuning<Complex, ArraySource<Complex>, UserOp<cuda::std::plus<>, Complex>>().waves_min_l2),
             0u);
   for (const ReduceTuning numbers :
-       {detail::reduce_tuning<std::int64_t, ArraySource<int>, Sum>(), detail::reduce_tuning<float, ArraySource<float>, Max>(),
-        detail::reduce_tuning<double, ArraySource<double>, Sum>(),
+       {detail::reduce_tuning<std::int64_t, ArraySource<int>, Sum>(),
+        detail::reduce_tuning<float, ArraySource<float>, Max>(), detail::reduce_tuning<double, ArraySource<double>, Sum>(),
         detail::reduce_tuning<IndexedValue<std::int64_t>, ArraySource<std::int64_t>, ArgMax>()}) {
     EXPECT_EQ(numbers.waves_min_l2, 16u);
     EXPECT_EQ(numbers.grid_waves, 6u);

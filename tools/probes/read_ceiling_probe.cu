@@ -1,8 +1,8 @@
 // How fast a plain kernel can stream device memory: the bench's "% of ceiling" (src/bench/
-// stream_read.cu) needs a read that the reductions do not outrun. Reads of 1 and 4 GB through 16-byte
-// loads, one per thread in flight over a grid-stride loop (the bench's read before 2026-11-28) or
-// batches of 2, 4 or 8 per thread, on one or three waves of resident blocks; each after a memset of
-// 2x L2, CUDA events, median and best of 25. Run by `tools/device-run COMMIT ceiling`.
+// stream_read.cu) needs a read that the reductions do not outrun. Reads of 1 and 4 GB through
+// 16-byte loads, one per thread in flight over a grid-stride loop (the bench's read up to f4adc02)
+// or batches of 2, 4 or 8 per thread, on one or three waves of resident blocks; each after a
+// memset of 2x L2, CUDA events, median and best of 25. Run by `tools/device-run COMMIT ceiling`.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -28,7 +28,8 @@ __global__ void one_per_thread(const int4* __restrict__ in, std::uint64_t vector
   if (acc == 0x9e3779b9u) sink[blockIdx.x] = acc;
 }
 
-// Batches of U vectors per thread, a block's batches a grid apart; the sizes here are whole batches.
+// Batches of U vectors per thread, a block's batches a grid apart; the sizes here are whole
+// batches.
 template <int U>
 __global__ void batched(const int4* __restrict__ in, std::uint64_t vectors, unsigned* sink) {
   unsigned acc = 0;
