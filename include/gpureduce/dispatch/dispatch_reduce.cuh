@@ -143,10 +143,10 @@ Status device_limits(int device, DeviceLimits* out) {
     return Status::ok();
   }
   int sms = 0, l2 = 0, clock_khz = 0, bus_bits = 0;
-  for (const auto [value, attribute] : {std::pair{&sms, cudaDevAttrMultiProcessorCount},
-                                        std::pair{&l2, cudaDevAttrL2CacheSize},
-                                        std::pair{&clock_khz, cudaDevAttrMemoryClockRate},
-                                        std::pair{&bus_bits, cudaDevAttrGlobalMemoryBusWidth}})
+  for (const auto& [value, attribute] : {std::pair{&sms, cudaDevAttrMultiProcessorCount},
+                                         std::pair{&l2, cudaDevAttrL2CacheSize},
+                                         std::pair{&clock_khz, cudaDevAttrMemoryClockRate},
+                                         std::pair{&bus_bits, cudaDevAttrGlobalMemoryBusWidth}})
     if (const cudaError_t e = cudaDeviceGetAttribute(value, attribute, device); e != cudaSuccess)
       return Status::from_cuda(e);
   DeviceLimits d{{0, 0, 0}, std::uint64_t(sms), std::uint64_t(l2),
