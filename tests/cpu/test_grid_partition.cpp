@@ -207,6 +207,24 @@ TEST(test_grid_vector_split, head_and_tail_at_every_misalignment) {
   EXPECT_EQ(tiny.tail, 0u);
 }
 
+// Elements of one per vector (16 bytes and more) never have a scalar head or tail, whatever their
+// address: agent/thread_partial.cuh loads no edges for them.
+TEST(test_grid_vector_split, one_element_per_vector_has_no_edges) {
+  int sizes = 0;
+  for (unsigned elem = 1; elem <= 256; ++elem) {
+    if (vector_span_bytes(elem) != elem) continue;
+    ++sizes;
+    for (std::uint64_t offset = 0; offset < vector_bytes; ++offset)
+      for (std::uint64_t n : {0u, 1u, 2u, 33u, 1000u}) {
+        const VectorSplit s = VectorSplit::make(0x1000 + offset, n, elem);
+        ASSERT_EQ(s.head, 0u) << "elem " << elem << " offset " << offset << " n " << n;
+        ASSERT_EQ(s.tail, 0u) << "elem " << elem << " offset " << offset << " n " << n;
+        ASSERT_EQ(s.vectors, n);
+      }
+  }
+  EXPECT_GE(sizes, 3);  // 16, 32, 48, ...
+}
+
 // Sizes past 2^31 and 2^32 elements: every index is 64-bit. Covering 2^32 elements one by one is
 // too slow for CI, so this checks the partitions' structure at the far end: the last block's
 // indices, the grid size and that the grid-stride loops reach n - 1 and never beyond.

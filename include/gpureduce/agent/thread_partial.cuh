@@ -78,7 +78,21 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   // ptxas split int64 max's batches (2^12 4.64 -> 4.91 us at bb754c7); at 2^12 E and G now take
   // 1.00-1.03 of the time, as an unchanged float32 control does (1.00-1.02).
   constexpr bool edges_last = (OneBlock && (sizeof(Value) <= 4 || Last != LastBatch::repeat)) || Source::shifted;
-  const ScalarEdges edges = OneBlock && !edges_last
+  // A source of one element per vector (records read one per load, elements of 16 bytes and more)
+  // has no edges (VectorSplit::make, RecordSource::split; tests/cpu/test_grid_partition.cpp), so
+  // none is loaded or held. From 7ae46b5/3a38362 (bisected to the pair) to da9a51b the one-block
+  // kernel held two such records across its batches (edges_last), unused, and took up to 1.9 us
+  // longer (H200, record_probe, bench/results/*_H200_records_bisect_*_round*.txt). Edges of other
+  // records over 8 bytes used first rather than held gained nothing more
+  // (*_H200_records_f2_experiment_da9a51b_round*.txt). Against da9a51b, four rounds
+  // alternating (*_H200_records_ab_{small,full}_edges_fix_vs_da9a51b.txt), us, before -> after
+  // (CUB): 2048 records of 5 int8 fields 5.46 -> 4.30 (4.45), 7 floats 5.93 -> 4.77 (4.84), argmax
+  // of 7 floats at 1500 6.70 -> 4.81 (7.82); 4096 float3 5.53 -> 4.62 (6.84); 2048 pairs of
+  // doubles 4.48 -> 4.04 (4.04). 328 of 1224 rows of 64-4096 records faster by 2% or more in
+  // every round, none slower; at 2^10-2^28, 12 of 698 faster, none slower.
+  constexpr bool has_edges = per_vec > 1 || Source::shifted;
+  const ScalarEdges edges = !has_edges ? ScalarEdges{}
+                            : OneBlock && !edges_last
                                 ? ScalarEdges::from_end(split, per_vec, BlockThreads, threadIdx.x)
                                 : ScalarEdges::of(split, per_vec, block * BlockThreads + threadIdx.x);
   Value head_value{}, tail_value{};
