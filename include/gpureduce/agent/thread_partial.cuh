@@ -81,8 +81,9 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   // A source of one element per vector (records read one per load, elements of 16 bytes and more)
   // has no edges (VectorSplit::make, RecordSource::split; tests/cpu/test_grid_partition.cpp), so
   // none is loaded or held. From 7ae46b5/3a38362 (bisected to the pair) to da9a51b the one-block
-  // kernel held two such records across its batches (edges_last), unused, and took up to 1.9 us
-  // longer (H200, record_probe, bench/results/*_H200_records_bisect_*_round*.txt). Edges of other
+  // kernel held two such records across its batches (edges_last), unused: up to 1.9 us per call on
+  // an H200 (the A/B below; the bisect of the sums, record_probe at 536a558, 8a9b163, ae89b23 and
+  // da9a51b: bench/results/*_H200_records_bisect_*_round*.txt). Edges of other
   // records over 8 bytes used first rather than held gained nothing more
   // (*_H200_records_f2_experiment_da9a51b_round*.txt). Against da9a51b, four rounds
   // alternating (*_H200_records_ab_{small,full}_edges_fix_vs_da9a51b.txt), us, before -> after
