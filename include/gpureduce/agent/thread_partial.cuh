@@ -20,9 +20,11 @@ namespace gpureduce {
 //               after the last one is on the critical path. The scalar head and tail are loaded
 //               first and used last, so a thread that has one issues its body loads without
 //               waiting for it (a round trip: float32 sum of 3001 elements 4.40 -> 4.08 us on the
-//               H100). For argmin/argmax of elements over 4 bytes (LastBatch::repeat) they are
-//               used first, as in the grid kernel, by the block's last threads (below). And the
-//               batch loop stays rolled (VectorGrid).
+//               H100), and go to the block's last threads for elements of up to 4 bytes, where
+//               the compiler still puts a first use of them before the body's loads (below). For
+//               argmin/argmax of elements over 4 bytes (LastBatch::repeat) they are used first,
+//               as in the grid kernel, by the block's last threads. And the batch loop stays
+//               rolled (VectorGrid).
 //               Sources loaded shifted (Source::shifted) always have a head and a tail
 //               (VectorSplit::shifted) and use them last in every kernel.
 //   Last        how a thread reads its last, partial batch (LastBatch).
@@ -92,8 +94,22 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   // doubles 4.48 -> 4.04 (4.04). 328 of 1224 rows of 64-4096 records faster by 2% or more in
   // every round, none slower; at 2^10-2^28, 12 of 698 faster, none slower.
   constexpr bool has_edges = per_vec > 1 || Source::shifted;
+  // In one block the edges of elements of up to 4 bytes go to its last threads, which hold no
+  // vector where the input is shorter than a batch by a warp's vectors (up to 7.5 KB), rather than
+  // its first. Loaded first and used last in the source, their first use still lands before the
+  // vector loads in the SASS (bench/results/*_H200_sass_one_block_edges_ef609dd.txt): int32 and
+  // int8 sums' and int32 dot products' sign extension and bfloat16's widening right after the load
+  // (nvcc folds them into it), argmin/argmax's compare of the head hoisted above the last batch by
+  // ptxas. So the warp that held an edge waited a round trip before its vectors. H200, the bench
+  // CLI, four rounds alternating against ef609dd (*_H200_ab_edges_to_last_threads_vs_ef609dd.txt,
+  // 1 to 2^20 elements), us, before -> after (CUB): int32 sum 33 4.06 -> 3.66 (3.74), 257 4.14 ->
+  // 3.71 (4.19); int32 dot 257 4.38 -> 3.90 (4.26); bfloat16 dot 33 4.58 -> 4.11 (3.86); int32
+  // argmax 31 4.18 -> 3.77 (3.92); int8 sum 4097 3.98 -> 3.73 (6.50); rows below 0.98x CUB 125 ->
+  // 46 of 896, none more than 1.036x slower (int8 sum 8191, whose last warp holds vectors either
+  // way), the grid's rows 0.995 (median). For 8-byte elements too, float64 sums of 4096-8191 took
+  // 1.06x (*_H200_ab_edges_from_end_all_experiment_vs_ef609dd.txt), as ptxas's batches once split.
   const ScalarEdges edges = !has_edges ? ScalarEdges{}
-                            : OneBlock && !edges_last
+                            : OneBlock && (sizeof(typename Source::element_type) <= 4 || !edges_last)
                                 ? ScalarEdges::from_end(split, per_vec, BlockThreads, threadIdx.x)
                                 : ScalarEdges::of(split, per_vec, block * BlockThreads + threadIdx.x);
   Value head_value{}, tail_value{};
