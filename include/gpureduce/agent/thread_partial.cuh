@@ -94,13 +94,13 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   // doubles 4.48 -> 4.04 (4.04). 328 of 1224 rows of 64-4096 records faster by 2% or more in
   // every round, none slower; at 2^10-2^28, 12 of 698 faster, none slower.
   constexpr bool has_edges = per_vec > 1 || Source::shifted;
-  // In one block the edges of elements of up to 4 bytes go to its last threads, which hold no
-  // vector where the input is shorter than a batch by a warp's vectors (up to 7.5 KB), rather than
-  // its first. Loaded first and used last in the source, their first use still lands before the
-  // vector loads in the SASS (bench/results/*_H200_sass_one_block_edges_ef609dd.txt): int32 and
-  // int8 sums' and int32 dot products' sign extension and bfloat16's widening right after the load
-  // (nvcc folds them into it), argmin/argmax's compare of the head hoisted above the last batch by
-  // ptxas. So the warp that held an edge waited a round trip before its vectors. H200, the bench
+  // In one block the edges of elements of up to 4 bytes go to its last threads rather than its
+  // first: those have no vector in the last batch unless it holds more than BlockThreads - 32
+  // (every input of up to 7.5 KB). Loaded first and used last in the source, their first use
+  // still lands before the vector loads in the SASS (bench/results/*_H200_sass_one_block_edges_
+  // ef609dd.txt): int32 sums' sign extension and bfloat16's widening right after the load (nvcc
+  // folds them into it), float argmax's compare of the head hoisted above the last batch by ptxas.
+  // So the warp that held an edge waited a round trip before its vectors. H200, the bench
   // CLI, four rounds alternating against ef609dd (*_H200_ab_edges_to_last_threads_vs_ef609dd.txt,
   // 1 to 2^20 elements), us, before -> after (CUB): int32 sum 33 4.06 -> 3.66 (3.74), 257 4.14 ->
   // 3.71 (4.19); int32 dot 257 4.38 -> 3.90 (4.26); bfloat16 dot 33 4.58 -> 4.11 (3.86); int32
