@@ -484,6 +484,12 @@ template <class T, class A, bool ShiftedB>
 struct PackedProductSource : ProductSource<T, A, ShiftedB> {
   using Base = ProductSource<T, A, ShiftedB>;
   using Pair = typename Base::Pair;
+  // The loaded words, which reach dp4a as they are. A Pair of bytes held as words by a tested
+  // batch (agent/thread_partial.cuh, Held) was taken apart byte by byte in PTX: the grid kernel
+  // 1.06-1.09x of the time at 2^16-2^20 (H200, *_H200_ab_held_words_tested_batch_vs_54c9f24.txt).
+  struct WordPair {
+    uint4 a, b;
+  };
   template <class Words>
   struct ShiftedWordPair {
     uint4 a;
@@ -496,21 +502,24 @@ struct PackedProductSource : ProductSource<T, A, ShiftedB> {
       using Words = decltype(load_shifted<uint4>(this->b + first, this->b_offset(), load));
       return ShiftedWordPair<Words>{wa, load_shifted<uint4>(this->b + first, this->b_offset(), load)};
     } else {
-      Pair p;
-      __builtin_memcpy(&p.a, &wa, sizeof wa);
+      WordPair p{wa, {}};
       if (this->b_aligned_with_a()) {
-        const uint4 wb = load(reinterpret_cast<const uint4*>(this->b + first));
-        __builtin_memcpy(&p.b, &wb, sizeof wb);
+        p.b = load(reinterpret_cast<const uint4*>(this->b + first));
       } else {
+        Vector<T> vb;
 #pragma unroll
-        for (unsigned k = 0; k < Vector<T>::size; ++k) p.b.v[k] = this->b[first + k];
+        for (unsigned k = 0; k < Vector<T>::size; ++k) vb.v[k] = this->b[first + k];
+        __builtin_memcpy(&p.b, &vb, sizeof vb);
       }
       return p;
     }
   }
   template <class Sink>
-  __device__ __forceinline__ void consume_vector(const Pair& x, std::uint64_t first, Sink&& sink) const {
-    sink(x, std::int64_t(first));
+  __device__ __forceinline__ void consume_vector(const WordPair& x, std::uint64_t first, Sink&& sink) const {
+    Pair p;
+    __builtin_memcpy(&p.a, &x.a, sizeof x.a);
+    __builtin_memcpy(&p.b, &x.b, sizeof x.b);
+    sink(p, std::int64_t(first));
   }
   template <class Words, class Sink>
   __device__ __forceinline__ void consume_vector(const ShiftedWordPair<Words>& x, std::uint64_t first,
