@@ -59,40 +59,44 @@ enum class LastBatch : unsigned char {
   repeat,
 };
 
-// A loaded vector as a batch holds it until it is used: as loaded, or as 32-bit words in a batch
-// whose loads each have their own test (LastBatch::loads_first's last batch). Held as loaded, a
-// vector of 2-byte elements was split into 16-bit registers inside its load's test (PTX), and
-// ptxas issued the batch's later loads after those moves, which wait for the data: one round trip
-// more wherever a thread's last batch holds two vectors or more (the one-block float16 dot's SASS:
-// bench/results/*_H200_sass_dot_half_one_block_54c9f24.txt). H200, the bench CLI, four rounds
-// alternating against 54c9f24 (*_H200_ab_held_words_tested_batch_2_vs_54c9f24.txt), us, before ->
-// after (CUB): float16 dot 8193 4.85 -> 4.34 (7.72), bfloat16 sum 16383 5.06 -> 4.34 (8.96),
-// bfloat16 max 8191 4.53 -> 4.13 (6.34); int32, int64 and float64 dots 0.91-0.94 of the time from
-// 4097 to 2^16 elements (int32 dot 16383 5.02 -> 4.55), whose PTX had no such move (SASS not
-// compared); no changed kernel's row slower than 1.04x, the unchanged kernels' rows median 1.006.
-// Whole batches keep their vectors as loaded: as words, float16 sums of 2^16-2^18 took 1.05-1.08x
-// of the time relative to CUB's in the same runs (*_H200_ab_held_words_vs_af9cbeb.txt).
-template <class V, bool Words>
-struct Held {
-  V v;
-  __device__ __forceinline__ static Held of(const V& x) { return {x}; }
-  __device__ __forceinline__ V value() const { return v; }
-};
+// A loaded vector as a batch holds it until it is used: as loaded, or as 32-bit words (HeldWords)
+// in a batch whose loads each have their own test (LastBatch::loads_first's last batch) of the
+// sources held_as_words_v names. Held as loaded, a vector of 2-byte elements was split into 16-bit
+// registers inside its load's test (PTX), and ptxas issued the batch's later loads after those
+// moves, which wait for the data: one round trip more wherever a thread's last batch holds two
+// vectors or more (the one-block float16 dot's SASS: bench/results/*_H200_sass_dot_half_one_block_
+// 54c9f24.txt). H200, the bench CLI, four rounds alternating against 54c9f24
+// (*_H200_ab_held_words_tested_batch_2_vs_54c9f24.txt; these kernels since then as fast,
+// *_H200_ab_held_words_plain_and_dots_vs_6e768ab.txt), us, before -> after (CUB): float16 dot 8193
+// 4.85 -> 4.34 (7.72), bfloat16 sum 16383 5.06 -> 4.34 (8.96), bfloat16 max 8191 4.53 -> 4.13
+// (6.34); int32, int64 and float64 dots 0.91-0.94 of the time from 4097 to 2^16 elements (int32
+// dot 16383 5.02 -> 4.55), whose PTX had no such move (SASS not compared); no changed kernel's row
+// slower than 1.04x, the unchanged kernels' rows median 1.006. Whole batches keep their vectors as
+// loaded: as words, float16 sums of 2^16-2^18 took 1.05-1.08x of the time relative to CUB's in the
+// same runs (*_H200_ab_held_words_vs_af9cbeb.txt).
 template <class V>
-struct Held<V, true> {
+struct HeldWords {
   static_assert(sizeof(V) % 4 == 0);
   std::uint32_t w[sizeof(V) / 4];
-  __device__ __forceinline__ static Held of(const V& x) {
-    Held h;
-    __builtin_memcpy(h.w, &x, sizeof x);
-    return h;
-  }
-  __device__ __forceinline__ V value() const {
-    V x;
-    __builtin_memcpy(&x, w, sizeof x);
-    return x;
-  }
+  HeldWords() = default;
+  __device__ __forceinline__ HeldWords(const V& x) { __builtin_memcpy(w, &x, sizeof x); }
 };
+template <class V>
+__device__ __forceinline__ const V& loaded(const V& x) {
+  return x;
+}
+template <class V>
+__device__ __forceinline__ V loaded(const HeldWords<V>& h) {
+  V x;
+  __builtin_memcpy(&x, h.w, sizeof x);
+  return x;
+}
+
+// The sources whose tested batches hold their vectors as words: arrays of numbers and the two
+// arrays of a dot product, which the bench CLI measured. Records, transformed values and shifted
+// loads keep theirs as loaded (not measured; a record of 7 bytes is no whole number of words).
+template <class Source>
+inline constexpr bool held_as_words_v = !Source::shifted && (plain_values_v<Source> || Source::arrays == 2);
 
 template <unsigned BlockThreads, int Unroll, bool OneBlock, LastBatch Last = LastBatch::by_vector, class Source,
           class Load, class Sink, class VectorSink>
@@ -161,14 +165,14 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   // One batch: vector at(k) for each k < Unroll where in(k), all loaded before any is used.
   const auto batch = [&](auto at, auto in, const auto& ld) {
     using Loaded = decltype(src.load_vector(0, ld));
-    using X = Held<Loaded, !std::is_same_v<std::remove_cvref_t<decltype(in)>, std::remove_cvref_t<decltype(every)>>>;
-    X x[Unroll];
+    constexpr bool tested = !std::is_same_v<std::remove_cvref_t<decltype(in)>, std::remove_cvref_t<decltype(every)>>;
+    std::conditional_t<tested && held_as_words_v<Source>, HeldWords<Loaded>, Loaded> x[Unroll];
 #pragma unroll
     for (int k = 0; k < Unroll; ++k)
-      if (in(k)) x[k] = X::of(src.load_vector(head + at(k) * per_vec, ld));
+      if (in(k)) x[k] = src.load_vector(head + at(k) * per_vec, ld);
 #pragma unroll
     for (int k = 0; k < Unroll; ++k)
-      if (in(k)) src.consume_vector(x[k].value(), head + at(k) * per_vec, vector_sink);
+      if (in(k)) src.consume_vector(loaded(x[k]), head + at(k) * per_vec, vector_sink);
   };
   const VectorGrid<Unroll> g{vectors, BlockThreads, grid};
   const auto at_stride = [&](std::uint64_t v) { return [&, v](int k) { return v + std::uint64_t(k) * BlockThreads; }; };
