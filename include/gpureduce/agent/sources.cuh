@@ -485,8 +485,9 @@ struct PackedProductSource : ProductSource<T, A, ShiftedB> {
   using Base = ProductSource<T, A, ShiftedB>;
   using Pair = typename Base::Pair;
   // The loaded words, which reach dp4a as they are. A Pair of bytes held as words by a tested
-  // batch (agent/thread_partial.cuh, Held) was taken apart byte by byte in PTX: the grid kernel
-  // 1.06-1.09x of the time at 2^16-2^20 (H200, *_H200_ab_held_words_tested_batch_vs_54c9f24.txt).
+  // batch (agent/thread_partial.cuh, HeldWords) was taken apart byte by byte in PTX: the grid
+  // kernel 1.06-1.09x of the time at 2^16-2^20 (H200, *_H200_ab_held_words_tested_batch_vs_
+  // 54c9f24.txt).
   struct WordPair {
     uint4 a, b;
   };
