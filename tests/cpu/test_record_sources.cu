@@ -278,6 +278,18 @@ static_assert(requires(const float3* in, IndexedValue<float>* out) {
   try_transform_reduce(in, 1, out, Norm2{}, ArgMax{});
 });
 
+// Whose last batch, loaded under tests, holds its vectors as 32-bit words (HeldWords in
+// agent/thread_partial.cuh): arrays of numbers and dot products; not records (5 bytes are no whole
+// number of words), transformed values, shifted loads or the 8- and 16-bit sums' words, which keep
+// theirs as loaded.
+static_assert(held_as_words_v<ArraySource<__nv_bfloat16>> && held_as_words_v<ArraySource<double>> &&
+              held_as_words_v<ProductSource<__half, float>> &&
+              held_as_words_v<PackedProductSource<std::int8_t, std::int64_t, false>>);
+static_assert(!held_as_words_v<ArraySource<Five>> && !held_as_words_v<RecordSource<Pair>> &&
+              !held_as_words_v<ArraySource<float3, Norm2>> && !held_as_words_v<ShiftedSource<Pixel>> &&
+              !held_as_words_v<ProductSource<__half, float, true>> &&
+              !held_as_words_v<PackedWordSource<std::int8_t>>);
+
 // Vectors of records that span 48 or 80 bytes, from every address a record may have (of the
 // records' gcd with 16): the head is the fewest records that reach a 16-byte boundary, then whole
 // vectors, then a tail shorter than one.
