@@ -138,7 +138,7 @@ TEST(test_grid_vector_split, padded_last_batch_reads_every_vector_and_repeats_on
     }
 }
 
-// The one-block kernel's traversal (Rolled): every thread runs full() once per whole batch of the
+// The one-block kernel's traversal (Batches::one_block): every thread runs full() once per whole batch of the
 // input, so that no warp splits between full and partial batches, and the rest goes to the last
 // batch, vector by vector or padded (repeats counting once): every vector is read once. (The
 // grid's traversal, the same rule per block: whole_batches_alike_in_every_block below.)
@@ -158,8 +158,8 @@ TEST(test_grid_vector_split, rolled_traversal_takes_whole_batches_alike_and_read
             for (int k = 0; k < 4; ++k) ++to.at(v + std::uint64_t(k) * block);
           };
         };
-        g.template for_each<true>(0, t, full(seen), [&](std::uint64_t w) { ++seen.at(w); });
-        g.template for_each_batch<true>(0, t, full(padded_seen), [&](std::uint64_t v) {
+        g.template for_each<Batches::one_block>(0, t, full(seen), [&](std::uint64_t w) { ++seen.at(w); });
+        g.template for_each_batch<Batches::one_block>(0, t, full(padded_seen), [&](std::uint64_t v) {
           if (v >= vectors) return;
           for (int k = 0; k < 4; ++k)
             if (k == 0 || g.padded(v, k) != v) ++padded_seen.at(g.padded(v, k));
@@ -172,6 +172,29 @@ TEST(test_grid_vector_split, rolled_traversal_takes_whole_batches_alike_and_read
       }
     }
   }
+}
+
+// The one-block kernel's traversal of an input of at most one batch (Batches::at_most_one): no
+// full() call, thread t's last batch at vector t, and every vector read once, vector by vector or
+// padded.
+TEST(test_grid_vector_split, at_most_one_batch_reads_every_vector_once_in_the_last_batch) {
+  for (const unsigned block : {256u, 512u})
+    for (std::uint64_t vectors = 0; vectors <= block; ++vectors) {
+      const VectorGrid<1> g{vectors, block, 1};
+      std::vector<int> seen(vectors, 0), padded_seen(vectors, 0);
+      for (unsigned t = 0; t < block; ++t) {
+        const auto no_full = [&](std::uint64_t) { FAIL() << "a full batch at " << vectors << " vectors"; };
+        g.template for_each<Batches::at_most_one>(0, t, no_full, [&](std::uint64_t w) { ++seen.at(w); });
+        g.template for_each_batch<Batches::at_most_one>(0, t, no_full, [&](std::uint64_t v) {
+          ASSERT_EQ(v, t);
+          if (v < vectors) ++padded_seen.at(g.padded(v, 0));
+        });
+      }
+      for (std::uint64_t v = 0; v < vectors; ++v) {
+        ASSERT_EQ(seen[v], 1) << "block " << block << " vectors " << vectors << " v " << v;
+        ASSERT_EQ(padded_seen[v], 1) << "block " << block << " vectors " << vectors << " v " << v;
+      }
+    }
 }
 
 // Grid traversal: within each block every thread runs full() as often (the block's share of the

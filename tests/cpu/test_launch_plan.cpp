@@ -69,6 +69,24 @@ TEST(test_dispatch_launch_plan, small_one_block_for_argmin_argmax) {
   EXPECT_EQ(plan_launch(1, 0, 4, t, resident).threads, t.single_threads);
 }
 
+// Inputs of up to 512 whole vectors take the one-block kernel with one vector per thread: 256
+// threads up to 256 vectors, 512 up to 512; the batched kernel beyond, and where a tuning has none.
+TEST(test_dispatch_launch_plan, one_vector_per_thread_up_to_512_vectors) {
+  for (const ReduceTuning& u : {t, TuningSm90<1>::packed_sum, TuningSm90<2>::dot, TuningSm90<8>::arg_extreme}) {
+    EXPECT_EQ(u.one_vector_max_threads, 512u);
+    EXPECT_EQ(one_vector_threads(0, u), 256u);
+    EXPECT_EQ(one_vector_threads(1, u), 256u);
+    EXPECT_EQ(one_vector_threads(256, u), 256u);
+    EXPECT_EQ(one_vector_threads(257, u), 512u);
+    EXPECT_EQ(one_vector_threads(512, u), 512u);
+    EXPECT_EQ(one_vector_threads(513, u), 0u);
+  }
+  ReduceTuning none = t;
+  none.one_vector_max_threads = 0;
+  EXPECT_EQ(one_vector_threads(1, none), 0u);
+  EXPECT_EQ(TuningSm90<16>::with_record_waves(t).one_vector_max_threads, 0u);
+}
+
 TEST(test_dispatch_launch_plan, grid_covers_the_vectors_up_to_one_wave) {
   const std::uint64_t per_block = std::uint64_t(t.grid_unroll) * t.grid_threads * 4;  // int32 elements
   const auto grid = [](std::uint64_t n, std::uint64_t res) { return plan_launch(n, 0, 4, t, res, Kernel::grid); };

@@ -507,6 +507,17 @@ TEST(test_record_sources, records_one_per_thread_in_one_block) {
   EXPECT_EQ(plan_launch(257, 0, 16, sums, 1).threads, 512u);
   const ReduceTuning numbers = detail::reduce_tuning<float, ArraySource<float>, Sum>();
   EXPECT_EQ(one_per_thread_threads(1, 4, numbers), 0u);
+  // Records keep these kernels; numbers, complex numbers and dot products take one vector per
+  // thread up to 512 vectors (launch_plan.hpp, one_vector_threads).
+  EXPECT_EQ(keys.one_vector_max_threads, 0u);
+  EXPECT_EQ(sums.one_vector_max_threads, 0u);
+  EXPECT_EQ((detail::reduce_tuning<double, ArraySource<Five, Key>, Sum>().one_vector_max_threads), 0u);
+  EXPECT_EQ(numbers.one_vector_max_threads, 512u);
+  EXPECT_EQ((detail::reduce_tuning<IndexedValue<float>, ArraySource<float>, ArgMax>().one_vector_max_threads), 512u);
+  EXPECT_EQ((detail::reduce_tuning<float, ProductSource<__half, float>, Sum>().one_vector_max_threads), 512u);
+  EXPECT_EQ((detail::reduce_tuning<cuda::std::complex<float>, ArraySource<cuda::std::complex<float>>, Sum>()
+                 .one_vector_max_threads),
+            512u);
 }
 
 // Records read in vectors are read one per load in one block up to the records it reads in one

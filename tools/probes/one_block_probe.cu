@@ -4,18 +4,22 @@
 // `tools/device-run COMMIT oneblock`. Per case, the library call, single_block_kernel forced into
 // other shapes and loads, and CUB, each under the states dirty, code and clean before a sample
 // (l2_states.cuh; then a float32 sum written out by hand in two load layouts, hand_sum_4096, then
-// general float32 sums written lean, lean_sum and lean_clamped_sum).
+// general float32 sums written lean, lean_sum and lean_clamped_sum; then small_inputs: dot products
+// of up to 1000 elements, the steps from a warp's floor to the library's kernel, and one vector per
+// thread; `one_block_probe small` runs those alone).
 // (A fourth state, nothing before a sample, times the host's launch too: the GPU idles until the
 // kernel arrives. At 59f1ac9 the first three agreed within 0.1 us for every case:
 // bench/results/*_oneblock_59f1ac9.txt.)
 #include <gpureduce/gpureduce.cuh>
 
 #include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include "l2_states.cuh"
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 
 namespace {
@@ -229,12 +233,335 @@ void run_case(Bench& bench, cudaStream_t s, const char* type, const char* op_nam
   }
 }
 
+// Dot products of up to 256 elements took 0.93-0.98x of CUB's time on an H200 where sums of the
+// same counts matched it (bench/results/*_H200_ab_held_words_plain_and_dots_vs_6e768ab.txt). The
+// floor: one warp, each lane one vector of a and one of b (n a multiple of the vector's elements,
+// at most 32 vectors), or of a alone (Arrays 1), a warp's shuffles, lane 0 writes.
+template <class T, class A, unsigned Arrays>
+__global__ void __launch_bounds__(32) hand_dot_warp(const T* a, const T* b, unsigned vectors, A* out) {
+  constexpr unsigned per = 16 / sizeof(T);
+  A acc = 0;
+  if (threadIdx.x < vectors) {
+    const uint4 wa = reinterpret_cast<const uint4*>(a)[threadIdx.x];
+    uint4 wb{};
+    if constexpr (Arrays == 2) wb = reinterpret_cast<const uint4*>(b)[threadIdx.x];
+    T x[per], y[per];
+    std::memcpy(x, &wa, 16);
+    std::memcpy(y, &wb, 16);
+#pragma unroll
+    for (unsigned k = 0; k < per; ++k) acc += Arrays == 2 ? A(x[k]) * A(y[k]) : A(x[k]);
+  }
+#pragma unroll
+  for (unsigned d = 16; d > 0; d /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, d);
+  if (threadIdx.x == 0) *out = acc;
+}
+
+// From the floor to the library's kernel of one warp (single_block_kernel<32>), one step each:
+// 1 the floor with griddepcontrol.wait first; 2 its parameters as the library's (source, split,
+// out, operator); 3 block_reduce<32, true, true> in place of the shuffles; 4 the library's
+// thread_partial, the shuffles, the store; 5 the floor launched as 512 threads, warps 1-15 exiting.
+template <unsigned Step, class T, class A>
+__global__ void __launch_bounds__(Step == 5 ? 512 : 32)
+    warp_step(gpureduce::ProductSource<T, A> src, gpureduce::VectorSplit split, A* out, gpureduce::Sum op) {
+  if constexpr (Step == 1) gpureduce::wait_for_previous_grid();
+  if constexpr (Step == 5)
+    if (threadIdx.x >= 32) return;
+  A acc = 0;
+  if constexpr (Step == 4) {
+    using gpureduce::Batches;
+    acc = gpureduce::thread_partial<32, 4, Batches::one_block>(src, split, 0, 1, gpureduce::PlainLoad{}, op, A(0));
+  } else if (threadIdx.x < split.vectors) {
+    constexpr unsigned per = 16 / sizeof(T);
+    const uint4 wa = reinterpret_cast<const uint4*>(src.a)[threadIdx.x];
+    const uint4 wb = reinterpret_cast<const uint4*>(src.b)[threadIdx.x];
+    T x[per], y[per];
+    std::memcpy(x, &wa, 16);
+    std::memcpy(y, &wb, 16);
+#pragma unroll
+    for (unsigned k = 0; k < per; ++k) acc += A(x[k]) * A(y[k]);
+  }
+  if constexpr (Step == 3) {
+    __shared__ alignas(16) A partials[32];
+    acc = gpureduce::block_reduce<32, true, true>(acc, op, A(0), partials);
+  } else {
+#pragma unroll
+    for (unsigned d = 16; d > 0; d /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, d);
+  }
+  if (threadIdx.x == 0) *out = acc;
+}
+
+template <class T>
+void warp_steps(Bench& bench, cudaStream_t s, const char* type, u64 n) {
+  using A = gpureduce::accumulator_t<T, gpureduce::Sum>;
+  using Source = gpureduce::ProductSource<T, A>;
+  const u64 stride = (n + 255) / 256 * 256;
+  const gpureduce::DeviceBuffer<T> in(4 * stride);
+  const gpureduce::DeviceBuffer<A> out(2);
+  fill<<<64, 256, 0, s>>>(in.get(), 4 * stride, 5);
+  const auto src = [&](int i) { return Source{in.get() + i * stride, in.get() + (2 + i) * stride}; };
+  const auto step = [&](auto kernel, unsigned threads) {
+    return [=, &src, &out](cudaStream_t st, int i) {
+      kernel<<<1, threads, 0, st>>>(src(i), src(i).split(n), out.get() + i, gpureduce::Sum{});
+    };
+  };
+  const auto floor = [&](cudaStream_t st, int i) {
+    hand_dot_warp<T, A, 2><<<1, 32, 0, st>>>(src(i).a, src(i).b, unsigned(n * sizeof(T) / 16), out.get() + i);
+  };
+  for (State st : {dirty, code, clean})
+    std::printf("| %s dot %llu | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", type, n, state_names[st],
+                bench.median_us(st, floor), bench.median_us(st, step(warp_step<1, T, A>, 32)),
+                bench.median_us(st, step(warp_step<2, T, A>, 32)), bench.median_us(st, step(warp_step<3, T, A>, 32)),
+                bench.median_us(st, step(warp_step<4, T, A>, 32)), bench.median_us(st, step(warp_step<5, T, A>, 512)),
+                bench.median_us(st, step(gpureduce::single_block_kernel<32, 0, 4, A, A, Source, gpureduce::Sum>, 32)));
+}
+
+// single_block_kernel in other shapes, and with Batches::at_most_one (no batch loop in the code).
+template <class T, class Op, bool Dot>
+void batch_shapes(Bench& bench, cudaStream_t s, const char* type, const char* op_name, u64 n) {
+  using A = std::conditional_t<Dot, gpureduce::accumulator_t<T, gpureduce::Sum>, gpureduce::accumulator_t<T, Op>>;
+  using Out = std::conditional_t<Dot, A, gpureduce::result_t<T, Op>>;
+  using Source = std::conditional_t<Dot, gpureduce::ProductSource<T, A>, gpureduce::ArraySource<T>>;
+  using P = gpureduce::PlainLoad;
+  const u64 stride = (n + 255) / 256 * 256;
+  const gpureduce::DeviceBuffer<T> in(4 * stride);
+  const gpureduce::DeviceBuffer<Out> out(2);
+  fill<<<64, 256, 0, s>>>(in.get(), 4 * stride, 5);
+  const auto src = [&](int i) {
+    if constexpr (Dot)
+      return Source{in.get() + i * stride, in.get() + (2 + i) * stride};
+    else
+      return Source{in.get() + i * stride, {}};
+  };
+  const auto shape = [&](auto kernel, unsigned threads) {
+    return [=, &src, &out](cudaStream_t st, int i) {
+      kernel<<<1, threads, 0, st>>>(src(i), src(i).split(n), out.get() + i, Op{});
+    };
+  };
+  for (State st : {dirty, code, clean})
+    std::printf(
+        "| %s %s %llu | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", type, op_name, n, state_names[st],
+        bench.median_us(st, shape(gpureduce::single_block_kernel<512, 0, 4, A, Out, Source, Op>, 512)),
+        bench.median_us(st, shape(gpureduce::single_block_kernel<32, 0, 4, A, Out, Source, Op>, 32)),
+        bench.median_us(
+            st, shape(gpureduce::single_block_kernel<32, 0, 4, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>,
+                      32)),
+        bench.median_us(
+            st, shape(gpureduce::single_block_kernel<64, 0, 2, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>,
+                      64)),
+        bench.median_us(
+            st, shape(gpureduce::single_block_kernel<128, 0, 1, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>,
+                      128)),
+        bench.median_us(
+            st, shape(gpureduce::single_block_kernel<512, 0, 4, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>,
+                      512)));
+}
+
+// The library's call against single_block_kernel of one vector per thread at most (Unroll 1,
+// Batches::at_most_one: no batch loop), 128 to 1024 threads; '-' where the threads hold fewer
+// vectors than n has.
+template <class T, class Op, bool Dot>
+void one_vector_shapes(Bench& bench, cudaStream_t s, const char* type, const char* op_name, u64 n) {
+  using A = std::conditional_t<Dot, gpureduce::accumulator_t<T, gpureduce::Sum>, gpureduce::accumulator_t<T, Op>>;
+  using Out = std::conditional_t<Dot, A, gpureduce::result_t<T, Op>>;
+  using Source = std::conditional_t<Dot, gpureduce::ProductSource<T, A>, gpureduce::ArraySource<T>>;
+  using P = gpureduce::PlainLoad;
+  const u64 stride = (n + 255) / 256 * 256;
+  const gpureduce::DeviceBuffer<T> in(4 * stride);
+  const gpureduce::DeviceBuffer<Out> out(2);
+  fill<<<64, 256, 0, s>>>(in.get(), 4 * stride, 5);
+  const auto src = [&](int i) {
+    if constexpr (Dot)
+      return Source{in.get() + i * stride, in.get() + (2 + i) * stride};
+    else
+      return Source{in.get() + i * stride, {}};
+  };
+  const u64 vectors = src(0).split(n).vectors;
+  const auto library = [&](cudaStream_t st, int i) {
+    if constexpr (Dot)
+      gpureduce::dot(src(i).a, src(i).b, n, out.get() + i, st);
+    else
+      gpureduce::reduce(src(i).data, n, out.get() + i, Op{}, st);
+  };
+  const auto shape = [&](auto kernel, unsigned threads) {
+    return [=, &src, &out](cudaStream_t st, int i) {
+      kernel<<<1, threads, 0, st>>>(src(i), src(i).split(n), out.get() + i, Op{});
+    };
+  };
+  const auto cell = [&](State st, auto kernel, unsigned threads, unsigned unroll) {
+    if (vectors > u64(threads) * unroll)
+      std::printf(" - |");
+    else
+      std::printf(" %.2f |", bench.median_us(st, shape(kernel, threads)));
+  };
+  for (State st : {dirty, code, clean}) {
+    std::printf("| %s %s %llu | %s | %.2f |", type, op_name, n, state_names[st], bench.median_us(st, library));
+    cell(st, gpureduce::single_block_kernel<128, 0, 1, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>, 128, 1);
+    cell(st, gpureduce::single_block_kernel<256, 0, 1, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>, 256, 1);
+    cell(st, gpureduce::single_block_kernel<512, 0, 1, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>, 512, 1);
+    cell(st, gpureduce::single_block_kernel<1024, 0, 1, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>, 1024,
+         1);
+    cell(st, gpureduce::single_block_kernel<512, 0, 2, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>, 512, 2);
+    std::printf("\n");
+  }
+}
+
+template <class A>
+struct ToAcc {
+  template <class T>
+  __device__ A operator()(T x) const {
+    return A(x);
+  }
+};
+
+template <class T, class A>
+struct ProductAt {
+  const T* a;
+  const T* b;
+  __device__ A operator()(std::int64_t i) const { return A(a[i]) * A(b[i]); }
+};
+
+// Per state: the library's dot, single_block_kernel forced into other block shapes, the library's
+// sum of a, the floor above for two arrays and one, CUB's dot (as the bench: a TransformReduce over
+// the indices) and CUB's sum (a TransformReduce to float for half, as the bench).
+template <class T>
+void dot_case(Bench& bench, cudaStream_t s, const char* type, u64 n) {
+  using A = gpureduce::accumulator_t<T, gpureduce::Sum>;
+  using Source = gpureduce::ProductSource<T, A>;
+  using gpureduce::Sum;
+  const u64 stride = (n + 255) / 256 * 256;  // 512-byte aligned inputs
+  const gpureduce::DeviceBuffer<T> in(4 * stride);
+  const gpureduce::DeviceBuffer<A> out(2);
+  fill<<<64, 256, 0, s>>>(in.get(), 4 * stride, 5);
+  const auto a = [&](int i) { return in.get() + i * stride; };
+  const auto b = [&](int i) { return in.get() + (2 + i) * stride; };
+  const auto cub_dot = [&](void* t, std::size_t& bytes, int i) {
+    return cub::DeviceReduce::TransformReduce(t, bytes, thrust::counting_iterator<std::int64_t>(0), out.get() + i,
+                                              std::int64_t(n), cuda::std::plus<A>{}, ProductAt<T, A>{a(i), b(i)}, A(0),
+                                              s);
+  };
+  const auto cub_sum = [&](void* t, std::size_t& bytes, int i) {
+    return cub::DeviceReduce::TransformReduce(t, bytes, a(i), out.get() + i, std::int64_t(n), cuda::std::plus<A>{},
+                                              ToAcc<A>{}, A(0), s);
+  };
+  std::size_t dot_bytes = 0, sum_bytes = 0;
+  GPUREDUCE_CUDA(cub_dot(nullptr, dot_bytes, 0));
+  GPUREDUCE_CUDA(cub_sum(nullptr, sum_bytes, 0));
+  const std::size_t slot = std::max(dot_bytes, sum_bytes) + 256;
+  const gpureduce::DeviceBuffer<unsigned char> temp(2 * slot);
+  const auto forced = [&](auto kernel, unsigned threads) {
+    return [=, &a, &b, &out](cudaStream_t st, int i) {
+      const Source src{a(i), b(i)};
+      kernel<<<1, threads, 0, st>>>(src, src.split(n), out.get() + i, Sum{});
+    };
+  };
+  const auto hand = [&](auto kernel) {
+    return [=, &a, &b, &out](cudaStream_t st, int i) {
+      kernel<<<1, 32, 0, st>>>(a(i), b(i), unsigned(n * sizeof(T) / 16), out.get() + i);
+    };
+  };
+  const bool hand_fits = n * sizeof(T) % 16 == 0 && n * sizeof(T) <= 512;
+  struct Variant {
+    const char* name;
+    std::function<void(cudaStream_t, int)> run;
+  };
+  const Variant variants[] = {
+      {"dot", [&](cudaStream_t st, int i) { gpureduce::dot(a(i), b(i), n, out.get() + i, st); }},
+      {"512x4", forced(gpureduce::single_block_kernel<512, 0, 4, A, A, Source, Sum>, 512)},
+      {"256x4", forced(gpureduce::single_block_kernel<256, 0, 4, A, A, Source, Sum>, 256)},
+      {"64x4", forced(gpureduce::single_block_kernel<64, 0, 4, A, A, Source, Sum>, 64)},
+      {"32x4", forced(gpureduce::single_block_kernel<32, 0, 4, A, A, Source, Sum>, 32)},
+      {"sum", [&](cudaStream_t st, int i) { gpureduce::sum(a(i), n, out.get() + i, st); }},
+      {"warp dot", hand(hand_dot_warp<T, A, 2>)},
+      {"warp sum", hand(hand_dot_warp<T, A, 1>)},
+      {"CUB dot",
+       [&](cudaStream_t, int i) {
+         std::size_t bytes = dot_bytes;
+         GPUREDUCE_CUDA(cub_dot(temp.get() + i * slot, bytes, i));
+       }},
+      {"CUB sum",
+       [&](cudaStream_t, int i) {
+         std::size_t bytes = sum_bytes;
+         GPUREDUCE_CUDA(cub_sum(temp.get() + i * slot, bytes, i));
+       }},
+  };
+  for (State st : {dirty, code, clean}) {
+    std::printf("| %s dot %llu | %s |", type, n, state_names[st]);
+    for (const Variant& v : variants)
+      if (hand_fits || std::strncmp(v.name, "warp", 4) != 0)
+        std::printf(" %.2f |", bench.median_us(st, v.run));
+      else
+        std::printf(" - |");
+    std::printf("\n");
+  }
+}
+
+void one_vector(Bench& bench, cudaStream_t s) {
+  std::printf(
+      "\n| case | L2 | library | 128x1 | 256x1 | 512x1 | 1024x1 | 512x2 |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|\n");
+  using gpureduce::Sum, gpureduce::Max, gpureduce::ArgMax;
+  for (int round = 0; round < 2; ++round) {
+    for (u64 n : {32ull, 1000ull, 2048ull, 4096ull})
+      one_vector_shapes<float, Sum, false>(bench, s, "float32", "sum", n);
+    for (u64 n : {1024ull, 4096ull}) one_vector_shapes<float, Max, false>(bench, s, "float32", "max", n);
+    for (u64 n : {500ull, 1024ull, 4096ull}) one_vector_shapes<float, ArgMax, false>(bench, s, "float32", "argmax", n);
+    for (u64 n : {1024ull, 4096ull}) one_vector_shapes<std::int8_t, Sum, false>(bench, s, "int8", "sum", n);
+    for (u64 n : {1024ull, 4096ull}) one_vector_shapes<__half, Sum, false>(bench, s, "float16", "sum", n);
+    for (u64 n : {1024ull, 4096ull}) one_vector_shapes<__nv_bfloat16, Sum, false>(bench, s, "bfloat16", "sum", n);
+    for (u64 n : {1024ull}) one_vector_shapes<double, Sum, false>(bench, s, "float64", "sum", n);
+    for (u64 n : {1024ull}) one_vector_shapes<std::int64_t, ArgMax, false>(bench, s, "int64", "argmax", n);
+    for (u64 n : {1024ull}) one_vector_shapes<std::int32_t, Sum, false>(bench, s, "int32", "sum", n);
+    for (u64 n : {256ull, 2048ull}) one_vector_shapes<__half, Sum, true>(bench, s, "float16", "dot", n);
+    for (u64 n : {1000ull}) one_vector_shapes<float, Sum, true>(bench, s, "float32", "dot", n);
+  }
+}
+
+void small_inputs(Bench& bench, cudaStream_t s) {
+  std::printf(
+      "\n| case | L2 | dot | 512x4 | 256x4 | 64x4 | 32x4 | sum | warp dot | warp sum | CUB dot | CUB sum |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const u64 n : {32ull, 128ull, 256ull, 1000ull}) {
+    dot_case<__half>(bench, s, "float16", n);
+    dot_case<float>(bench, s, "float32", n);
+  }
+  dot_case<std::int32_t>(bench, s, "int32", 128);
+  std::printf(
+      "\n| case | L2 | floor | 1 wait | 2 parameters | 3 block_reduce | 4 thread_partial | 5 512 threads | "
+      "32x4 |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (int round = 0; round < 2; ++round) {
+    warp_steps<__half>(bench, s, "float16", 256);
+    warp_steps<float>(bench, s, "float32", 128);
+  }
+  std::printf(
+      "\n| case | L2 | 512x4 | 32x4 | 32x4 one batch | 64x2 one batch | 128x1 one batch | 512x4 one batch |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|\n");
+  using gpureduce::Sum, gpureduce::Max, gpureduce::ArgMax;
+  for (int round = 0; round < 2; ++round) {
+    batch_shapes<__half, Sum, true>(bench, s, "float16", "dot", 256);
+    batch_shapes<float, Sum, true>(bench, s, "float32", "dot", 128);
+    batch_shapes<float, Sum, true>(bench, s, "float32", "dot", 500);
+    batch_shapes<float, Sum, false>(bench, s, "float32", "sum", 500);
+    batch_shapes<__half, Sum, false>(bench, s, "float16", "sum", 1000);
+    batch_shapes<std::int8_t, Sum, false>(bench, s, "int8", "sum", 2000);
+    batch_shapes<std::int32_t, Sum, false>(bench, s, "int32", "sum", 33);
+    batch_shapes<float, Max, false>(bench, s, "float32", "max", 500);
+    batch_shapes<float, ArgMax, false>(bench, s, "float32", "argmax", 500);
+    batch_shapes<double, Sum, false>(bench, s, "float64", "sum", 250);
+  }
+  one_vector(bench, s);
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   const ProbeSetup setup = probe_setup();
   const cudaStream_t s = setup.stream;
   Bench bench(s, setup.l2_bytes);
+  if (argc > 1 && std::strcmp(argv[1], "small") == 0) {  // small_inputs alone
+    std::printf("median us of 30 samples; before each: dirty, code, clean as below\n");
+    small_inputs(bench, s);
+    return 0;
+  }
   std::printf("median us of 30 samples; before each: dirty (memset of 2x L2), code (dirty, then the same call on "
               "another input), clean (a read of 2x L2). Forced shapes: single_block_kernel, threads x vectors in "
               "flight, nc: ld.global.nc\n");
@@ -265,5 +592,6 @@ int main() {
       "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const u64 n : {4096ull, 3001ull, 2048ull}) lean(bench, s, n, 0);
   lean(bench, s, 3001, 1);
+  small_inputs(bench, s);
   return 0;
 }

@@ -16,7 +16,8 @@ namespace gpureduce {
 // Hands thread threadIdx.x's elements (block `block` of a grid of `grid` blocks of BlockThreads)
 // to sink(value, index) (scalar head and tail) and vector_sink(values, first_index) (the body,
 // loaded by `load`: thread/vector_load.cuh), Unroll vectors in flight before any is used.
-//   OneBlock    the one-block kernel's path, where every instruction before the first load and
+//   B           where the thread's batches lie (Batches). In one block (one_block, at_most_one)
+//               the one-block kernel's path, where every instruction before the first load and
 //               after the last one is on the critical path. The scalar head and tail are loaded
 //               first and used last, so a thread that has one issues its body loads without
 //               waiting for it (a round trip: float32 sum of 3001 elements 4.40 -> 4.08 us on the
@@ -24,7 +25,7 @@ namespace gpureduce {
 //               the compiler still puts a first use of them before the body's loads (below). For
 //               argmin/argmax of elements over 4 bytes (LastBatch::repeat) they are used first,
 //               as in the grid kernel, by the block's last threads. And the batch loop stays
-//               rolled (VectorGrid).
+//               rolled (VectorGrid), or is left out where the input is at most one batch.
 //               Sources loaded shifted (Source::shifted) always have a head and a tail
 //               (VectorSplit::shifted) and use them last in every kernel.
 //   Last        how a thread reads its last, partial batch (LastBatch).
@@ -98,7 +99,7 @@ __device__ __forceinline__ V loaded(const HeldWords<V>& h) {
 template <class Source>
 inline constexpr bool held_as_words_v = !Source::shifted && (plain_values_v<Source> || Source::arrays == 2);
 
-template <unsigned BlockThreads, int Unroll, bool OneBlock, LastBatch Last = LastBatch::by_vector, class Source,
+template <unsigned BlockThreads, int Unroll, Batches B, LastBatch Last = LastBatch::by_vector, class Source,
           class Load, class Sink, class VectorSink>
 __device__ __forceinline__ void for_each_thread_value(const Source& src, const VectorSplit& split, std::uint64_t block,
                                                       std::uint64_t grid, const Load& load, Sink&& sink,
@@ -118,7 +119,8 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   // (*_ab_edges_from_end_R2_vs_c325bce.txt). Holding 8-byte edges across the loop had once made
   // ptxas split int64 max's batches (2^12 4.64 -> 4.91 us at bb754c7); at 2^12 E and G now take
   // 1.00-1.03 of the time, as an unchanged float32 control does (1.00-1.02).
-  constexpr bool edges_last = (OneBlock && (sizeof(Value) <= 4 || Last != LastBatch::repeat)) || Source::shifted;
+  constexpr bool one_block = B != Batches::grid;
+  constexpr bool edges_last = (one_block && (sizeof(Value) <= 4 || Last != LastBatch::repeat)) || Source::shifted;
   // A source of one element per vector (records read one per load, elements of 16 bytes and more)
   // has no edges (VectorSplit::make, RecordSource::split; tests/cpu/test_grid_partition.cpp), so
   // none is loaded or held. From 7ae46b5/3a38362 (bisected to the pair) to da9a51b the one-block
@@ -148,7 +150,7 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   // way), the grid's rows 0.995 (median). For 8-byte elements too, float64 sums of 4096-8191 took
   // 1.06x (*_H200_ab_edges_from_end_all_experiment_vs_ef609dd.txt), as ptxas's batches once split.
   const ScalarEdges edges = !has_edges ? ScalarEdges{}
-                            : OneBlock && (sizeof(typename Source::element_type) <= 4 || !edges_last)
+                            : one_block && (sizeof(typename Source::element_type) <= 4 || !edges_last)
                                 ? ScalarEdges::from_end(split, per_vec, BlockThreads, threadIdx.x)
                                 : ScalarEdges::of(split, per_vec, block * BlockThreads + threadIdx.x);
   Value head_value{}, tail_value{};
@@ -178,18 +180,18 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   const auto at_stride = [&](std::uint64_t v) { return [&, v](int k) { return v + std::uint64_t(k) * BlockThreads; }; };
   // Whole batches: every lane of a warp runs each of them, lane l + 1 on the vectors after lane l's
   // (for shifted loads, thread/shifted_load.cuh, and staged ones, agent/sources.cuh).
-  const WarpContiguous<Load, OneBlock ? 0u : BlockThreads / warp_threads> whole{load};
+  const WarpContiguous<Load, one_block ? 0u : BlockThreads / warp_threads> whole{load};
   const auto full = [&](std::uint64_t v) { batch(at_stride(v), every, whole); };
   if constexpr (Last == LastBatch::repeat) {
-    g.template for_each_batch<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
+    g.template for_each_batch<B>(block, threadIdx.x, full, [&](std::uint64_t v) {
       if (v < vectors) batch([&](int k) { return g.padded(v, k); }, every, load);
     });
   } else if constexpr (Last == LastBatch::loads_first) {
-    g.template for_each_batch<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
+    g.template for_each_batch<B>(block, threadIdx.x, full, [&](std::uint64_t v) {
       if (v < vectors) batch(at_stride(v), [&](int k) { return v + std::uint64_t(k) * BlockThreads < vectors; }, load);
     });
   } else {
-    g.template for_each<OneBlock>(block, threadIdx.x, full, [&](std::uint64_t v) {
+    g.template for_each<B>(block, threadIdx.x, full, [&](std::uint64_t v) {
       src.consume_vector(src.load_vector(head + v * per_vec, load), head + v * per_vec, vector_sink);
     });
   }
@@ -198,15 +200,15 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
 
 // The accumulator of thread threadIdx.x's elements combined into `acc`. The kernels hand it an
 // operator whose NaN policy is a constant (with_kernel_nan, kernel/reduce_kernels.cuh).
-template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class Source, class Load, class Op>
+template <unsigned BlockThreads, int Unroll, Batches B, class A, class Source, class Load, class Op>
 __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, Op op, A acc) {
   using T = typename Source::element_type;
   constexpr LastBatch last = Source::arrays == 2 || Source::shifted || std::is_same_v<T, __nv_bfloat16> ||
-                                     (!OneBlock && !plain_values_v<Source> && alignof(T) < 4)
+                                     (B == Batches::grid && !plain_values_v<Source> && alignof(T) < 4)
                                  ? LastBatch::loads_first
                                  : LastBatch::by_vector;
-  for_each_thread_value<BlockThreads, Unroll, OneBlock, last>(
+  for_each_thread_value<BlockThreads, Unroll, B, last>(
       src, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
       [&](const auto& y, std::int64_t first) {
 #pragma unroll
@@ -225,11 +227,11 @@ inline constexpr bool packs_sum_v<A, ArraySource<T>, Sum> = is_packed_summable_v
 // Integer sums of 8- and 16-bit arrays: each vector is summed in 32 bits from its loaded words
 // (thread/packed_sum.hpp: 4 dot-product instructions), then added once into `acc`, which gives the
 // same value modulo the accumulator's width, whatever its integer type.
-template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class T, class Load>
+template <unsigned BlockThreads, int Unroll, Batches B, class A, class T, class Load>
   requires(packs_sum_v<A, ArraySource<T>, Sum>)
 __device__ __forceinline__ A thread_partial(const ArraySource<T>& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, Sum op, A acc) {
-  for_each_thread_value<BlockThreads, Unroll, OneBlock, LastBatch::loads_first>(
+  for_each_thread_value<BlockThreads, Unroll, B, LastBatch::loads_first>(
       PackedWordSource<T>{src}, split, block, grid, load,
       [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
       [&](const T(&y)[Vector<T>::size], std::int64_t first) {
@@ -246,11 +248,11 @@ template <class A, class T, bool Less>
 inline constexpr bool packs_extreme_v<A, ArraySource<T>, detail::Extreme<Less>> =
     is_packed_summable_v<T> && std::is_integral_v<A>;
 
-template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class T, class Load, bool Less>
+template <unsigned BlockThreads, int Unroll, Batches B, class A, class T, class Load, bool Less>
   requires(packs_extreme_v<A, ArraySource<T>, detail::Extreme<Less>>)
 __device__ __forceinline__ A thread_partial(const ArraySource<T>& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, detail::Extreme<Less> op, A acc) {
-  for_each_thread_value<BlockThreads, Unroll, OneBlock>(
+  for_each_thread_value<BlockThreads, Unroll, B>(
       PackedWordSource<T>{src}, split, block, grid, load,
       [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
       [&](const T(&y)[Vector<T>::size], std::int64_t first) {
@@ -271,12 +273,12 @@ inline constexpr bool packs_dot_v<A, ProductSource<T, A, ShiftedB>, Sum> =
 // Integer dot products of 8-bit arrays: each pair of vectors is multiplied and summed in 32 bits
 // (packed_dot: four dp4a), then added once into `acc`, the same value modulo the accumulator's
 // width.
-template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class T, bool ShiftedB, class Load>
+template <unsigned BlockThreads, int Unroll, Batches B, class A, class T, bool ShiftedB, class Load>
   requires(packs_dot_v<A, ProductSource<T, A, ShiftedB>, Sum>)
 __device__ __forceinline__ A thread_partial(const ProductSource<T, A, ShiftedB>& src, const VectorSplit& split,
                                             std::uint64_t block, std::uint64_t grid, const Load& load, Sum op, A acc) {
   using Pair = typename ProductSource<T, A, ShiftedB>::Pair;
-  for_each_thread_value<BlockThreads, Unroll, OneBlock, LastBatch::loads_first>(
+  for_each_thread_value<BlockThreads, Unroll, B, LastBatch::loads_first>(
       PackedProductSource<T, A, ShiftedB>{src}, split, block, grid, load, [&](A x, std::int64_t) { acc = op(acc, x); },
       [&](const Pair& x, std::int64_t) { acc = op(acc, A(packed_dot(x.a.v, x.b.v))); });
   return acc;
@@ -305,7 +307,7 @@ inline constexpr bool keys_last_batch_by_record_v =
 // of small records read one per load, record by record: keys_last_batch_by_record_v). 8- and
 // 16-bit integers reach it as the loaded words (PackedWordSource), which it keeps and compares as
 // they are (extreme_of_words).
-template <unsigned BlockThreads, int Unroll, bool OneBlock, class A, class Source, class Load, bool Less>
+template <unsigned BlockThreads, int Unroll, Batches B, class A, class Source, class Load, bool Less>
 __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit& split, std::uint64_t block,
                                             std::uint64_t grid, const Load& load, detail::ArgExtreme<Less> op, A acc) {
   using T = typename Source::element_type;
@@ -332,11 +334,11 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
   // the H100; 13 int16 1.04-1.10x CUB on both, as before.
   constexpr bool two_parts = [] {
     if constexpr (requires { Source::one_part_threads; })
-      return !OneBlock && Source::vector_words >= 5 && BlockThreads > Source::one_part_threads;
+      return B == Batches::grid && Source::vector_words >= 5 && BlockThreads > Source::one_part_threads;
     else return false;
   }();
   if constexpr (!is_element_v<T> && is_floating_v<Value> && (N >= 16 || two_parts)) {
-    for_each_thread_value<BlockThreads, Unroll, OneBlock, LastBatch::repeat>(
+    for_each_thread_value<BlockThreads, Unroll, B, LastBatch::repeat>(
         src, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
         [&](const V(&y)[N], std::int64_t first) {
 #pragma unroll
@@ -345,10 +347,10 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
     return acc;
   }
   constexpr LastBatch last =
-      OneBlock && keys_last_batch_by_record_v<Source> ? LastBatch::loads_first : LastBatch::repeat;
+      B != Batches::grid && keys_last_batch_by_record_v<Source> ? LastBatch::loads_first : LastBatch::repeat;
   const auto run = [&]<NanPolicy Nan>() {
     detail::VectorWinner<Less, Nan, Value, V, N> winner;
-    for_each_thread_value<BlockThreads, Unroll, OneBlock, last>(
+    for_each_thread_value<BlockThreads, Unroll, B, last>(
         source, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
         [&](const V(&y)[N], std::int64_t first) { winner.add(y, first); });
     return winner.fold_into(acc, op);

@@ -299,10 +299,19 @@ cudaError_t launch_one_block(const Source& src, std::uint64_t n, unsigned thread
                              cudaStream_t stream, bool dependent) {
   constexpr ReduceTuning tuning = reduce_tuning<A, Source, Op>();
   const VectorSplit split = src.split(n);
-  const auto one_block = [&]<unsigned Threads, int Unroll>() {
-    constexpr auto kernel = single_block_kernel<Threads, tuning.single_min_blocks, Unroll, A, Out, Source, Op>;
+  const auto one_block = [&]<unsigned Threads, int Unroll, Batches B = Batches::one_block>() {
+    constexpr auto kernel =
+        single_block_kernel<Threads, tuning.single_min_blocks, Unroll, A, Out, Source, Op, PlainLoad, B>;
     return launch_kernel(kernel, Launch{1, Threads, stream, dependent}, src, split, out, op);
   };
+  // At most one vector per thread (tuning_sm90.hpp, value).
+  if constexpr (tuning.one_vector_max_threads != 0) {
+    constexpr unsigned most = tuning.one_vector_max_threads;
+    const unsigned one_vector = one_vector_threads(split.vectors, tuning);
+    if (one_vector == 256) return one_block.template operator()<256, 1, Batches::at_most_one>();
+    if constexpr (most > 256)
+      if (one_vector == most) return one_block.template operator()<most, 1, Batches::at_most_one>();
+  }
   // One record per thread (tuning_sm90.hpp, with_one_record_per_thread).
   if constexpr (tuning.one_per_thread_max_bytes != 0) {
     const unsigned one_per_thread = one_per_thread_threads(n, Source::split_bytes, tuning);

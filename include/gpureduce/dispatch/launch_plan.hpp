@@ -30,6 +30,9 @@ struct ReduceTuning {
   // Inputs up to this size take the one-block kernel with one vector per thread, not
   // single_unroll (0: never): no batch to pad or to load under tests (one_per_thread_threads).
   std::uint64_t one_per_thread_max_bytes = 0;
+  // Inputs of up to this many vectors take the one-block kernel with one vector per thread and no
+  // batch loop, on one_vector_threads() threads (0: never).
+  unsigned one_vector_max_threads = 0;
   // Inputs of up to this many batches (grid_unroll x grid_threads vectors each) run on at most
   // polled_grid_blocks(), the largest grid whose last block polls one slot per thread; each block
   // then reads several batches (0: no such limit).
@@ -108,6 +111,14 @@ struct LaunchPlan {
 GPUREDUCE_HD constexpr unsigned one_per_thread_threads(std::uint64_t n, unsigned elem_bytes, const ReduceTuning& t) {
   if (t.one_per_thread_max_bytes == 0 || n > t.one_per_thread_max_bytes / elem_bytes) return 0;
   return n <= t.small_single_threads ? t.small_single_threads : t.single_threads;
+}
+
+// The block of the one-block kernel with at most one vector per thread (Batches::at_most_one) for
+// an input of `vectors` whole vectors: 256 threads up to 256 of them, one_vector_max_threads up to
+// that many; 0 beyond, or where the tuning has none.
+GPUREDUCE_HD constexpr unsigned one_vector_threads(std::uint64_t vectors, const ReduceTuning& t) {
+  if (t.one_vector_max_threads == 0 || vectors > t.one_vector_max_threads) return 0;
+  return vectors <= 256 ? 256 : t.one_vector_max_threads;
 }
 
 // The kernel by input size (force: a kernel chosen by the caller, for tests and benchmarks), and

@@ -58,12 +58,26 @@ struct TuningSm90 {
   // (the grid has twice the blocks); 2^28 float3 1061.7 / 1055.7, three doubles 2101.8 / 2095.7,
   // 3-byte pixels 275.2 / 285.5.
   static constexpr int unroll = vector_span_bytes(ElemBytes) == 16 ? 4 : vector_span_bytes(ElemBytes) == 32 ? 2 : 1;
+  // Up to 512 vectors one block holds at most one vector per thread, with no batch loop
+  // (one_vector_threads: 256 threads up to 256 vectors, 512 up to 512). The library's one-warp
+  // kernel took 0.2 us more than a hand-written one whose lanes load one vector each, all of it in
+  // thread_partial (its wait, parameters, block reduction and 512 threads cost nothing:
+  // tools/probes/one_block_probe.cu, bench/results/*_H200_oneblock_small_warp_steps_55bd976.txt);
+  // one vector per thread and no loop were 0.1-0.3 us faster than 512 x 4 at up to 8 KB, 128 and
+  // 256 threads alike, 1024 at 16 KB no faster, 4 vectors per thread without the loop up to 1 us
+  // slower (float16 sum 1000: *_oneblock_small_one_{vector,batch}_experiment_55bd976.txt). H200,
+  // the bench CLI against 55bd976, four rounds alternating (*_H200_ab_one_vector_per_thread_vs_
+  // 55bd976.txt), us, before -> after (CUB): float16 dot 256 4.18 -> 3.81 (3.87), float32 sum 32
+  // 3.87 -> 3.54 (3.66), int32 sum 33 3.68 -> 3.41 (3.65), int64 argmax 1024 4.14 -> 3.90 (4.22),
+  // float16 sum 4096 4.08 -> 3.90 (4.06); up to 256 vectors 0.94x of the time (median), 257-512
+  // 0.95-0.97x, larger rows 0.99x; rows below 0.98x CUB up to 256 vectors 101 -> 2 of 516.
   static constexpr ReduceTuning value{.grid_threads = 256,
                                       .grid_unroll = unroll,
                                       .single_threads = 512,
                                       .single_unroll = unroll,
                                       .single_block_max_bytes = ElemBytes >= 2 ? 64 * 1024 : 32 * 1024,
                                       .evict_first_max_l2 = evict_first_max_l2,
+                                      .one_vector_max_threads = 512,
                                       .few_blocks_max_batches = few_blocks_max_batches};
   // Values that cost more than a load and an operator each (a transform, a record's fields): one
   // block up to one of its batches (512 threads x single_unroll vectors: 32 KB, 24 KB for vectors
@@ -110,6 +124,7 @@ struct TuningSm90 {
   // 20- byte records 0.978-0.979 / 0.984 (0.984 -> 1.006-1.008, 0.974 -> 0.990-0.991), two floats
   // from byte 4 at 2^28 0.981-0.985, three doubles 0.985-0.992, two aligned doubles 0.988-0.990.
   static constexpr ReduceTuning with_record_waves(ReduceTuning t) {
+    t.one_vector_max_threads = 0;  // records keep their one-block kernels (not measured)
     t.waves_min_l2 = 16;
     t.grid_waves = 6;
     t.waves_min_dram_gbps = 0;

@@ -66,6 +66,13 @@ struct VectorSplit {
   }
 };
 
+// How a thread's batches of vectors are laid out (VectorGrid::for_each_batch).
+enum class Batches : unsigned char {
+  grid,         // a block of a grid: a grid-stride loop
+  one_block,    // the one-block kernel: a rolled loop
+  at_most_one,  // the one-block kernel of an input of at most one batch: no loop
+};
+
 template <int Unroll>
 struct VectorGrid {
   static_assert(Unroll >= 1);
@@ -88,15 +95,21 @@ struct VectorGrid {
   // block 0.83-0.94x of the time there (bench/results/*_ab_whole_batches_8ecb22a_vs_0107886.txt),
   // the grid, where that batch is one block's last, median 0.986x, at best 0.95x
   // (*_ab_grid_whole_batches_852ffa3_vs_3d6245c.txt).
-  // Rolled: the loop is not unrolled, for a caller with few batches per thread, where the unrolled
-  // loop's trip-count test and remainder cost more than they save (the one-block kernel).
-  template <bool Rolled = false, class Full, class Last>
+  // Batches::one_block: the loop is not unrolled, for a caller with few batches per thread, where
+  // the unrolled loop's trip-count test and remainder cost more than they save (the one-block
+  // kernel). Batches::at_most_one: no loop at all, last() alone (the caller's input is at most
+  // one batch: vectors <= Unroll * block, one block).
+  template <Batches B = Batches::grid, class Full, class Last>
   GPUREDUCE_HD void for_each_batch(std::uint64_t b, unsigned t, Full&& full, Last&& last) const {
+    if constexpr (B == Batches::at_most_one) {
+      last(b * batch() + t);
+      return;
+    }
     const std::uint64_t stride = grid() * batch();
     std::uint64_t v = b * batch() + t;
     const std::uint64_t end = vectors / batch() * batch();
     const auto more = [&] { return v + std::uint64_t(Unroll - 1) * block < end; };
-    if constexpr (Rolled) {
+    if constexpr (B == Batches::one_block) {
 GPUREDUCE_NO_UNROLL
       for (; more(); v += stride) full(v);
     } else {
@@ -113,13 +126,13 @@ GPUREDUCE_NO_UNROLL
   }
 
   // The same with the partial batch handed over one vector at a time: one(w) for each w in range.
-  // Rolled also skips the per-vector tests of a thread whose batches were all full (in the grid
-  // kernel this made float64 max of 20001 elements 6.0 -> 6.6 us, bench/results/
+  // In one block it also skips the per-vector tests of a thread whose batches were all full (in
+  // the grid kernel this made float64 max of 20001 elements 6.0 -> 6.6 us, bench/results/
   // *_ab_one_block_path_fa18978_vs_054bd79.txt).
-  template <bool Rolled = false, class Full, class One>
+  template <Batches B = Batches::grid, class Full, class One>
   GPUREDUCE_HD void for_each(std::uint64_t b, unsigned t, Full&& full, One&& one) const {
-    for_each_batch<Rolled>(b, t, full, [&](std::uint64_t v) {
-      if constexpr (Rolled)
+    for_each_batch<B>(b, t, full, [&](std::uint64_t v) {
+      if constexpr (B != Batches::grid)
         if (v >= vectors) return;
 GPUREDUCE_UNROLL
       for (int k = 0; k < Unroll; ++k) {

@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(BlockThreads)
   __syncwarp();
   const SharedDeposit<Terms> put{unsigned(__cvta_generic_to_shared(mine))};
   exact::Expansion<Terms> e;
-  for_each_thread_value<BlockThreads, Unroll, false>(
+  for_each_thread_value<BlockThreads, Unroll, Batches::grid>(
       src, src.split(n), blockIdx.x, readers, VectorLoad<EvictFirst>{},
       [&](auto x, std::int64_t) { e.add(convert<double>(x), put); },
       [&](const auto& y, std::int64_t) { e.add_values(y, put); });

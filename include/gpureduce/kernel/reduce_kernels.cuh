@@ -74,9 +74,10 @@ __device__ __forceinline__ auto element_reader(const Source& src) {
 }
 
 // Load: how the vectors are loaded (thread/vector_load.cuh; tools/probes/one_block_probe.cu tries
-// others).
+// others). B: Batches::at_most_one where the input is at most one batch (dispatch_reduce.cuh,
+// launch_one_block: one vector per thread).
 template <unsigned BlockThreads, unsigned MinBlocks, int Unroll, class A, class Out, class Source, class Op,
-          class Load = PlainLoad>
+          class Load = PlainLoad, Batches B = Batches::one_block>
 __global__ void __launch_bounds__(BlockThreads, MinBlocks)
     single_block_kernel(Source src, VectorSplit split, Out* out, Op runtime_op) {
   wait_for_previous_grid();
@@ -84,7 +85,7 @@ __global__ void __launch_bounds__(BlockThreads, MinBlocks)
   __shared__ alignas(16) T warp_partials[block_reduce_scratch<BlockThreads, true, T, tree_op_t<A, Op>>];
   with_kernel_nan<Source>(runtime_op, [&](auto op) {
     const auto tree = tree_form<A>(op);
-    const A acc = thread_partial<BlockThreads, Unroll, true>(src, split, 0, 1, Load{}, op, op.template identity<A>());
+    const A acc = thread_partial<BlockThreads, Unroll, B>(src, split, 0, 1, Load{}, op, op.template identity<A>());
     const T total = block_reduce<BlockThreads, true, true>(tree.to(acc), tree.op(), tree.identity(), warp_partials);
     if (threadIdx.x == 0) *out = convert_result<Out>(tree.from(total, element_reader<A>(src)));
   });
@@ -202,8 +203,8 @@ __device__ __forceinline__ void atomic_end_reduce(const Source& src, const Vecto
     return;
   }
   const auto tree = tree_form<A>(op);
-  const T acc = tree.to(thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x - 1, gridDim.x - 1, load,
-                                                                     op, op.template identity<A>()));
+  const T acc = tree.to(thread_partial<BlockThreads, Unroll, Batches::grid>(src, split, blockIdx.x - 1, gridDim.x - 1,
+                                                                            load, op, op.template identity<A>()));
   const T total = block_reduce<BlockThreads, true>(acc, tree.op(), tree.identity(), warp_partials);
   if (threadIdx.x == 0) {
     close_generation(ticket_word, ticket);
@@ -212,8 +213,7 @@ __device__ __forceinline__ void atomic_end_reduce(const Source& src, const Vecto
   }
 }
 
-template <unsigned BlockThreads, int Unroll, bool EvictFirst, bool Combiner, class A, class Out, class Source,
-          class Op>
+template <unsigned BlockThreads, int Unroll, bool EvictFirst, bool Combiner, class A, class Out, class Source, class Op>
 __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, Out* out, void* workspace, Op op) {
   const VectorSplit split = src.split(n);
   // From the block's reduction on, partials are in the tree's form (thread/tree_key.hpp).
@@ -249,7 +249,8 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
       }
     }
     const unsigned readers = Combiner ? gridDim.x - 1 : gridDim.x;
-    T acc = tree.to(thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, readers, load, op, identity));
+    T acc = tree.to(
+        thread_partial<BlockThreads, Unroll, Batches::grid>(src, split, blockIdx.x, readers, load, op, identity));
     if (!is_last_block) {
       const T block_total = block_reduce<BlockThreads, true>(acc, tree.op(), tree_identity, warp_partials);
       if (threadIdx.x == 0) store_flagged(slots + blockIdx.x, flag_partial<T, TreeOp>(block_total));
@@ -265,8 +266,8 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     __shared__ bool is_last;
     unsigned* counter = reinterpret_cast<unsigned*>(ws);
     T* partials = reinterpret_cast<T*>(ws + grid_ticketed_offset);
-    const T acc =
-        tree.to(thread_partial<BlockThreads, Unroll, false>(src, split, blockIdx.x, gridDim.x, load, op, identity));
+    const T acc = tree.to(
+        thread_partial<BlockThreads, Unroll, Batches::grid>(src, split, blockIdx.x, gridDim.x, load, op, identity));
     const T block_total = block_reduce<BlockThreads, true>(acc, tree.op(), tree_identity, warp_partials);
     if (threadIdx.x == 0) {
       partials[blockIdx.x] = block_total;
