@@ -315,45 +315,47 @@ void warp_steps(Bench& bench, cudaStream_t s, const char* type, u64 n) {
                 bench.median_us(st, step(gpureduce::single_block_kernel<32, 0, 4, A, A, Source, gpureduce::Sum>, 32)));
 }
 
-// single_block_kernel in other shapes, and with Batches::at_most_one (no batch loop in the code).
+// The input of batch_shapes and one_vector_shapes: two of n elements (two pairs for a dot product),
+// 512-byte aligned, and a single_block_kernel launched on input i.
 template <class T, class Op, bool Dot>
-void batch_shapes(Bench& bench, cudaStream_t s, const char* type, const char* op_name, u64 n) {
+struct SmallCase {
   using A = std::conditional_t<Dot, gpureduce::accumulator_t<T, gpureduce::Sum>, gpureduce::accumulator_t<T, Op>>;
   using Out = std::conditional_t<Dot, A, gpureduce::result_t<T, Op>>;
   using Source = std::conditional_t<Dot, gpureduce::ProductSource<T, A>, gpureduce::ArraySource<T>>;
-  using P = gpureduce::PlainLoad;
-  const u64 stride = (n + 255) / 256 * 256;
-  const gpureduce::DeviceBuffer<T> in(4 * stride);
-  const gpureduce::DeviceBuffer<Out> out(2);
-  fill<<<64, 256, 0, s>>>(in.get(), 4 * stride, 5);
-  const auto src = [&](int i) {
+  u64 n, stride;
+  gpureduce::DeviceBuffer<T> in;
+  gpureduce::DeviceBuffer<Out> out{2};
+
+  SmallCase(cudaStream_t s, u64 count) : n(count), stride((count + 255) / 256 * 256), in(4 * stride) {
+    fill<<<64, 256, 0, s>>>(in.get(), 4 * stride, 5);
+  }
+  Source src(int i) const {
     if constexpr (Dot)
       return Source{in.get() + i * stride, in.get() + (2 + i) * stride};
     else
       return Source{in.get() + i * stride, {}};
-  };
-  const auto shape = [&](auto kernel, unsigned threads) {
-    return [=, &src, &out](cudaStream_t st, int i) {
-      kernel<<<1, threads, 0, st>>>(src(i), src(i).split(n), out.get() + i, Op{});
+  }
+  // single_block_kernel of Threads x Unroll.
+  template <unsigned Threads, int Unroll, gpureduce::Batches B = gpureduce::Batches::one_block>
+  std::function<void(cudaStream_t, int)> shape() const {
+    return [this](cudaStream_t st, int i) {
+      gpureduce::single_block_kernel<Threads, 0, Unroll, A, Out, Source, Op, gpureduce::PlainLoad, B>
+          <<<1, Threads, 0, st>>>(src(i), src(i).split(n), out.get() + i, Op{});
     };
-  };
+  }
+};
+
+// single_block_kernel in other shapes, and with Batches::at_most_one (no batch loop in the code).
+template <class T, class Op, bool Dot>
+void batch_shapes(Bench& bench, cudaStream_t s, const char* type, const char* op_name, u64 n) {
+  const SmallCase<T, Op, Dot> c(s, n);
+  constexpr auto one = gpureduce::Batches::at_most_one;
   for (State st : {dirty, code, clean})
     std::printf(
         "| %s %s %llu | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", type, op_name, n, state_names[st],
-        bench.median_us(st, shape(gpureduce::single_block_kernel<512, 0, 4, A, Out, Source, Op>, 512)),
-        bench.median_us(st, shape(gpureduce::single_block_kernel<32, 0, 4, A, Out, Source, Op>, 32)),
-        bench.median_us(
-            st, shape(gpureduce::single_block_kernel<32, 0, 4, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>,
-                      32)),
-        bench.median_us(
-            st, shape(gpureduce::single_block_kernel<64, 0, 2, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>,
-                      64)),
-        bench.median_us(
-            st, shape(gpureduce::single_block_kernel<128, 0, 1, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>,
-                      128)),
-        bench.median_us(
-            st, shape(gpureduce::single_block_kernel<512, 0, 4, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>,
-                      512)));
+        bench.median_us(st, c.template shape<512, 4>()), bench.median_us(st, c.template shape<32, 4>()),
+        bench.median_us(st, c.template shape<32, 4, one>()), bench.median_us(st, c.template shape<64, 2, one>()),
+        bench.median_us(st, c.template shape<128, 1, one>()), bench.median_us(st, c.template shape<512, 4, one>()));
 }
 
 // The library's call against single_block_kernel of one vector per thread at most (Unroll 1,
@@ -361,46 +363,29 @@ void batch_shapes(Bench& bench, cudaStream_t s, const char* type, const char* op
 // vectors than n has.
 template <class T, class Op, bool Dot>
 void one_vector_shapes(Bench& bench, cudaStream_t s, const char* type, const char* op_name, u64 n) {
-  using A = std::conditional_t<Dot, gpureduce::accumulator_t<T, gpureduce::Sum>, gpureduce::accumulator_t<T, Op>>;
-  using Out = std::conditional_t<Dot, A, gpureduce::result_t<T, Op>>;
-  using Source = std::conditional_t<Dot, gpureduce::ProductSource<T, A>, gpureduce::ArraySource<T>>;
-  using P = gpureduce::PlainLoad;
-  const u64 stride = (n + 255) / 256 * 256;
-  const gpureduce::DeviceBuffer<T> in(4 * stride);
-  const gpureduce::DeviceBuffer<Out> out(2);
-  fill<<<64, 256, 0, s>>>(in.get(), 4 * stride, 5);
-  const auto src = [&](int i) {
-    if constexpr (Dot)
-      return Source{in.get() + i * stride, in.get() + (2 + i) * stride};
-    else
-      return Source{in.get() + i * stride, {}};
-  };
-  const u64 vectors = src(0).split(n).vectors;
+  const SmallCase<T, Op, Dot> c(s, n);
+  const u64 vectors = c.src(0).split(n).vectors;
   const auto library = [&](cudaStream_t st, int i) {
     if constexpr (Dot)
-      gpureduce::dot(src(i).a, src(i).b, n, out.get() + i, st);
+      gpureduce::dot(c.src(i).a, c.src(i).b, n, c.out.get() + i, st);
     else
-      gpureduce::reduce(src(i).data, n, out.get() + i, Op{}, st);
+      gpureduce::reduce(c.src(i).data, n, c.out.get() + i, Op{}, st);
   };
-  const auto shape = [&](auto kernel, unsigned threads) {
-    return [=, &src, &out](cudaStream_t st, int i) {
-      kernel<<<1, threads, 0, st>>>(src(i), src(i).split(n), out.get() + i, Op{});
-    };
-  };
-  const auto cell = [&](State st, auto kernel, unsigned threads, unsigned unroll) {
+  constexpr auto one = gpureduce::Batches::at_most_one;
+  const auto cell = [&](State st, unsigned threads, unsigned unroll,
+                        const std::function<void(cudaStream_t, int)>& run) {
     if (vectors > u64(threads) * unroll)
       std::printf(" - |");
     else
-      std::printf(" %.2f |", bench.median_us(st, shape(kernel, threads)));
+      std::printf(" %.2f |", bench.median_us(st, run));
   };
   for (State st : {dirty, code, clean}) {
     std::printf("| %s %s %llu | %s | %.2f |", type, op_name, n, state_names[st], bench.median_us(st, library));
-    cell(st, gpureduce::single_block_kernel<128, 0, 1, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>, 128, 1);
-    cell(st, gpureduce::single_block_kernel<256, 0, 1, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>, 256, 1);
-    cell(st, gpureduce::single_block_kernel<512, 0, 1, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>, 512, 1);
-    cell(st, gpureduce::single_block_kernel<1024, 0, 1, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>, 1024,
-         1);
-    cell(st, gpureduce::single_block_kernel<512, 0, 2, A, Out, Source, Op, P, gpureduce::Batches::at_most_one>, 512, 2);
+    cell(st, 128, 1, c.template shape<128, 1, one>());
+    cell(st, 256, 1, c.template shape<256, 1, one>());
+    cell(st, 512, 1, c.template shape<512, 1, one>());
+    cell(st, 1024, 1, c.template shape<1024, 1, one>());
+    cell(st, 512, 2, c.template shape<512, 2, one>());
     std::printf("\n");
   }
 }
