@@ -138,10 +138,10 @@ TEST(test_grid_vector_split, padded_last_batch_reads_every_vector_and_repeats_on
     }
 }
 
-// The one-block kernel's traversal (Batches::one_block): every thread runs full() once per whole batch of the
-// input, so that no warp splits between full and partial batches, and the rest goes to the last
-// batch, vector by vector or padded (repeats counting once): every vector is read once. (The
-// grid's traversal, the same rule per block: whole_batches_alike_in_every_block below.)
+// The one-block kernel's traversal (Batches::one_block): every thread runs full() once per whole
+// batch of the input, so that no warp splits between full and partial batches, and the rest goes
+// to the last batch, vector by vector or padded (repeats counting once): every vector is read
+// once. (The grid's traversal, the same rule per block: whole_batches_alike_in_every_block below.)
 TEST(test_grid_vector_split, rolled_traversal_takes_whole_batches_alike_and_reads_every_vector_once) {
   for (const unsigned block : {64u, 512u}) {
     const std::uint64_t batch = 4 * std::uint64_t(block);
