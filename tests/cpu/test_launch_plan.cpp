@@ -28,12 +28,10 @@ TEST(test_dispatch_launch_plan, kernel_by_size) {
     EXPECT_EQ(p.threads, t.single_threads);
   }
   EXPECT_EQ(plan_launch(t.single_block_max_bytes / 4 + 1, 0, 4, t, resident).kernel, Kernel::grid);
-  // 1-byte elements leave the one-block kernel earlier (more work per byte).
+  // 1-byte elements leave the one-block kernel after one batch (more work per byte).
+  EXPECT_EQ(TuningSm90<1>::value.single_block_max_bytes, 32 * 1024u);
   EXPECT_EQ(plan_launch(TuningSm90<1>::value.single_block_max_bytes + 1, 0, 1, TuningSm90<1>::value, resident).kernel,
             Kernel::grid);
-  // ...except for sums, which add four bytes per instruction (thread/packed_sum.hpp).
-  EXPECT_EQ(plan_launch(64 * 1024, 0, 1, TuningSm90<1>::packed_sum, resident).kernel, Kernel::one_block);
-  EXPECT_EQ(plan_launch(64 * 1024 + 1, 0, 1, TuningSm90<1>::packed_sum, resident).kernel, Kernel::grid);
   // Dot products: one block up to 32 KB per array, whatever the element size.
   const auto dot_kernel = []<std::size_t E>(std::uint64_t n) {
     return plan_launch(n, 0, E, TuningSm90<E>::dot, resident).kernel;
@@ -72,7 +70,7 @@ TEST(test_dispatch_launch_plan, small_one_block_for_argmin_argmax) {
 // Inputs of up to 512 whole vectors take the one-block kernel with one vector per thread: 256
 // threads up to 256 vectors, 512 up to 512; the batched kernel beyond, and where a tuning has none.
 TEST(test_dispatch_launch_plan, one_vector_per_thread_up_to_512_vectors) {
-  for (const ReduceTuning& u : {t, TuningSm90<1>::packed_sum, TuningSm90<2>::dot, TuningSm90<8>::arg_extreme}) {
+  for (const ReduceTuning& u : {t, TuningSm90<1>::value, TuningSm90<2>::dot, TuningSm90<8>::arg_extreme}) {
     EXPECT_EQ(u.one_vector_max_threads, 512u);
     EXPECT_EQ(one_vector_threads(0, u), 256u);
     EXPECT_EQ(one_vector_threads(1, u), 256u);
@@ -110,7 +108,7 @@ TEST(test_dispatch_launch_plan, few_blocks_up_to_a_mid_size) {
   EXPECT_EQ(grid(t.few_blocks_max_batches * per_block), 257u);
   EXPECT_EQ(grid(t.few_blocks_max_batches * per_block + 4), resident);
   EXPECT_EQ(plan_launch(258 * per_block, 0, 4, t, 100, Kernel::grid).blocks, 100u);  // a smaller wave
-  for (const ReduceTuning& u : {TuningSm90<1>::packed_sum, TuningSm90<8>::dot, TuningSm90<2>::arg_extreme})
+  for (const ReduceTuning& u : {TuningSm90<1>::value, TuningSm90<8>::dot, TuningSm90<2>::arg_extreme})
     EXPECT_EQ(u.few_blocks_max_batches, t.few_blocks_max_batches);
   // Forced grids keep their block count.
   EXPECT_EQ(plan_launch(258 * per_block, 0, 4, t, resident, Kernel::grid, 1000).blocks, 1000u);
@@ -174,7 +172,7 @@ TEST(test_dispatch_launch_plan, loads_evict_first_up_to_four_times_l2) {
   EXPECT_FALSE(evict_first_loads(a, std::uint64_t(INT64_MAX), 1, l2, t));
   EXPECT_TRUE(evict_first_loads(a, 1, 16, l2, t));
   EXPECT_FALSE(evict_first_loads(a, 1, 4, l2, ReduceTuning{}));  // 0: never
-  EXPECT_EQ(TuningSm90<1>::packed_sum.evict_first_max_l2, 4u);
+  EXPECT_EQ(TuningSm90<1>::value.evict_first_max_l2, 4u);
   EXPECT_EQ(TuningSm90<8>::arg_extreme.evict_first_max_l2, 4u);
   // The caller's choice holds at any size.
   EXPECT_FALSE(evict_first_loads(L2Policy::normal, 1024, 4, l2, t));

@@ -608,6 +608,9 @@ TEST(test_record_sources, values_with_work_leave_one_block_after_a_batch) {
   constexpr std::uint64_t kb = 1024;
   EXPECT_EQ(one_block_bytes(std::int64_t{}, ArraySource<int>{}, Sum{}), 64 * kb);
   EXPECT_EQ(one_block_bytes(float{}, ArraySource<float>{}, Add{}), 64 * kb);
+  // Sums of 1-byte integers as every operator of them; 2-byte ones as other 2-byte numbers.
+  EXPECT_EQ(one_block_bytes(std::int64_t{}, ArraySource<std::int8_t>{}, Sum{}), 32 * kb);
+  EXPECT_EQ(one_block_bytes(std::int64_t{}, ArraySource<std::int16_t>{}, Sum{}), 64 * kb);
   EXPECT_EQ(one_block_bytes(cuda::std::complex<float>{}, ArraySource<cuda::std::complex<float>>{}, Sum{}), 64 * kb);
   EXPECT_EQ(one_block_bytes(float{}, ArraySource<float, Negate>{}, Sum{}), 32 * kb);
   EXPECT_EQ(one_block_bytes(int{}, ArraySource<std::int8_t, Widen>{}, Sum{}), 16 * kb);

@@ -258,10 +258,9 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
   using Tuning = TuningSm90<Source::split_bytes>;
-  constexpr ReduceTuning by_op = is_arg_extreme_v<Op>         ? Tuning::arg_extreme
-                                 : Source::arrays == 2        ? Tuning::dot
-                                 : packs_sum_v<A, Source, Op> ? Tuning::packed_sum
-                                                              : Tuning::value;
+  constexpr ReduceTuning by_op = is_arg_extreme_v<Op>  ? Tuning::arg_extreme
+                                 : Source::arrays == 2 ? Tuning::dot
+                                                       : Tuning::value;
   constexpr bool element_work = Source::arrays == 1 && !plain_values_v<Source> && tree_flaggable<A, Op>;
   using T = typename Source::element_type;
   constexpr bool numbers = Source::arrays == 1 && plain_values_v<Source> && is_element_v<T>;

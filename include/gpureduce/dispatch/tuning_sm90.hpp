@@ -23,6 +23,14 @@ struct TuningSm90 {
   // 0.1 us of each other (int32 sum 2^14 4.78 / 4.82, int32 max 4.62 / 4.64, float64 sum 2^13
   // 4.86 / 4.92, int64 max 2^13 4.80 / 4.72, float16 sum 2^15 4.96 / 4.86), one block ahead below
   // and the grid above (int32 sum 2^15 5.89 / 4.82); int8 max 32 KB 4.30 / 4.81, 64 KB 5.14 / 4.89.
+  // int8 sums too, since the grid's hand-off got cheaper: from 92c562f to fd36ece they took one
+  // block up to 64 KB (dp4a, thread/packed_sum.hpp; H100 then: 40000 elements 5.11 -> 4.78 us, 2^16
+  // 5.38 -> 4.86), but on the H200 at fd36ece the grid was faster there (the bench CLI, three
+  // rounds alternating, in two builds, us, one block / grid: 40000 4.54 / 4.38, 50001 5.06 / 4.45,
+  // 2^16 4.69 / 4.42; bench/results/*_H200_ab_one_batch_experiment_vs_fd36ece.txt). One batch for
+  // every number (32 KB and a scalar tail) was no better: integer sums and argmax 1-3% faster in
+  // 32-64 KB, float sums and max 2-6% slower just past the batch (float32 sum 8196 4.45 -> 4.64
+  // us).
   //
   // Grid loads evict-first in L2 up to 4x its size (H100: 200 MB), plain above
   // (thread/vector_load.cuh). A read of int32 with the production shape after the bench's flush (a
@@ -343,15 +351,6 @@ struct TuningSm90 {
     t.one_per_thread_max_bytes = std::uint64_t(records < t.single_threads ? records : t.single_threads) * ElemBytes;
     return t;
   }
-  // Integer sums of 8- and 16-bit elements (four per instruction, thread/packed_sum.hpp): one block
-  // up to 64 KB for every element size. A/B against the 32 KB limit for int8, same run:
-  // 40000 elements 5.11 -> 4.78 us, 2^16 5.38 -> 4.86 (0.90x), 50001 5.39 -> 5.54 (odd tail)
-  // (bench/results/*_ab_int8_single_64k_92c562f_vs_36624bd.txt).
-  static constexpr ReduceTuning packed_sum = [] {
-    ReduceTuning t = value;
-    t.single_block_max_bytes = 64 * 1024;
-    return t;
-  }();
   // Dot products: one block up to 32 KB per array (64 KB read for elements of 2 bytes and more),
   // the grid above. Each kernel forced, same run (tools/device-run tune, bench/results/
   // *_tune_bee5e7a.txt), one block against grid, us: float64 2^13 6.18 / 5.73 (32 KB: 5.04 /
