@@ -3,6 +3,7 @@
 # skipped where there is no GPU). ARGS passes options to the ladder: make ladder ARGS="--type float32".
 BUILD ?= build
 CMAKE_ARGS ?=
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 ARGS ?=
 GENERATOR := $(if $(shell command -v ninja 2>/dev/null),-G Ninja,)
 
@@ -16,11 +17,15 @@ configure:
 build: configure
 	cmake --build $(BUILD) --parallel
 
-ladder: build
+# Only the CLI: the ladder needs none of the tests and probes.
+ladder: configure
+	cmake --build $(BUILD) --parallel --target gpureduce_cli
 	$(BUILD)/gpureduce ladder $(ARGS)
 
+# Tests run side by side, one per core; those that use the GPU (label gpu) run alone
+# (RUN_SERIAL, tests/CMakeLists.txt).
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure
+	ctest --test-dir $(BUILD) --output-on-failure --parallel $(JOBS)
 
 clean:
 	rm -rf $(BUILD)
