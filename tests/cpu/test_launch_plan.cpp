@@ -30,18 +30,45 @@ TEST(test_dispatch_launch_plan, kernel_by_size) {
   EXPECT_EQ(plan_launch(t.single_block_max_bytes / 4 + 1, 0, 4, t, resident).kernel, Kernel::grid);
   // 1-byte elements leave the one-block kernel after one batch (more work per byte).
   EXPECT_EQ(TuningSm90<1>::value.single_block_max_bytes, 32 * 1024u);
-  EXPECT_EQ(plan_launch(TuningSm90<1>::value.single_block_max_bytes + 1, 0, 1, TuningSm90<1>::value, resident).kernel,
-            Kernel::grid);
+  EXPECT_EQ(plan_launch(32 * 1024 + 15, 0, 1, TuningSm90<1>::value, resident).kernel, Kernel::one_block);
+  EXPECT_EQ(plan_launch(32 * 1024 + 16, 0, 1, TuningSm90<1>::value, resident).kernel, Kernel::grid);
   // Dot products: one block up to 32 KB per array, whatever the element size.
   const auto dot_kernel = []<std::size_t E>(std::uint64_t n) {
     return plan_launch(n, 0, E, TuningSm90<E>::dot, resident).kernel;
   };
-  EXPECT_EQ(dot_kernel.operator()<8>(4096), Kernel::one_block);
-  EXPECT_EQ(dot_kernel.operator()<8>(4097), Kernel::grid);
-  EXPECT_EQ(dot_kernel.operator()<2>(16384), Kernel::one_block);
-  EXPECT_EQ(dot_kernel.operator()<2>(16385), Kernel::grid);
-  EXPECT_EQ(dot_kernel.operator()<1>(32768), Kernel::one_block);
-  EXPECT_EQ(dot_kernel.operator()<1>(32769), Kernel::grid);
+  EXPECT_EQ(dot_kernel.operator()<8>(4097), Kernel::one_block);
+  EXPECT_EQ(dot_kernel.operator()<8>(4098), Kernel::grid);
+  EXPECT_EQ(dot_kernel.operator()<2>(16391), Kernel::one_block);
+  EXPECT_EQ(dot_kernel.operator()<2>(16392), Kernel::grid);
+  EXPECT_EQ(dot_kernel.operator()<1>(32783), Kernel::one_block);
+  EXPECT_EQ(dot_kernel.operator()<1>(32784), Kernel::grid);
+}
+
+// A one-block limit of one batch counts whole vectors: at the largest count it takes, from any
+// address, the input holds no more vectors than the limit's bytes. Limits of more than a batch,
+// 16-byte elements and those that do not tile a vector are exact.
+TEST(test_dispatch_launch_plan, one_batch_limit_counts_whole_vectors) {
+  const auto largest = [](unsigned e, const ReduceTuning& u) {
+    std::uint64_t n = 0;
+    while (takes_one_block(n + 1, e, u)) ++n;
+    return n;
+  };
+  for (unsigned e : {1u, 2u, 4u, 8u}) {
+    ReduceTuning u = t;
+    u.single_block_max_bytes = 32 * 1024;  // 512 threads x 4 vectors
+    const std::uint64_t n = largest(e, u);
+    EXPECT_EQ(n, (32 * 1024 + 16 - e) / e) << e;
+    for (std::uint64_t addr = 0; addr < 16; addr += e)
+      EXPECT_LE(VectorSplit::make(addr, n, e).vectors * 16, 32 * 1024u) << e << " " << addr;
+  }
+  EXPECT_EQ(largest(1, TuningSm90<1>::value), 32 * 1024u + 15);
+  EXPECT_EQ(largest(2, TuningSm90<2>::dot), 16 * 1024u + 7);
+  EXPECT_EQ(largest(4, t), t.single_block_max_bytes / 4);
+  EXPECT_EQ(largest(8, TuningSm90<8>::arg_extreme), TuningSm90<8>::arg_extreme.single_block_max_bytes / 8);
+  ReduceTuning r = t;
+  r.single_block_max_bytes = 24 * 1024;
+  EXPECT_EQ(largest(16, r), 1536u);
+  EXPECT_EQ(largest(12, r), 2048u);
 }
 
 // argmin/argmax run the one-block kernel with 256 threads up to 16 KB, forced or not; other
@@ -55,7 +82,7 @@ TEST(test_dispatch_launch_plan, small_one_block_for_argmin_argmax) {
   EXPECT_EQ(plan_launch(16 * 1024, 0, 1, a1, resident).threads, 256u);
   EXPECT_EQ(plan_launch(16 * 1024 + 1, 0, 1, a1, resident).kernel, Kernel::one_block);
   EXPECT_EQ(plan_launch(16 * 1024 + 1, 0, 1, a1, resident).threads, 512u);
-  EXPECT_EQ(plan_launch(32 * 1024 + 1, 0, 1, a1, resident).kernel, Kernel::grid);
+  EXPECT_EQ(plan_launch(32 * 1024 + 16, 0, 1, a1, resident).kernel, Kernel::grid);
   EXPECT_EQ(plan_launch(16 * 1024 + 1, 0, 1, a1, resident, Kernel::one_block).threads, 512u);
   EXPECT_EQ(plan_launch(33, 0, 8, a8, resident, Kernel::one_block).threads, 256u);
   EXPECT_EQ(plan_launch(1u << 20, 0, 8, a8, resident, Kernel::one_block).threads, 512u);

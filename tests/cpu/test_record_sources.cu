@@ -703,17 +703,18 @@ TEST(test_record_sources, a_dot_products_second_array_is_loaded_inside_it) {
 }
 
 // Which sizes read such a second array shifted: 1-byte elements always; 2-byte ones from 16 MB per
-// array and, floating, where one block reads them (32 KB per array); element by element between.
+// array and, floating, where one block reads them (32 KB per array and a tail of less than a
+// vector); element by element between.
 TEST(test_record_sources, a_dot_products_second_array_is_shifted_by_size) {
   for (const std::uint64_t n :
        {0ull, 1ull, 1ull << 14, (1ull << 14) + 1, 1ull << 20, (1ull << 23) - 1, 1ull << 23, 1ull << 30})
     for (const bool floating : {false, true}) EXPECT_TRUE(TuningSm90<1>::shifted_dot_b(n, floating)) << n;
-  for (const std::uint64_t n : {0ull, 1ull, 1ull << 14, 1ull << 23, (1ull << 23) + 1, 1ull << 30})
+  for (const std::uint64_t n : {0ull, 1ull, 1ull << 14, (1ull << 14) + 7, 1ull << 23, (1ull << 23) + 1, 1ull << 30})
     EXPECT_TRUE(TuningSm90<2>::shifted_dot_b(n, true)) << n;
   for (const std::uint64_t n : {1ull << 23, 1ull << 30}) EXPECT_TRUE(TuningSm90<2>::shifted_dot_b(n, false)) << n;
   for (const std::uint64_t n : {0ull, 1ull << 14, (1ull << 14) + 1, 1ull << 20, (1ull << 23) - 1})
     EXPECT_FALSE(TuningSm90<2>::shifted_dot_b(n, false)) << n;
-  for (const std::uint64_t n : {(1ull << 14) + 1, 1ull << 16, 1ull << 20, (1ull << 23) - 1})
+  for (const std::uint64_t n : {(1ull << 14) + 8, 1ull << 16, 1ull << 20, (1ull << 23) - 1})
     EXPECT_FALSE(TuningSm90<2>::shifted_dot_b(n, true)) << n;
   alignas(16) static const __half h[256]{};
   alignas(16) static const std::int16_t s16[256]{};

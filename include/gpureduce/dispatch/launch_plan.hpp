@@ -121,6 +121,20 @@ GPUREDUCE_HD constexpr unsigned one_vector_threads(std::uint64_t vectors, const 
   return vectors <= 256 ? 256 : t.one_vector_max_threads;
 }
 
+// Whether n elements of elem_bytes take the one-block kernel. Where its limit is one batch of
+// 16-byte vectors, a scalar tail of less than a vector rides along at any alignment (for elements
+// that tile a vector) rather than costing the grid's hand-off. H200, the bench CLI, three rounds
+// (bench/results/*_H200_ab_scalar_tail_vs_f50f9c0.txt), us, grid -> one block: int8 max of 32769
+// elements 4.70 -> 4.10, int8 sum 4.46 -> 4.10, float32 dot of 8193 4.86 -> 4.35, float64 dot of
+// 4097 4.90 -> 4.38, bfloat16 dot of 16385 5.02 -> 4.70. Past a limit of two batches the tail
+// gained nothing (float32 sum of 16385 4.70 -> 4.62) or lost (int32 sum 4.51 -> 4.70, bfloat16
+// max of 32769 4.67 -> 4.90), so there the limit is exact.
+GPUREDUCE_HD constexpr bool takes_one_block(std::uint64_t n, unsigned elem_bytes, const ReduceTuning& t) {
+  const std::uint64_t batch = std::uint64_t(t.single_threads) * unsigned(t.single_unroll) * 16;
+  const bool tail = elem_bytes < 16 && 16 % elem_bytes == 0 && t.single_block_max_bytes <= batch;
+  return n <= (t.single_block_max_bytes + (tail ? 16 - elem_bytes : 0)) / elem_bytes;
+}
+
 // The kernel by input size (force: a kernel chosen by the caller, for tests and benchmarks), and
 // its block size and grid: the one-block kernel's block size by input size, forced or not;
 // grid_blocks > 0 fixes the grid kernel's block count (capped at max_grid_blocks). combiner_ok: the
@@ -137,7 +151,7 @@ GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t add
                                               Kernel force = Kernel::automatic, std::uint64_t grid_blocks = 0,
                                               bool combiner_ok = false, bool atomic_end = false) {
   Kernel k = force;
-  if (k == Kernel::automatic) k = n <= t.single_block_max_bytes / elem_bytes ? Kernel::one_block : Kernel::grid;
+  if (k == Kernel::automatic) k = takes_one_block(n, elem_bytes, t) ? Kernel::one_block : Kernel::grid;
   if (k == Kernel::one_block) {
     const bool small = t.small_single_threads != 0 && n <= t.small_single_max_bytes / elem_bytes;
     return {k, small ? t.small_single_threads : t.single_threads, 1};

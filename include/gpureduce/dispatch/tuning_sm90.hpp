@@ -377,7 +377,7 @@ struct TuningSm90 {
   static constexpr bool shifted_dot_b(std::uint64_t n, bool floating) {
     const std::uint64_t bytes = n * ElemBytes;
     if (ElemBytes == 1 || bytes >= (std::uint64_t(16) << 20)) return true;
-    return floating && bytes <= dot.single_block_max_bytes;
+    return floating && takes_one_block(n, ElemBytes, dot);
   }
   // argmin/argmax: the same shapes with a register floor. Left to itself ptxas held the float and
   // half argmax kernels to 40 registers by issuing the last of a batch's four loads only after the
