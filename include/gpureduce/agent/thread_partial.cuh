@@ -218,7 +218,7 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
   return acc;
 }
 
-// Whether a reduction takes the packed-sum overload below (dispatch picks its tuning by it too).
+// Whether a reduction takes the packed-sum overload below.
 template <class A, class Source, class Op>
 inline constexpr bool packs_sum_v = false;
 template <class A, class T>
