@@ -8,7 +8,8 @@ figure in README.md or docs/ is typed by hand. A block
 
 becomes the ladder table for that n; `sweep=r9,cub` instead gives median microseconds per n for
 those variants. From a `gpureduce bench` file, `speedup=OP` gives CUB's time over gpureduce's per n
-and element type for that operator, and `detail=OP:TYPE,TYPE` the times, ratio and % of the read
+and element type for that operator, `headline=OP:TYPE,TYPE;OP:TYPE@N,N` a few operators' ratios at
+a few sizes, and `detail=OP:TYPE,TYPE` the times, ratio and % of the read
 ceiling, `targets=3` each of issue 3's targets with the rows it holds, how many meet it and by how
 much the others miss. From a `gpureduce bench --mode exact` file, `exact=TYPE,TYPE` gives the exact
 and plain sums' times and their throughput ratio, and `accuracy=float32` its ill-conditioned
@@ -118,6 +119,27 @@ def detail_table(data, arg):
             g, c = v["gpureduce"], v["cub"]
             out.append(f"| 2^{n.bit_length() - 1} | {t} | {g['median_ms'] * 1e3:.1f} | {c['median_ms'] * 1e3:.1f} | "
                        f"{c['median_ms'] / g['median_ms']:.2f} | {g['gbps']:.0f} | {g['pct_peak']:.1f} |")
+    return "\n".join(out) + "\n"
+
+
+def headline_table(data, arg):
+    """`headline=OP:TYPE,...;...@N,N`: per operator and type, CUB's time over gpureduce's at each n,
+    the two medians beside it, and gpureduce's % of the read ceiling at the largest n."""
+    pairs, sizes = arg.split("@")
+    ns = [int(eval(n.replace("^", "**"))) for n in sizes.split(",")]
+    out = [bench_caption(data, "CUB time / gpureduce time (median microseconds, gpureduce vs CUB)"), "",
+           "| operation | " + " | ".join(f"n = 2^{n.bit_length() - 1}" for n in ns) + " | % of read ceiling |",
+           "|---|" + "---:|" * (len(ns) + 1)]
+    for group in pairs.split(";"):
+        op, types = group.split(":")
+        rows = bench_rows(data, op)
+        for t in types.split(","):
+            cells = []
+            for n in ns:
+                g, c = rows[(t, n)]["gpureduce"], rows[(t, n)]["cub"]
+                cells.append(f"{c['median_ms'] / g['median_ms']:.2f}x ({g['median_ms'] * 1e3:.1f} vs "
+                             f"{c['median_ms'] * 1e3:.1f})" + ("" if g["verified"] else " NO"))
+            out.append(f"| {t} {op} | " + " | ".join(cells) + f" | {rows[(t, ns[-1])]['gpureduce']['pct_peak']:.0f}% |")
     return "\n".join(out) + "\n"
 
 
@@ -237,7 +259,8 @@ def example(path, name):
 def render(text):
     kinds = {"n": lambda d, a: ladder_table(d, int(a)), "sweep": lambda d, a: sweep_table(d, a.split(",")),
              "speedup": speedup_table, "detail": detail_table, "exact": exact_table,
-             "accuracy": accuracy_table, "matmul": matmul_table, "targets": targets_table}
+             "accuracy": accuracy_table, "matmul": matmul_table, "targets": targets_table,
+             "headline": headline_table}
 
     def sub(m):
         if m.group(3) == "runs":

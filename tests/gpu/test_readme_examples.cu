@@ -9,8 +9,8 @@ namespace gpureduce::test {
 namespace {
 
 // [example: functor]
-struct AbsMax {  // any associative, commutative functor
-  __host__ __device__ float operator()(float a, float b) const { return fabsf(a) > fabsf(b) ? fabsf(a) : fabsf(b); }
+struct Abs {  // a transform, applied to each element as it is loaded
+  __host__ __device__ float operator()(float x) const { return fabsf(x); }
 };
 // [/example]
 
@@ -26,21 +26,22 @@ TEST(test_readme_examples, basic_calls) {
   std::int64_t* d_sum;
   gpureduce::IndexedValue<float>* d_best;
   float* d_max;
+  float* d_absmax;
   cudaMalloc(&d_sum, sizeof *d_sum);
   cudaMalloc(&d_best, sizeof *d_best);
   cudaMalloc(&d_max, sizeof *d_max);
+  cudaMalloc(&d_absmax, sizeof *d_absmax);
   cudaStream_t stream;
   cudaStreamCreate(&stream);
 
   // [example: basic]
-  // int32 in, int64 accumulator and result (accumulator.hpp has the rules); asynchronous, one
-  // launch
+  // int32 in, int64 accumulator and result (docs/api.md has the rules); asynchronous, one launch
   gpureduce::sum(d_in, n, d_sum, stream);
   // value and first index of the largest element; NaN wins unless ignored
   gpureduce::argmax(d_x, n, d_best, stream);
   gpureduce::max(d_x, n, d_max, stream, {.nan = gpureduce::NanPolicy::ignore});
-  // your own operator with its identity
-  gpureduce::reduce(d_x, n, d_max, AbsMax{}, 0.0f, stream);
+  // the largest magnitude: a transform on load, then a built-in operator
+  gpureduce::transform_reduce(d_x, n, d_absmax, Abs{}, gpureduce::Max{}, stream);
   // the value on the host: the _sync suffix says this call waits for the stream
   const double total = gpureduce::sum_sync(d_x, n, stream);
   // no exceptions: a Status
@@ -56,13 +57,18 @@ TEST(test_readme_examples, basic_calls) {
   IndexedValue<float> got{};
   cudaMemcpy(&got, d_best, sizeof got, cudaMemcpyDeviceToHost);
   EXPECT_EQ(got.index, best.index);
-  float mn = 0;
+  float mn = 0, absmax = 0;
   cudaMemcpy(&mn, d_max, sizeof mn, cudaMemcpyDeviceToHost);
   EXPECT_EQ(mn, *std::min_element(hf.begin(), hf.end()));
+  cudaMemcpy(&absmax, d_absmax, sizeof absmax, cudaMemcpyDeviceToHost);
+  float want_absmax = 0;
+  for (const float x : hf) want_absmax = std::max(want_absmax, std::fabs(x));
+  EXPECT_EQ(absmax, want_absmax);
   expect_float_sum(float(total), reference::float_sum(hf.data(), n, false), n, "sum_sync");
   cudaFree(d_sum);
   cudaFree(d_best);
   cudaFree(d_max);
+  cudaFree(d_absmax);
   cudaStreamDestroy(stream);
 }
 
