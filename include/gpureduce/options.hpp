@@ -38,7 +38,7 @@ struct Options {
   // on earlier devices): the reduction's blocks are scheduled as that kernel's blocks exit and wait
   // on the GPU for it to complete, its writes visible, before reading anything, so the result is
   // the same. After a kernel on the same stream, or in a chain of reductions, a call takes
-  // 1.05-1.35 us less GPU time (H100); in a captured graph it saves nothing (docs/production.md,
+  // 1.05-1.35 us less GPU time (H100); in a captured graph it saves nothing (docs/design.md,
   // "Dependent launch"). Off by default: a kernel before it that lets its dependents launch early
   // (griddepcontrol.launch_dependents) would share its SMs with the reduction's waiting blocks.
   bool dependent_launch = false;

@@ -25,11 +25,10 @@ __global__ void stream_read_kernel(const int4* __restrict__ in, std::uint64_t ba
 
 }  // namespace
 
-// The faster of one and three waves of resident blocks. H200, 4 GB after the bench's flush, median
-// of 25 (tools/probes/read_ceiling_probe.cu, bench/results/*_H200_read_ceiling_4518ce2.txt): 4496
-// GB/s on one wave, 4509 on three, 4489 with 8 vectors per thread, 4458 with 2. The kernel before,
-// one vector per thread in flight on one wave, read 4409-4414 there and 4209-4218 over the 1 GB it
-// read, and the library's sums of 4 GB outran it by 6-7% (*_H200_bench_f4adc02.json).
+// The faster of one and three waves of resident blocks (H200, 4 GB after the bench's flush,
+// median of 25, tools/probes/read_ceiling_probe.cu: 4496 GB/s on one wave, 4509 on three, 4489
+// with 8 vectors per thread, 4458 with 2). One vector per thread on one wave read 4409-4414, and
+// the library's sums of 4 GB outran it by 6-7%.
 double measure_read_gbps(GpuTimer& timer, std::uint64_t bytes, int reps) {
   constexpr std::uint64_t batch_bytes = std::uint64_t(read_threads) * read_unroll * sizeof(int4);
   const std::uint64_t batches = bytes / batch_bytes;

@@ -16,7 +16,7 @@ namespace {
 
 // 4 GiB, as the bench's largest 4-byte rows, or a quarter of device memory on smaller GPUs: over 1
 // GiB the launch and the last wave's tail still cost 3-4% (H200: 4328-4344 GB/s against
-// 4496-4509, bench/results/*_H200_read_ceiling_4518ce2.txt).
+// 4496-4509, tools/probes/read_ceiling_probe.cu).
 std::uint64_t read_probe_bytes(const DeviceInfo& d) {
   return std::min<std::uint64_t>(std::uint64_t(4) << 30, d.global_mem_bytes / 4);
 }

@@ -58,25 +58,15 @@ struct ArraySource {
   }
   // Vectors of many 16-byte words (records: 80 bytes and more) are staged in the grid kernels'
   // whole batches: the warp's 32 vectors are loaded as its lanes' consecutive words, each warp load
-  // 512 contiguous bytes, and consume_vector hands them round through shared memory. Loaded by
-  // their own lanes, word k of 32 vectors 80-240 bytes apart, each warp load touched every
-  // sector of the span, 16 bytes of each, which the next word's load covered again through L1.
-  // H100, tools/probes/record_probe.cu, two rounds alternating against 1eccd93 (bench/results/
-  // *_records_staged_experiment_1eccd93_round*.txt against *_records_1eccd93_beside_staged_staged2_
-  // round*.txt), time staged over not: 5 int8 fields (80-byte vectors) 0.85 at 2^24, 0.88-0.96 at
-  // 2^26, 0.97 at 2^28; 5 int16 0.93-0.95 from 2^24 up; 0.97-1.03 below (*_records_staged_mid_
-  // experiment_*). Vectors of 48 bytes (float3, 3-byte pixels, 24-byte points) stay as they are:
-  // staged, 0.99-1.03 of the time at every size.
+  // 512 contiguous bytes, and consume_vector hands them round through shared memory. Loaded by their
+  // own lanes, each warp load touched every sector of the span, 16 bytes of each (H100, record_probe:
+  // 5 int8 fields at 2^24 0.85x of the time staged). Vectors of 48 bytes gain nothing and are not.
   static constexpr unsigned vector_words = sizeof(Vector<T>) / vector_bytes;
   // The parts a warp's stage takes its vectors in (warp/warp_stage.hpp), so that a block's stage
-  // fits in 44 KB: one for vectors of up to 176 bytes (11 words) in blocks of 8 warps, two above
-  // (13 and 15 int16 fields); one in smaller blocks (the others of 208 bytes and more: dispatch/
-  // tuning_sm90.hpp, with_narrow_staged_blocks).
-  // The grid kernel's other static shared memory is its warp partials, 512 bytes at most
-  // (accumulators of up to 16 bytes: reduce.cuh), so a block stays within 48 KB. Vectors of 176
-  // bytes in two parts (a 22 KB stage) took 1.02-1.13x the time of one record per load for 11
-  // int8 fields (ptxas: 242-246 registers against 80 in one part; bench/results/*_records_parts_
-  // experiment_6091338_round*.txt), and 1.00-1.01x that of one part for 11 int16.
+  // fits in 44 KB and the block, with its warp partials (512 bytes at most), in 48 KB: one for vectors
+  // of up to 176 bytes in blocks of 8 warps, two above (13 and 15 int16 fields); one in smaller blocks
+  // for the others of 208 bytes and more (tuning_sm90.hpp, with_narrow_staged_blocks). 176 bytes in
+  // two parts spilled (242-246 registers against 80).
   static constexpr unsigned stage_bytes_max = 44 * 1024;
   template <unsigned Warps>
   static constexpr unsigned stage_parts =
@@ -170,23 +160,11 @@ inline constexpr bool plain_values_v<ArraySource<T, Identity>> = is_element_v<T>
 // pixel of 1-byte alignment from an odd address, in shifted vectors (ShiftedSource, below). Other
 // sizes are read one record per load.
 //
-// Why 80 bytes only for narrow records: one record per load takes a load per field there, each of
-// a warp's covering a few sectors, and a thread keeps 4 records of 5 or 10 bytes in flight, not
-// the 64 bytes of numbers. H100, tools/probes/record_probe.cu, vectors of up to 128 bytes for
-// alignments below 4 against one per load, two rounds alternating (bench/results/
-// *_records_narrow_vectors_experiment_74583e1_round*.txt against *_records_74583e1_beside_narrow_
-// vectors_round*.txt), time in vectors over one per load: 5 int8 fields 2^12 0.94-0.96 (one block),
-// 2^16-2^19 1.02-1.06, 2^21 0.90-0.92, 2^22 0.85, 2^24 0.96-0.97, 2^26 0.81, 2^28 0.76 (CUB's time
-// over ours 0.97 -> 1.28); 5 int16 fields 2^12 0.94-0.95, 2^16-2^19 0.98-1.02, 2^22 0.93, 2^26
-// 0.95, 2^28 0.94 (0.97 -> 1.03). Vectors of 112 bytes (7 int8 fields) took 1.39-1.41x the time at
-// 2^24 (117 MB), and 28-byte records of floats 1.43x at 2^22, with evict-first loads (with plain
-// loads 0.99x there, but 1.04-1.15x the evict-first vectors' time elsewhere below 4x L2: *_records_
-// narrow_vectors_plain_words_experiment_74583e1_round*.txt; with detail::load_record_word's loads
-// still 1.35x at 2^24 and 1.03-1.22x from 2^10 to 2^22, 0.84-0.86x from 2^26 up: *_records_
-// narrow_vectors_112_experiment_d31f91e_round*.txt); records of 4-byte alignment in vectors
-// of 80 bytes 1.03-1.06x from 2^18 up (5 floats; 2^28 1858 against 1778 us, *_records_vectors_to_
-// 128_experiment_74583e1_round*.txt), so those keep one record per load. (Those vectors were
-// loaded by their own lanes; staged, 112-240 bytes are ahead from a size: below.)
+// 80 bytes only for narrow records: one record per load takes a load per field there, and a thread
+// keeps 4 records of 5 or 10 bytes in flight, not 64 bytes (H100, record_probe: 5 int8 fields in
+// vectors at 2^28 0.76x of one per load's time). Vectors of 112 bytes loaded by their own lanes lost
+// (1.39x at 2^24), and records of 4-byte alignment in vectors of 80 bytes 1.03-1.06x, so those keep
+// one record per load; staged, 112-240 bytes win from a size (below).
 template <class T>
 inline constexpr bool vector_fits_v =
     vector_span_bytes(sizeof(T)) <= 64 || (vector_span_bytes(sizeof(T)) == 80 && alignof(T) < 4);
@@ -195,54 +173,11 @@ inline constexpr bool reads_as_vectors_v =
     vector_fits_v<T> && vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
 
 // Narrow records whose vectors span 112-688 bytes from every address they may have (7-43 int8
-// fields, 7-43 int16, odd counts) are read in vectors, staged (ArraySource::load_vector), from
-// wide_vectors_min<T> vectors up (2^21 records of 7, 9 or 11 bytes, 2^22 of 13-31, 2^20 of 14, 18
-// or 22, 2^21 of 26-62, 2^20 of 33-43 and 66-86), one per load below, where a
-// thread's 8-16 records of one vector left too few threads to spread their fields' work over.
-// H100, record_probe against 1eccd93, two rounds alternating (bench/results/*_records_staged_
-// experiment_1eccd93_round*.txt, *_records_staged_mid_experiment_1eccd93_round*.txt), time in
-// staged vectors over one per load (CUB's time over ours, before -> after):
-// - 7 int8 fields: 2^18 1.08, 2^19-2^20 1.03-1.05, 2^21 0.95, 2^22 0.89, 2^24 0.79-0.80, 2^26
-//   0.78-0.85, 2^28 0.76 (1.02 -> 1.34);
-// - 9 int8 fields: 2^16 1.29, 2^18 1.13, 2^19-2^20 1.04-1.07, 2^21 0.95-0.96, 2^22 0.91, 2^24-2^26
-//   0.81-0.82, 2^28 0.79 (0.98 -> 1.24);
-// - 7 int16 fields: 2^16 1.07, 2^18-2^19 1.00-1.03, 2^20 0.96-0.98, 2^22 0.95, 2^24 0.95, 2^26
-//   0.92, 2^28 0.90 (0.98 -> 1.09).
-// Against 6091338, two rounds (*_records_{shorts,p44}_experiment_6091338_round*.txt against
-// *_records_6091338_beside_{shorts_u4,56813bd_p44}_round*.txt), 208 and 240 bytes staged in two
-// parts, 176 in one (ArraySource::stage_parts):
-// - 11 int8 fields: 2^21 0.96-0.98, 2^22 0.92-0.95, 2^23 0.86-0.87, 2^24 0.82-0.83, 2^26-2^28
-//   0.76-0.77 (0.880 -> 1.155);
-// - 11 int16: 2^20 0.99, 2^22 0.96-0.98, 2^24 0.93, 2^26-2^28 0.91-0.93 (0.964 -> 1.058-1.060);
-// - 13 and 15 int16: 2^20 1.01-1.04, 2^21 0.97-0.99, 2^22 0.95-0.98, 2^24 0.91-0.92, 2^28 0.87
-//   (0.929 -> 1.063, 0.938 -> 1.074).
-// 16 records of 13 and 15 int8 fields to a vector, in two parts, took 1.09-1.70x the time from
-// 2^21 up (ptxas: 255 registers and spills; *_records_parts_experiment_6091338_round*.txt); in one
-// part, in blocks of 128 threads, 0.78-0.96 from 2^22 up (0.89 -> 1.12-1.15x CUB at 2^28;
-// dispatch/tuning_sm90.hpp, with_narrow_staged_blocks, as for the vectors of 272-688 bytes there).
-// Of those, 2-byte fields took 1.00-1.02 (17 int16) and 1.02-1.04 (23 int16) of the time from 2^18
-// vectors (2^21 records), hence 2^19 vectors for them
-// (*_records_wide2_experiment_f1a499e_round*.txt) until one per load of them kept one record per
-// thread (dispatch/tuning_sm90.hpp, with_many_narrow_fields): against 39dd44a
-// (*_records_t21_experiment_39dd44a_round*.txt), from 2^18 vectors 17, 23 and 31 int16 took
-// 0.94-0.95, 0.98 and 0.88 of the time at 2^21 records and 0.92, 0.95 and 0.86 at 3M (2^21: 1.17,
-// 1.16 and 1.08x CUB -> 1.24, 1.19 and 1.23x); 17 and 31 int8 0.95 at 2^21 but 23 int8 1.07, so
-// those keep 2^18 vectors (2^22 records).
-// Unstaged, vectors of 112 and 144 bytes took 0.84-1.00 of the time from 2^25 up but 1.05-1.17 at
-// 2^22-2^24 (*_records_wide1_experiment_1eccd93_round*.txt). Records of 4-byte alignment in staged
-// vectors of 80 bytes (5 floats) gained 1% at most from 2^24 up, so they keep one record per load.
-// Vectors of 528-688 bytes (33-43 fields), in blocks of 64 threads, whose stage of 2 warps holds
-// up to 704 bytes a vector in one part: against 57f9223's one per load, two rounds (*_records_
-// w704_experiment_57f9223_round*.txt, *_records_wlower_experiment_w704_round*.txt with 2^13
-// vectors), time at 2^19 / 2^20 / 2^21 / 2^22 / 2^24 / 2^27 records:
-// - 33 int8 fields: 1.09-1.10 / 0.99 / 0.87-0.88 / 0.82 / 0.76 / 0.72 (0.86 -> 1.19x CUB at 2^27);
-//   37: 1.07-1.08 / 0.93-0.94 / 0.81; 41: 1.07 / 1.01 / 0.89-0.90; 43: 0.83-0.85 / 0.73-0.74 /
-//   0.62 / 0.54 / 0.46 / 0.41 (0.78 -> 1.90x). At 2^17-2^18 1.16-1.32 (43: 1.17, 1.00).
-// - 33 int16: 1.05 / 0.92 / 0.85 / 0.93 / 0.86-0.87 / 0.85 (1.07 -> 1.26x); 37: 0.88-0.89 /
-//   0.83-0.84 / 0.80-0.81; 41: 0.86-0.87 / 0.80-0.81 / 0.78; 43: 0.83 / 0.76 / 0.73 / 0.68-0.69 /
-//   0.65 / 0.64 at 2^26 (0.94 -> 1.46x). At 2^17 0.99-1.07.
-// Hence from 2^20 records for both (2^16 vectors of int8, 2^17 of int16). A wider vector would
-// need blocks of one warp, and 43 fields already take 254-255 registers (ptxas).
+// fields, 7-43 int16, odd counts) are read in staged vectors (ArraySource::load_vector) from
+// wide_vectors_min<T> vectors up, one per load below, where a thread's 8-16 records of one vector
+// left too few threads to spread their fields' work over (H100, record_probe, staged over one per
+// load: 9 int8 fields 2^16 1.29x, 2^21 0.95x, 2^28 0.79x; 43 int8 fields at 2^27 0.41x). 16 records
+// of 13 and 15 int8 fields to a vector spilled in two parts and take smaller blocks in one.
 template <class T>
 inline constexpr bool reads_wide_vectors_v =
     !vector_fits_v<T> && alignof(T) < 4 && vector_span_bytes(sizeof(T)) <= 704 &&
@@ -266,12 +201,8 @@ inline constexpr unsigned shift_align_v = alignof(T) < 8 ? unsigned(alignof(T)) 
 // shifted vectors where a record loaded whole takes narrow loads (alignment below 4 bytes: a
 // 4-byte pixel of 1-byte alignment is four byte loads) or its vector spans several words; the
 // others (a pair of floats 4 bytes past an 8-byte boundary, a pair of doubles 8 bytes past a
-// 16-byte one) one record per load. H100, tools/probes/shifted_probe.cu, shifted against one per
-// load (bench/results/*_shifted_ec164cb_round*.txt against *_shifted_8d6f03c_beside_ec164cb_
-// round*.txt, medians of 3 runs alternating), us: 4-byte pixels from an odd address, 2^28 bytes
-// 138.98 -> 104.22 (CUB 128.35), 2^31 1012.56 -> 746.83; four int64 8 bytes past a boundary,
-// 2^20 bytes 6.14 -> 5.50, 2^31 738.56 -> 716.45; but pairs of floats, 2^20 bytes 5.46 -> 6.77,
-// 2^31 735.38 -> 745.34, and pairs of doubles, 2^20 bytes 5.34 -> 5.76.
+// 16-byte one) one record per load (H100, shifted_probe: 4-byte pixels from an odd address, 256 MB
+// 138.98 -> 104.22 us, CUB 128.35; but pairs of floats of 1 MB 5.46 -> 6.77).
 template <class T>
 inline constexpr bool shifts_records_v = alignof(T) < 4 || vector_span_bytes(sizeof(T)) > vector_bytes;
 
@@ -299,16 +230,12 @@ struct ShiftedSource : ArraySource<T, Transform> {
 };
 
 // An array of records read one per load (the largest, and the misaligned ones that
-// shifts_records_v leaves), with an optional transform: each record is loaded
-// whole (as the compiler splits a load of its size and alignment) as one "vector" of one element,
-// so the split has no scalar head or tail and the launch plan counts one vector per record
-// (split_bytes). Loaded evict-first in the grid kernel that loads its vectors so
-// (thread/vector_load.cuh, load_record). Loaded plainly, as until 9e6cc5c, they took up to 15%
-// longer after the bench's flush (a memset of 2x L2) from 80 KB to 128 MB. H100, tools/probes/
-// record_probe.cu, two rounds alternating (bench/results/*_records_9e6cc5c_round*.txt against
-// *_records_5abd7cb_beside_9e6cc5c_round*.txt), us: two doubles 8 bytes past a 16-byte boundary,
-// 64 MB 35.21 -> 30.52 (CUB 36.82); two floats 4 bytes past an 8-byte one, 32 MB 21.34 -> 19.03;
-// 20-byte records 80 KB 5.79 -> 5.39, 80 MB 42.34 -> 38.08.
+// shifts_records_v leaves), with an optional transform: each record is loaded whole (as the
+// compiler splits a load of its size and alignment) as one "vector" of one element, so the split
+// has no scalar head or tail and the launch plan counts one vector per record (split_bytes).
+// Loaded evict-first in the grid kernel that loads its vectors so (thread/vector_load.cuh,
+// load_record): plainly, they took up to 15% longer after the bench's flush (H100: two doubles 8
+// bytes past a boundary, 64 MB 35.21 -> 30.52 us, CUB 36.82).
 template <class T, class Transform = Identity>
 struct RecordSource {
   using element_type = T;
@@ -389,14 +316,9 @@ struct PackedWordSource : ArraySource<T> {
 // a[i] * b[i] in the accumulator type A. The split follows a. Where b lies at a's offset from a
 // 16-byte boundary it is loaded in aligned vectors too; elsewhere element by element, or, for
 // elements of 1 and 2 bytes (ShiftedB, a kernel of their own: with_product_source picks it), in
-// vectors shifted into place (thread/shifted_load.cuh), so that for them the element branch below
-// is never taken. Wider elements keep the element loads, which are as wide as the words a shifted
-// vector is made of (and their kernels the same code as before ShiftedB). H100,
-// tools/probes/shifted_probe.cu, b one element past a's offset, shifted against element by element
-// (bench/results/*_shifted_ ec164cb_round*.txt against *_shifted_8d6f03c_beside_ec164cb_round*.txt,
-// medians of 3 runs alternating), us: int8 2^16 6.27 -> 5.31, 2^24 20.66 -> 18.27, 2^27 104.98 ->
-// 101.81 (b at a's offset: 100.18); but int32 2^12 4.38 -> 5.01, 2^16 5.41 -> 6.56, and float64
-// 2^27 707.9 -> 727.8.
+// vectors shifted into place (thread/shifted_load.cuh). Wider elements keep the element loads,
+// as wide as the words a shifted vector is made of (H100, shifted_probe, b one element past a's
+// offset: int8 2^16 6.27 -> 5.31 us shifted; int32 2^16 5.41 -> 6.56).
 template <class T, class A, bool ShiftedB = false>
 struct ProductSource {
   using element_type = T;
@@ -485,9 +407,8 @@ struct PackedProductSource : ProductSource<T, A, ShiftedB> {
   using Base = ProductSource<T, A, ShiftedB>;
   using Pair = typename Base::Pair;
   // The loaded words, which reach dp4a as they are. A Pair of bytes held as words by a tested
-  // batch (agent/thread_partial.cuh, HeldWords) was taken apart byte by byte in PTX: the grid
-  // kernel 1.06-1.09x of the time at 2^16-2^20 (H200, *_H200_ab_held_words_tested_batch_vs_
-  // 54c9f24.txt).
+  // batch (agent/thread_partial.cuh, HeldWords) was taken apart byte by byte in PTX (H200: the grid
+  // kernel 1.06-1.09x of the time at 2^16-2^20).
   struct WordPair {
     uint4 a, b;
   };

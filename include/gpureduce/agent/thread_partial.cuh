@@ -33,26 +33,10 @@ enum class LastBatch : unsigned char {
   // Vector by vector: ptxas predicates the loads of sinks it can predicate whole, so they overlap.
   by_vector,
   // Each vector's load under its own test, all before any vector is used, for the sinks whose loads
-  // ptxas did not overlap vector by vector (dot products, bfloat16, 8- and 16-bit integer sums).
-  // H100, one-block kernel, A/B in one run against by_vector for every operator
-  // (bench/results/*_ab_loads_first_8e82aec_vs_8ecb22a.txt, 1000 to 30000 elements): those
-  // 0.79-0.96x of the time where the last batch is partial (float16 dot 14000 5.84 -> 5.28 us,
-  // bfloat16 max 14000 5.42 -> 4.70, int8 sum 28000 5.28 -> 4.58), the other sums and min/max
-  // 1.07-1.12x (float32 sum 7000 4.26 -> 4.61). For those sinks alone
-  // (*_ab_loads_first_selected_3d6245c_vs_8ecb22a.txt): 0.80-0.93x there, every row at most 1.03x,
-  // median 0.994. In the grid kernel as well (*_ab_grid_loads_first_6cca188_vs_c6ca33f.txt, 273
-  // rows, 2^14 to 2^24 and odd sizes): those rows median 0.981x, 0.83-0.93x where the input ends in
-  // a batch's last quarter (int8 dot 276144 6.34 -> 5.26 us, bfloat16 max 531288 6.30 -> 5.54), and
-  // the int32 and float32 dot kernels 0.87-0.93x at every size from 2^14 to 2^18, whole batches too
-  // (the change moved ptxas's code for the whole kernel, SASS not compared); float64 dot 34518
-  // 1.05x, every other row at most 1.03x. And in the grid kernel for transformed values and records
-  // of alignment below 4 (int8 or float16 through a transform, byte pixels): A/B in one run,
-  // tools/probes/crossover_probe.cu (*_crossover_e8d3ffa_round*.txt against
-  // *_crossover_9359ba7_beside_e8d3ffa_round*.txt), 0.90-0.95x of the grid's time where its last
-  // batch is partial (float16 squared 8 KB 4.99 -> 4.52 us, 40 KB 5.06 -> 4.68; 4-byte pixels 40 KB
-  // 5.05 -> 4.69), whole batches within 2%. In the one-block kernel the same slowed float16 squared
-  // of 16-24 KB by 10% (4.06 -> 4.49 us, *_crossover_1717496_round*.txt), so it keeps by_vector
-  // there.
+  // ptxas did not overlap vector by vector (dot products, bfloat16, 8- and 16-bit integer sums, and
+  // in the grid kernel transformed values and records of alignment below 4). H100: 0.79-0.96x of the
+  // time where the last batch is partial (float16 dot of 14000 5.84 -> 5.28 us); the other sums and
+  // min/max were 1.07-1.12x slower so, and keep by_vector.
   loads_first,
   // Loaded whole, as a full batch, its missing vectors replaced by repeats of its first: only for
   // a vector_sink for which a vector seen twice at the same index counts once (argmin/argmax),
@@ -63,18 +47,9 @@ enum class LastBatch : unsigned char {
 // A loaded vector as a batch holds it until it is used: as loaded, or as 32-bit words (HeldWords)
 // in a batch whose loads each have their own test (LastBatch::loads_first's last batch) of the
 // sources held_as_words_v names. Held as loaded, a vector of 2-byte elements was split into 16-bit
-// registers inside its load's test (PTX), and ptxas issued the batch's later loads after those
-// moves, which wait for the data: one round trip more wherever a thread's last batch holds two
-// vectors or more (the one-block float16 dot's SASS: bench/results/*_H200_sass_dot_half_one_block_
-// 54c9f24.txt). H200, the bench CLI, four rounds alternating against 54c9f24
-// (*_H200_ab_held_words_tested_batch_2_vs_54c9f24.txt; these kernels since then as fast,
-// *_H200_ab_held_words_plain_and_dots_vs_6e768ab.txt), us, before -> after (CUB): float16 dot 8193
-// 4.85 -> 4.34 (7.72), bfloat16 sum 16383 5.06 -> 4.34 (8.96), bfloat16 max 8191 4.53 -> 4.13
-// (6.34); int32, int64 and float64 dots 0.91-0.94 of the time from 4097 to 2^16 elements (int32
-// dot 16383 5.02 -> 4.55), whose PTX had no such move (SASS not compared); no changed kernel's row
-// slower than 1.04x, the unchanged kernels' rows median 1.006. Whole batches keep their vectors as
-// loaded: as words, float16 sums of 2^16-2^18 took 1.05-1.08x of the time relative to CUB's in the
-// same runs (*_H200_ab_held_words_vs_af9cbeb.txt).
+// registers inside its load's test, and ptxas issued the batch's later loads after those moves: a
+// round trip more per partial batch (H200: float16 dot of 8193 4.85 -> 4.34 us). Whole batches keep
+// their vectors as loaded (as words, float16 sums of 2^16-2^18 took 1.05-1.08x the time).
 template <class V>
 struct HeldWords {
   static_assert(sizeof(V) % 4 == 0);
@@ -106,49 +81,20 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
                                                       VectorSink&& vector_sink) {
   constexpr unsigned per_vec = Source::per_vector;
   using Value = decltype(src.load(0));
-  // One block's edges of elements over 4 bytes were used first by thread 0, which waited a round
-  // trip for its tail before loading its vectors. H100, A/B in one run against c325bce, four rounds
-  // (bench/results/*_ab_one_block_edges_2_{R1,E,G}_vs_c325bce.txt, int64 and float64 at 257-8193
-  // elements), time before -> after:
-  //   used last (E, G): sums and max 0.94-0.97 at 257-513 elements (float64 sum 257 4.33 -> 4.10
-  //   us), 0.95-1.00 at odd sizes to 4097; argmax unchanged (it gained nothing there);
-  //   used first by the last threads (ScalarEdges::from_end, R1), whose last batch is the
-  //   shortest: argmax 0.93-0.95 at 257 (float64 4.66 -> 4.33), sums and max 0.94-0.96 at 257-513
-  //   but 0.97-1.03 at 1001-4097.
-  // G takes E for sums and min/max, R1 for argmin/argmax. In the grid kernel R1 gained nothing
-  // (*_ab_edges_from_end_R2_vs_c325bce.txt). Holding 8-byte edges across the loop had once made
-  // ptxas split int64 max's batches (2^12 4.64 -> 4.91 us at bb754c7); at 2^12 E and G now take
-  // 1.00-1.03 of the time, as an unchanged float32 control does (1.00-1.02).
+  // One block's edges of elements over 4 bytes are used last (sums, min/max) or first by the last
+  // threads, whose last batch is the shortest (argmin/argmax): used first by thread 0, they cost it a
+  // round trip before its vectors (H100: float64 sum of 257 4.33 -> 4.10 us, argmax 4.66 -> 4.33).
   constexpr bool one_block = B != Batches::grid;
   constexpr bool edges_last = (one_block && (sizeof(Value) <= 4 || Last != LastBatch::repeat)) || Source::shifted;
   // A source of one element per vector (records read one per load, elements of 16 bytes and more)
-  // has no edges (VectorSplit::make, RecordSource::split; tests/cpu/test_grid_partition.cpp), so
-  // none is loaded or held. From 7ae46b5/3a38362 (bisected to the pair) to da9a51b the one-block
-  // kernel held two such records across its batches (edges_last), unused: up to 1.9 us per call on
-  // an H200 (the A/B below; the bisect of the sums, record_probe at 536a558, 8a9b163, ae89b23 and
-  // da9a51b: bench/results/*_H200_records_bisect_*_round*.txt). Edges of other
-  // records over 8 bytes used first rather than held gained nothing more
-  // (*_H200_records_f2_experiment_da9a51b_round*.txt). Against da9a51b, four rounds
-  // alternating (*_H200_records_ab_{small,full}_edges_fix_vs_da9a51b.txt), us, before -> after
-  // (CUB): 2048 records of 5 int8 fields 5.46 -> 4.30 (4.45), 7 floats 5.93 -> 4.77 (4.84), argmax
-  // of 7 floats at 1500 6.70 -> 4.81 (7.82); 4096 float3 5.53 -> 4.62 (6.84); 2048 pairs of
-  // doubles 4.48 -> 4.04 (4.04). 328 of 1224 rows of 64-4096 records faster by 2% or more in
-  // every round, none slower; at 2^10-2^28, 12 of 698 faster, none slower.
+  // has no edges (VectorSplit::make, RecordSource::split), so none is loaded or held (held unused,
+  // they cost up to 1.9 us per call on an H200: 2048 records of 5 int8 fields 5.46 -> 4.30 us).
   constexpr bool has_edges = per_vec > 1 || Source::shifted;
   // In one block the edges of elements of up to 4 bytes go to its last threads rather than its
-  // first: those have no vector in the last batch unless it holds more than BlockThreads - 32
-  // (every input of up to 7.5 KB). Loaded first and used last in the source, their first use
-  // still lands before the vector loads in the SASS (bench/results/*_H200_sass_one_block_edges_
-  // ef609dd.txt): int32 sums' sign extension and bfloat16's widening right after the load (nvcc
-  // folds them into it), float argmax's compare of the head hoisted above the last batch by ptxas.
-  // So the warp that held an edge waited a round trip before its vectors. H200, the bench
-  // CLI, four rounds alternating against ef609dd (*_H200_ab_edges_to_last_threads_vs_ef609dd.txt,
-  // 1 to 2^20 elements), us, before -> after (CUB): int32 sum 33 4.06 -> 3.66 (3.74), 257 4.14 ->
-  // 3.71 (4.19); int32 dot 257 4.38 -> 3.90 (4.26); bfloat16 dot 33 4.58 -> 4.11 (3.86); int32
-  // argmax 31 4.18 -> 3.77 (3.92); int8 sum 4097 3.98 -> 3.73 (6.50); rows below 0.98x CUB 125 ->
-  // 46 of 896, none more than 1.036x slower (int8 sum 8191, whose last warp holds vectors either
-  // way), the grid's rows 0.995 (median). For 8-byte elements too, float64 sums of 4096-8191 took
-  // 1.06x (*_H200_ab_edges_from_end_all_experiment_vs_ef609dd.txt), as ptxas's batches once split.
+  // first: those have no vector in the last batch unless it holds more than BlockThreads - 32 (every
+  // input of up to 7.5 KB). Their first use lands right after the load in the SASS (a sign extension,
+  // bfloat16's widening), so the warp that held one waited a round trip before its vectors (H200:
+  // int32 sum of 257 4.14 -> 3.71 us, CUB 4.19). 8-byte elements keep them first (1.06x slower so).
   const ScalarEdges edges = !has_edges ? ScalarEdges{}
                             : one_block && (sizeof(typename Source::element_type) <= 4 || !edges_last)
                                 ? ScalarEdges::from_end(split, per_vec, BlockThreads, threadIdx.x)
@@ -287,15 +233,9 @@ __device__ __forceinline__ A thread_partial(const ProductSource<T, A, ShiftedB>&
 // Whether one block of argmin/argmax over records read one per load takes its partial batch's
 // records each under its own test (LastBatch::loads_first), not the batch whole with repeats: a
 // thread of 256 over 256 records computed the key of its one record four times. Only records of up
-// to 8 loads (the others take one record per thread up to 512 records instead: dispatch/
-// tuning_sm90.hpp, with_one_record_per_thread). In a translation unit of many record types
-// (record_probe), those of 9-15 loads took up to 1.1 us longer at 1000-1500 records (ptxas: the
-// kernel of 512 threads for 11 fields spilled 408 bytes), though a probe of 7 of them had shown
-// none. H100, record_probe, three rounds alternating against 40e5ec3
-// (bench/results/*_records_9220c08_experiment_40e5ec3_round*.txt: 9220c08 took every record so),
-// argmax of the fields' sum in double, us, before -> after (CUB): 5 int8 fields 256 4.86 -> 4.38
-// (4.22), 7 int8 256 4.67 -> 4.45 (4.34), 7 int16 256 4.77 -> 4.51 (4.22), 7 floats 512 4.86 ->
-// 4.67 (4.99); 11 int8 256 4.90 -> 4.51 but 1000 5.09 -> 6.21, 9 floats 1500 5.60 -> 6.08.
+// to 8 loads; the others take one record per thread (tuning_sm90.hpp, with_one_record_per_thread)
+// (H100, record_probe: argmax of 5 int8 fields, 256 records 4.86 -> 4.38 us; of 11 fields at 1000
+// records 5.09 -> 6.21, a spilling kernel).
 template <class Source>
 inline constexpr bool keys_last_batch_by_record_v =
     reads_one_per_load_v<Source> && record_loads_v<typename Source::element_type> <= 8;
@@ -319,19 +259,9 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
     else return src;
   }();
   // Records whose vectors hold 16 floating keys (int8 fields, a transform's key each) compare each
-  // key with the best so far: a winner's store of 16 doubles took the staged kernels of 9 and 11
-  // int8 fields to 138-142 registers (64-78 without it), one block of 256 threads per SM. H100,
-  // tools/probes/record_probe.cu, argmax of the fields' sum in double, two rounds alternating
-  // against 7b2714f (bench/results/*_records_pairs_experiment_keysA_round*.txt), time at 2^24 /
-  // 2^26 / 2^28: 9 int8 0.90 / 0.80 / 0.79 (CUB's time over ours at 2^28 0.90 -> 1.14), 11 int8
-  // 0.91 / 0.82 / 0.82 (0.97 -> 1.18), 5 and 7 int8 1.00-1.04 / 0.95-0.96 / 0.91-0.95, 23 int8
-  // 0.93-0.95 from 2^24, 41 and 43 int8 0.91-0.95 at 2^22-2^26; 13-17 int8 at 2^22 1.03-1.07,
-  // 0.96-0.99 above; 0.95-1.04 below 2^22. Not so for 8 keys (int16 fields: 33 int16 1.04-1.05 at
-  // 2^22-2^26) nor integer keys (3-byte pixels' int64 luma: 1.03-1.14 from 2^20), but where a grid
-  // kernel stages vectors in two parts (13 and 15 int16 fields, 128 registers): against 2b9f45e
-  // (*_records_twopart_experiment_2b9f45e_round*.txt), 15 int16 at 2^24-2^28 0.88-0.89 of the time
-  // on an H200 (CUB's time over ours 0.90-0.94 -> 1.02-1.05), 1.04-1.05x CUB against 1.01-1.04 on
-  // the H100; 13 int16 1.04-1.10x CUB on both, as before.
+  // key with the best so far rather than storing a winner's 16 doubles, which took the staged kernels
+  // to 138-142 registers (H100, record_probe: argmax of 9 int8 fields at 2^28 0.79x of the time, 1.14x
+  // CUB). So do the two-part staged kernels (13 and 15 int16 fields); not 8 keys nor integer keys.
   constexpr bool two_parts = [] {
     if constexpr (requires { Source::one_part_threads; })
       return B == Batches::grid && Source::vector_words >= 5 && BlockThreads > Source::one_part_threads;

@@ -32,13 +32,11 @@ inline constexpr unsigned block_reduce_scratch =
 // that many partials (512 threads: 4 shuffle steps, not 5); 0 where it is chosen at launch (ladder
 // rungs). Redux: each warp reduces in redux.sync where the partial's type and operator allow
 // (warp/warp_redux.cuh; the production kernels), warp 0 then over all its lanes, those beyond the
-// warp count holding the identity; by shuffles elsewhere, as without. Staged: the path above, where
-// BlockThreads is fixed and redux.sync does not apply (the one-block kernel; in the grid kernels
-// ptxas then issued the last of a batch's loads only once the first had returned, in float16 and
-// float64 sums, H100: 3-9% slower at 2^14-2^20, bench/results/
-// *_ab_staged_block_reduce_8ca66b8_vs_d709741.txt; in the one-block kernel, float rows median
-// 0.992x of the time, *_ab_staged_one_block_ed53848_vs_d709741.txt). A caller that reuses
-// warp_partials for a second reduction needs a __syncthreads() in between.
+// warp count holding the identity; by shuffles elsewhere. Staged: every thread's partial staged for
+// warp 0, where BlockThreads is fixed and redux.sync does not apply; the one-block kernel only (in
+// the grid kernels ptxas then serialised a batch's loads: float16 and float64 sums 3-9% slower,
+// H100). A caller that reuses warp_partials for a second reduction needs a __syncthreads() in
+// between.
 template <unsigned BlockThreads = 0, bool Redux = false, bool Staged = false, class T, class Op, unsigned Slots>
 __device__ __forceinline__ T block_reduce(T v, Op op, T identity, T (&warp_partials)[Slots]) {
   constexpr unsigned lanes = BlockThreads ? BlockThreads / warp_threads : warp_threads;

@@ -10,8 +10,7 @@
 // by hand (cuMemAddressReserve, where PyTorch's expandable segments map handle after handle; the
 // per-handle cuMemGetAddressRange would refuse an array across two); and as nothing (size 0) for
 // pageable memory, which is then not checked. The query takes 40-81 ns of host time against
-// cudaPointerGetAttributes' 76-145 (range_probe on three H100 machines,
-// bench/results/20261124_NVIDIA_H100_80GB_HBM3_range_{a76806d,f333add,9223004}.txt).
+// cudaPointerGetAttributes' 76-145 (H100).
 #pragma once
 
 #include <gpureduce/dispatch/driver_entry.hpp>

@@ -328,19 +328,9 @@ cudaError_t launch_one_block(const Source& src, std::uint64_t n, unsigned thread
 // Records read in vectors (ArraySource) as one block reads them where it reads them all in one
 // batch one per load (RecordSource: 2048 records), rather than in vectors. A vector holds 2-16
 // records, so in vectors a few thousand of them keep a few threads of the block busy, each working
-// through its vectors' records in turn (1024 records of 5 int8 fields: 64 threads of 256, 16
-// each); one per load, every thread takes one to four. Only the one-block kernel of one per load
-// is compiled for them. H100, tools/probes/record_probe.cu (a copy with fewer rows of fields,
-// 256 to 3001 records), three rounds alternating against 40e5ec3 (bench/results/*_records_R2_
-// experiment_40e5ec3_round*.txt against *_records_40e5ec3_beside_P_PF1_R2_R2PF1_round*.txt), us,
-// before -> after (CUB); in the whole probe with argmin/argmax record by record, docs/
-// production.md, "Records in one block, one per load":
-// - 5 int8 fields: sum 256 4.64 -> 4.32 (3.97), 1000 5.06 -> 4.48 (5.31), 2048 4.86 -> 4.64
-//   (4.64); argmax 256 4.83 -> 4.61 (4.19), 1024 4.99 -> 4.67 (4.61).
-// - 5 int16 fields: sum 1000 4.83 -> 4.51; argmax 1024 4.80 -> 4.67 (4.67).
-// - 3-byte pixels, luma argmax: 256 4.42 -> 4.10 (4.18), 1000 4.64 -> 4.27; 24-byte points,
-//   coordinates' argmax 2048 5.06 -> 4.69 (the grid's before), sum 1500 4.80 -> 4.42.
-// - float3 and the rest within 0.1 us either way.
+// through its vectors' records in turn; one per load, every thread takes one to four. Only the
+// one-block kernel of one per load is compiled for them (H100, record_probe: sum of 1000 records of
+// 5 int8 fields 5.06 -> 4.48 us, CUB 5.31).
 template <class Source>
 struct one_per_load_of {};
 template <class T, class Transform>

@@ -30,28 +30,15 @@ inline constexpr unsigned threads = 512;
 inline constexpr int unroll = 4;
 
 // Up to this many bytes one block does everything: no workspace, no hand-off. A grid costs about
-// 7.9-8.7 us whatever its size up to 128 KB, one block a time that grows with the input. H100,
-// 107fbdf, one block forced against a grid of one batch per reader, three rounds
-// (bench/results/*_exact_one_block_limit{,_between}_107fbdf.txt), us:
-//   float64  64 KB 7.84 against 8.74, 72 KB 8.21 against 8.45, 80 KB 8.80 against 8.54,
-//            96 KB 8.61 against 8.42, 128 KB 9.30 against 8.66
-//   float32  32 KB 7.06 against 8.00, 40 KB 7.58 against 7.90, 48 KB 8.10 against 7.94
-//   float16 and bfloat16  40 KB 7.94-8.10 against 8.26-8.45, 48 KB 8.50-8.82 against 8.29-8.48
-// (at 307420d, before the words went unnormalized into the packets, a double grid took 10 us and
-// one block ran up to 128 KB for double, 64 KB for float, 48 KB for the half types). Since
-// ea7875d a double grid takes 0.3-0.5 us less (kernel/exact_kernel.cuh, combine_packets); at
-// 92d53df (*_exact_one_block_limit_double_92d53df.txt) 64 KB 7.90 against 8.26, 72 KB 8.37
-// against 8.29, 80 KB 8.80 against 8.24: 72 KB stays.
+// 8 us whatever its size up to 128 KB, one block a time that grows with the input (H100, each
+// forced: float64 72 KB 8.37 us one block, 8.29 grid; float32 40 KB 7.58 against 7.90).
 GPUREDUCE_HD constexpr std::uint64_t single_block_max_bytes(int words) {
   return (words >= sum_terms<double>().words() ? 72 : 40) * 1024;
 }
 
 // Evict-first loads in L2 (thread/vector_load.cuh) from 16 MB up to 4x the L2 size, where the
-// plain grids take them from the smallest size (tuning_sm90.hpp). H100, A/B in one run, two
-// rounds, exact sums against plain loads (bench/results/*_ab_exact_narrow_ef_ac66a79.txt, "new"
-// and "ef"), time ratio: float32 2^24 0.904 (39.95 -> 36.14 us), float64 2^22-2^24 0.92-0.93,
-// float16 and bfloat16 2^24-2^26 0.91-0.95; from 256 MB up 1.00; below 16 MB 0.99-1.06 (float16
-// 2^20 1.04, bfloat16 2^22 1.05, float32 2^16-2^20 1.01).
+// plain grids take them from the smallest size (H100: float32 2^24 39.95 -> 36.14 us; below 16 MB
+// 0.99-1.06x of the plain loads' time).
 inline constexpr std::uint64_t evict_first_min_bytes = std::uint64_t(16) << 20;
 GPUREDUCE_HD constexpr bool evict_first(L2Policy policy, std::uint64_t bytes, std::uint64_t l2_bytes) {
   if (policy != L2Policy::automatic) return policy == L2Policy::evict_first;
@@ -62,11 +49,9 @@ GPUREDUCE_HD constexpr bool evict_first(L2Policy policy, std::uint64_t bytes, st
 // are resident or than the workspace holds packets for, rounded down to whole waves over the SMs
 // where there are more blocks than SMs. A full wave: the combiner takes one reader's place, except
 // where each reader takes 64 batches or more and the wave fills every resident slot; then the
-// combiner comes after the wave, once a reader exits. H100, A/B in one run, three rounds
-// (bench/results/*_ab_exact_combiner_beyond_wave_experiment_832a619.txt), time: float32 2^28 0.990
-// and 2^30 0.987 (1415.4 -> 1397.2 us), float16 and bfloat16 2^30 0.994-0.997. Where the wave
-// leaves slots free (double: 132 blocks of 179 allowed, 2 resident per SM) the combiner after it
-// shares an SM with a reader from the start and polls through its whole run: float64 2^30 1.015.
+// combiner comes after the wave, once a reader exits (H100: float32 2^30 1415.4 -> 1397.2 us).
+// Where the wave leaves slots free (double: 2 resident per SM) the combiner after it would share an
+// SM with a reader from the start (float64 2^30 1.015x the time).
 GPUREDUCE_HD constexpr std::uint64_t grid_blocks(std::uint64_t vectors, unsigned block_threads, std::uint64_t resident,
                                                  std::uint64_t sms, int words) {
   std::uint64_t g = min_u64(resident, max_blocks(words));

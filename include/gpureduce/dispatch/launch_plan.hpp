@@ -81,18 +81,9 @@ inline constexpr std::size_t grid_workspace_bytes = grid_published_offset + 128;
 // Grids of up to this many blocks end in a combiner block: the last block reads no input and, from
 // its start, its warp 0 polls the other blocks' flagged partials (4 per lane, all in flight) and
 // reduces them by shuffles (kernel/reduce_kernels.cuh), off the readers' critical path and with no
-// block barrier after the poll. H100, A/B in one run against 202b0b7 (the last block reading its
-// share, then polling warp-uniform): 0.96-0.99x of the time at 2^15-2^18 for sum, max, argmax and
-// dot, int32 sum 2^16 5.28 -> 5.04 us, float32 argmax 2^16 5.95 -> 5.73
-// (bench/results/*_ab_combiner_block_e483d8d_vs_202b0b7.txt). 8 per lane (grids of up to 257
-// blocks) was 3-10% slower from 2^16 to 2^20, its sum, max and float32 dot kernels at 47-64
-// registers against 30-36 with 4 (*_ab_combiner_block_0db04e1_vs_202b0b7.txt); 2 per lane gained
-// the same up to 65 blocks (*_ab_combiner_block_2_per_lane_38b362b_vs_202b0b7.txt). Since cdb79c2
-// every poll loads all of a lane's slots, all in flight; so loaded, 8 per lane (40 registers) took
-// 0.99x of the time at 130-257 blocks but 1.02x up to 129 (*_ab_combiner_8_slots_bd4e3c3_vs_
-// cdb79c2.txt), and polling only as many per lane as the grid needs (1, 2 or 4) 1.007-1.013x
-// (*_ab_combiner_fitted_slots_1d0ffc6_vs_cdb79c2.txt); more polling warps, their polls staggered
-// over an L2 round trip, 1.02x (*_ab_combiner_pollers_87cf4ff_vs_c77e1cf.txt).
+// block barrier after the poll (H100: 0.96-0.99x of the time at 2^15-2^18; int32 sum 2^16 5.28 ->
+// 5.04 us). 8 slots per lane took the kernels to 47-64 registers and lost up to 129 blocks; more
+// polling warps, or polling only the slots the grid needs, lost 1-2%.
 inline constexpr unsigned combiner_slots_per_lane = 4;
 inline constexpr std::uint64_t max_combiner_blocks = 1 + 32 * combiner_slots_per_lane;
 
@@ -123,12 +114,9 @@ GPUREDUCE_HD constexpr unsigned one_vector_threads(std::uint64_t vectors, const 
 
 // Whether n elements of elem_bytes take the one-block kernel. Where its limit is one batch of
 // 16-byte vectors, a scalar tail of less than a vector rides along at any alignment (for elements
-// that tile a vector) rather than costing the grid's hand-off. H200, the bench CLI, three rounds
-// (bench/results/*_H200_ab_scalar_tail_vs_f50f9c0.txt), us, grid -> one block: int8 max of 32769
-// elements 4.70 -> 4.10, int8 sum 4.46 -> 4.10, float32 dot of 8193 4.86 -> 4.35, float64 dot of
-// 4097 4.90 -> 4.38, bfloat16 dot of 16385 5.02 -> 4.70. Past a limit of two batches the tail
-// gained nothing (float32 sum of 16385 4.70 -> 4.62) or lost (int32 sum 4.51 -> 4.70, bfloat16
-// max of 32769 4.67 -> 4.90), so there the limit is exact.
+// that tile a vector) rather than costing the grid's hand-off (H200: int8 max of 32769 elements
+// 4.70 -> 4.10 us). Past a limit of two batches the tail gained nothing or lost (int32 sum of 16385
+// 4.51 -> 4.70), so there the limit is exact.
 GPUREDUCE_HD constexpr bool takes_one_block(std::uint64_t n, unsigned elem_bytes, const ReduceTuning& t) {
   const std::uint64_t batch = std::uint64_t(t.single_threads) * unsigned(t.single_unroll) * 16;
   const bool tail = elem_bytes < 16 && 16 % elem_bytes == 0 && t.single_block_max_bytes <= batch;
@@ -141,11 +129,8 @@ GPUREDUCE_HD constexpr bool takes_one_block(std::uint64_t n, unsigned elem_bytes
 // call can end in a combiner block; a grid that then has room below max_combiner_blocks and the
 // resident limit gets one block more than it has readers (forced: the combiner is one of them).
 // atomic_end: the extra block is the atomic end's block 0 (grid/atomic_end.hpp), which no block
-// polls for, so every grid takes it, a full wave with one reader fewer. H100, A/B in one run
-// against 04d1b17, where it stopped at 258 blocks (32 MB): int32 sum and max 2^24 (64 MB) 29.89
-// -> 29.06 and 30.26 -> 28.88 us, int64 sum 2^23 29.60 -> 29.10, float32 max 2^24 0.980x of the
-// time, int32 max 2^25 0.979x, the rest of 60 rows from 8 to 256 MB within 0.98-1.02x
-// (bench/results/*_ab_atomic_end_full_wave_experiment_vs_04d1b17.txt).
+// polls for, so every grid takes it, a full wave with one reader fewer (H100: int32 sum of 2^24
+// 29.89 -> 29.06 us against a grid that stopped at 258 blocks).
 GPUREDUCE_HD constexpr LaunchPlan plan_launch(std::uint64_t n, std::uint64_t addr, unsigned elem_bytes,
                                               const ReduceTuning& t, std::uint64_t max_resident_blocks,
                                               Kernel force = Kernel::automatic, std::uint64_t grid_blocks = 0,
@@ -217,7 +202,7 @@ GPUREDUCE_HD constexpr bool reads_on_waves_kernel(std::uint64_t n, unsigned byte
          n >= std::uint64_t(t.waves_unroll_min_l2) * l2_bytes / bytes_per_element;
 }
 
-// How the grid kernel's loads treat L2 (Options::l2; docs/production.md, "Loads and L2").
+// How the grid kernel's loads treat L2 (Options::l2; docs/design.md, "Loads").
 //   automatic    evict-first up to ReduceTuning::evict_first_max_l2 times the L2 size, normal above
 //   normal       the default priority at any size: for an input that a later kernel reads again
 //                after other traffic, which evict-first lines would be the first to make room for

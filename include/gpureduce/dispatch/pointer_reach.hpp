@@ -21,14 +21,13 @@ enum class DeviceAddress { none, same, other };
 // The runtime gives a device address for the device's own memory, managed memory, mapped pinned
 // host memory and another device's memory with peer (or memory-pool) access granted; none for
 // pageable host memory and for another device's memory out of reach. With unified addressing the
-// address is p itself (device_access_probe on two H200s, for every kind reached:
-// bench/results/20261124_2x_NVIDIA_H200_device_access_714ba6c.txt), except for host memory
+// address is p itself (every kind of memory, seen on two H200s), except for host memory
 // registered on a device that cannot use the host's address for it
 // (cudaDevAttrCanUseHostPointerForRegisteredMem 0; 1 on the H100 and H200), where a kernel must be
 // given cudaHostGetDevicePointer's. A device with pageable memory access
 // (cudaDevAttrPageableMemoryAccess: HMM on Linux, ATS on Grace Hopper) reads host memory at its own
-// address all the same, as a kernel launched there by hand or CUB would; on the H100 machines we
-// measure on it is 0, and a kernel reading malloc'd memory faults with an illegal address.
+// address all the same, as a kernel launched there by hand or CUB would; on the H100 and H200
+// machines measured it is 0, and a kernel reading malloc'd memory faults with an illegal address.
 constexpr Reach reach_of(cudaMemoryType type, DeviceAddress address, bool pageable_memory_access) {
   if (address == DeviceAddress::same) return Reach::yes;
   if (type == cudaMemoryTypeDevice) return Reach::other_device;

@@ -82,9 +82,9 @@ GPUREDUCE_UNROLL
   };
   // The batch term by term, out of line and rolled: the path is rare, and inlined at each of a
   // kernel's unrolled batches it made the exact kernels 100-274 KB of code, which a plain sum run
-  // between two exact ones evicts (H100, f6f53a1: up to 1.5 us per call at 2^10-2^12). The
-  // expansion, the terms and the deposit go by value: by reference (or as `this`) their addresses
-  // kept them in local memory on the fast path too, 1.4-4x the time from 2^22 up (fcafbb8).
+  // between two exact ones evicts (H100: up to 1.5 us per call at 2^10-2^12). The expansion, the
+  // terms and the deposit go by value: by reference their addresses kept them in local memory on the
+  // fast path too (1.4-4x the time from 2^22 up).
   GPUREDUCE_EXEC_CHECK_DISABLE
   template <int K, class Deposit>
   static GPUREDUCE_HD_NOINLINE Expansion added_each(Expansion e, Batch<K> b, Deposit deposit) {

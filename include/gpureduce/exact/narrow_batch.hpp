@@ -2,10 +2,8 @@
 // partial sum fits a float's 24 bits. Then the expansion takes the vector as one double term
 // instead of eight: one conversion and one TwoSum (6 double additions) per vector, where each
 // element took a conversion to double and a TwoSum, which made the half types' exact sums
-// compute-bound on the H100 (0.91-0.94x of the plain sum at 2^28-2^30, 0.80x at 2^26; 3ffd891).
-// A/B against a2a8373 in one run (bench/results/*_ab_exact_narrow_land_ac66a79.txt), time: float16
-// and bfloat16 at 2^28-2^30 0.945-0.955 (float16 2^30 753.3 -> 714.8 us), 0.95-0.99 at 2^14-2^22
-// but float16 at 2^20 1.04 (10.0 -> 10.4 us).
+// compute-bound (H100: 0.91-0.94x of the plain sum at 2^28-2^30 before; float16 of 2^30 753.3 ->
+// 714.8 us with this).
 //
 // The test, on the elements' bits: the vector's largest and smallest non-zero magnitudes are
 // 16-bit SIMD max/min over its words, and their exponent fields must lie within `window` of each

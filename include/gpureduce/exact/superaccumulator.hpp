@@ -114,16 +114,11 @@ GPUREDUCE_HD int carry_out_of(std::uint32_t transfer, int in) { return int((tran
 // signed. Two passes, each taking the carries out of the owner below, leave every owner a carry
 // out of -1, 0 or 1. Passed on pass by pass, such a carry would take one pass per owner it runs
 // through (zero digits for -1, all-ones for 1): a negative sum's borrow runs through every zero
-// word above it, 9 passes for a float sum's 13 words (H100, ncu's warp samples of a float32 exact
-// sum of 2^10 at ac66a79: 35 of the 225, about 1100 cycles of warp 0 alone). Instead each
-// owner's carry out for each carry in, with its own pending carry added, is composed over the
-// owners below by a prefix scan (log2 of the owners' count in steps), which gives every owner its
-// carry in at once. H100, A/B against ac66a79, three rounds
-// (bench/results/*_ab_exact_carry_scan_1f6913d.txt), time: float32 2^10-2^20 0.955-0.974,
-// float64 grids of 2^16-2^20 0.915-0.938 (2^18 13.89 -> 12.90 us) but one block 1.007-1.024,
-// bfloat16 0.965-0.988. float16 (5 words, at most 4 passes) took 1.00-1.01 with the scan
-// (*_ab_exact_carry_scan_every_size_experiment_ac66a79.txt), so accumulators of up to
-// scan_min_words keep passing carries on.
+// word above it, 9 passes for a float sum's 13 words. Instead each owner's carry out for each carry
+// in, with its own pending carry added, is composed over the owners below by a prefix scan (log2 of
+// the owners' count in steps), which gives every owner its carry in at once (H100: float64 grid of
+// 2^18 13.89 -> 12.90 us). float16 (5 words, at most 4 passes) gained nothing, so accumulators of up
+// to scan_min_words keep passing carries on.
 inline constexpr int scan_min_words = 8;
 GPUREDUCE_EXEC_CHECK_DISABLE
 template <int P, class Team>
@@ -195,7 +190,7 @@ GPUREDUCE_HD double times_pow2(double x, int e) {
 // (one max), and every owner takes the three digits from it down (shuffles) and whether any word
 // below them is non-zero (one vote), and rounds those on its own. Each owner working out its own
 // words' share of the kept bits, the round bit and the sticky bit, then three reductions, took
-// about 135 dependent instructions for a double's 69 words (H100 SASS, 8fbe08a).
+// about 135 dependent instructions for a double's 69 words (H100 SASS).
 GPUREDUCE_EXEC_CHECK_DISABLE
 template <class Out, int P, class Team>
 GPUREDUCE_HD Out round_slice(std::int64_t (&w)[P], int first, int words, int lsb_exp, unsigned flags,

@@ -30,9 +30,8 @@ struct alignas(16) FlaggedPartial {
 //                the index's sign bit is free
 //   none         the rest (minmax of 8-byte values, other 16-byte accumulators): the ticketed
 //                hand-off
-// Argmin/argmax took the ticket until the last block polled in warp-uniform loops: the flag in
-// the padding was then 1.9-3.4 us slower at 2^15-2^20 (25d47fc, cc4b64e); now it is faster than
-// the ticket (docs/production.md).
+// The flag in the padding or the index's sign bit is faster than the ticket since the last block
+// polls in warp-uniform loops (docs/design.md, "Hand-off: flagged partials").
 enum class FlagAt { none, second_word, padding, index_sign };
 
 template <class A, class Op>

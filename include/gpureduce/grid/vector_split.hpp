@@ -91,10 +91,8 @@ struct VectorGrid {
   // input's whole batches, so that every thread of a block runs it as often and the rest goes to
   // last() in all of them. Otherwise, where the input ends within the last quarter of a batch, the
   // threads of a warp whose batch is still full and those whose batch is not take different
-  // branches, and the second branch's loads wait for the first's data. H100, A/B in one run: one
-  // block 0.83-0.94x of the time there (bench/results/*_ab_whole_batches_8ecb22a_vs_0107886.txt),
-  // the grid, where that batch is one block's last, median 0.986x, at best 0.95x
-  // (*_ab_grid_whole_batches_852ffa3_vs_3d6245c.txt).
+  // branches, and the second branch's loads wait for the first's data (H100: one block 0.83-0.94x
+  // of the time there; the grid, where that batch is one block's last, 0.986x, median).
   // Batches::one_block: the loop is not unrolled, for a caller with few batches per thread, where
   // the unrolled loop's trip-count test and remainder cost more than they save (the one-block
   // kernel). Batches::at_most_one: no loop at all, last() alone (the caller's input is at most
@@ -127,8 +125,7 @@ GPUREDUCE_NO_UNROLL
 
   // The same with the partial batch handed over one vector at a time: one(w) for each w in range.
   // In one block it also skips the per-vector tests of a thread whose batches were all full (in
-  // the grid kernel this made float64 max of 20001 elements 6.0 -> 6.6 us, bench/results/
-  // *_ab_one_block_path_fa18978_vs_054bd79.txt).
+  // the grid kernel this made float64 max of 20001 elements 6.0 -> 6.6 us, H100).
   template <Batches B = Batches::grid, class Full, class One>
   GPUREDUCE_HD void for_each(std::uint64_t b, unsigned t, Full&& full, One&& one) const {
     for_each_batch<B>(b, t, full, [&](std::uint64_t v) {

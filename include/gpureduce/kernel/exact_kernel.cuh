@@ -26,10 +26,8 @@ namespace gpureduce {
 // chunks in two redux.sync steps (16-bit halves: 32 of them fit an int), instead of each lane's
 // chunks going in by 64-bit shared atomics, which sm_90 runs as compare-and-swap loops
 // (ATOMS.CAST.SPIN): 32 lanes on the same words retried one another. Lane j then adds word
-// bottom + j with a plain load and store: no other warp touches the accumulator. At 022466f lane
-// 0 added each word by such an atomic inside the loop, one round trip per word; against that,
-// H100: 0.96-1.00 of the time from 2^10 to 2^22, every type (median 0.98;
-// bench/results/*_ab_exact_deposit_carry.txt, "new"; the H200's *_ab_exact_deposit.txt alike).
+// bottom + j with a plain load and store: no other warp touches the accumulator (H100: 0.98x of the
+// time of lane 0 adding each word by an atomic, median over 2^10-2^22).
 __device__ __forceinline__ void deposit_warp(double v, int lsb_exp, long long* acc) {
   exact::Chunks ch{-1, {0, 0, 0}};
   exact::split(v, lsb_exp, ch);
@@ -76,11 +74,9 @@ struct SharedDeposit {
 // taken by `parts` warps, each lane adding every (32 x parts)th reader's packet. A warp with two
 // rows (double: 23 rows on 16 warps) polls both at once, two packets per lane and row in flight:
 // a reader stores all its packets at once, and the second row polled after the first cost one
-// more round trip to L2 after the last reader. H100, A/B against a54f18e: float64 0.945-0.972 of
-// the time at 2^14-2^18 (bench/results/*_ab_exact_combiner_rows_on_8e10d2d.txt). Each word is
-// then summed over the warp in three redux.sync (warp/redux_steps.hpp) where it took five 64-bit
-// shuffle steps: 0.97-1.00 of the time at 2^14-2^22, median 0.99 (H100, A/B against 94267d8,
-// *_ab_exact_combiner_redux_v5_on_94267d8.txt).
+// more round trip to L2 after the last reader (H100: float64 0.945-0.972x of the time at
+// 2^14-2^18). Each word is then summed over the warp in three redux.sync (warp/redux_steps.hpp)
+// rather than five 64-bit shuffle steps (0.99x, median).
 template <unsigned BlockThreads, int Words>
 __device__ __forceinline__ void combine_packets(FlaggedPartial* slots, unsigned readers, std::int64_t* sums,
                                                 unsigned* flags) {
@@ -145,7 +141,7 @@ __device__ __forceinline__ void combine_packets(FlaggedPartial* slots, unsigned 
 }
 
 // EvictFirst: the vectors loaded evict-first in L2, as the plain grids load inputs of up to 4x
-// the L2 size (thread/vector_load.cuh, docs/production.md "Loads and L2").
+// the L2 size (thread/vector_load.cuh, docs/design.md, "Loads").
 template <unsigned BlockThreads, int Unroll, class Terms, class Out, class Source, bool EvictFirst = false>
 __global__ void __launch_bounds__(BlockThreads)
     exact_sum_kernel(Source src, std::uint64_t n, Out* out, void* workspace) {
@@ -175,9 +171,8 @@ __global__ void __launch_bounds__(BlockThreads)
   }
 
   // Each warp zeroes its own accumulator and keeps its own flags: no block barrier before the
-  // loads, so that no warp waits for the block's slowest prologue to issue them. H100, A/B against
-  // 8cf3036: 0.96-1.00 of the time at 2^10-2^20 (median 0.99), 0.98-1.03 at 2^22-2^24
-  // (bench/results/*_ab_exact_no_first_barrier_v4_on_8cf3036.txt).
+  // loads, so that no warp waits for the block's slowest prologue to issue them (H100: 0.99x of the
+  // time at 2^10-2^20, median).
   const unsigned lane = threadIdx.x % warp_threads, warp = threadIdx.x / warp_threads;
   long long* mine = acc[warp];
   for (unsigned i = lane; i < unsigned(words); i += warp_threads) mine[i] = 0;

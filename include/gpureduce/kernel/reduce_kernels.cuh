@@ -3,11 +3,8 @@
 //   single_block_kernel  small inputs: one block reads everything and writes the result. No
 //                        workspace, no atomics: the shortest path from launch to result. It takes
 //                        the input's split (grid/vector_split.hpp) from the host, which keeps that
-//                        arithmetic off its path to the first load. (Passed to the grid kernel too,
-//                        the split made float and half argmax 4-7% slower at 2^16-2^20: 47
-//                        registers against 45; passed to its sum, max and dot kernels only, no
-//                        faster, median 1.008x of the time at 2^14-2^18, bench/results/
-//                        *_ab_grid_host_split_461633d_vs_202b0b7.txt.) Partials of up to 8 bytes
+//                        arithmetic off its path to the first load (passed to the grid kernel
+//                        too, it cost the argmax kernels registers and 4-7%). Partials of up to 8 bytes
 //                        that redux.sync cannot reduce (floating sums, products and dot products,
 //                        user functors) are staged through shared memory for warp 0
 //                        (block/block_reduce.cuh).
@@ -42,11 +39,8 @@ namespace gpureduce {
 // Runs a kernel's body f(op) with op's NaN policy a constant (with_constant_nan) where the source's
 // values are floating, so the body is compiled once per policy and holds no test of it; for other
 // values the policy changes nothing and a second copy would only lengthen the kernel. A test of
-// the policy between a partial batch's loads kept them from overlapping (float32 dot of 2^12
-// elements: one round trip per vector); with it fixed for the per-element work only, H100, A/B
-// in one run: float32 dot 2^12 4.85 -> 4.37 us, float16 sum 2^13 4.59 -> 4.21
-// (bench/results/*_ab_fixed_nan_eae82c7_vs_3a37041.txt); for the whole body, float32 max 2^18
-// 5.97 -> 5.55, float64 max 7.29 -> 6.69 (*_ab_constant_nan_0fe9297_vs_9b20932.txt).
+// the policy between a partial batch's loads kept them from overlapping (H100: float32 dot of 2^12
+// 4.85 -> 4.37 us with it fixed; float32 max of 2^18 5.97 -> 5.55 with the whole body so).
 template <class Source, class Op, class F>
 __device__ __forceinline__ void with_kernel_nan(Op op, F&& f) {
   if constexpr (is_floating_v<typename source_value<Source>::type>) with_constant_nan(op, f);
@@ -107,9 +101,7 @@ __device__ __forceinline__ A warp_fold_flagged(FlaggedPartial* slots, unsigned c
     any_waiting = false;
     // Every slot, full, empty or past count (all in the workspace). Loaded only where waiting, the
     // loads got registers of their own and ptxas issued the last ones only once the first had
-    // returned, two L2 round trips per poll (SASS at c77e1cf). H100, A/B in one run: 2 MB of
-    // 4-byte values 0.94-0.98x of the time
-    // (bench/results/*_ab_combiner_poll_loads_cdb79c2_vs_c77e1cf.txt).
+    // returned, two L2 round trips per poll (H100: 2 MB of 4-byte values 0.94-0.98x of the time).
 #pragma unroll
     for (unsigned k = 0; k < SlotsPerLane; ++k) p[k] = load_flagged(slots + lane + k * warp_threads);
 #pragma unroll
@@ -132,7 +124,7 @@ __device__ __forceinline__ A warp_fold_flagged(FlaggedPartial* slots, unsigned c
 // spin loop one by one made the reduction after it 0.4-0.5 us slower (H100, 2^14-2^18 int32:
 // tools/probes/handoff_steps.cu, fold against warp_uniform). Only up to BlockThreads slots (grids
 // of up to 257 blocks, where the hand-off is a large part of the time): polled in warp-uniform
-// loops beyond that too, ptxas gave the float32 sum kernel 48 registers instead of 32 (faf4eb5; 5
+// loops beyond that too, ptxas gave the float32 sum kernel 48 registers instead of 32 (5
 // resident blocks per SM instead of 8, 2^28-2^30 1.5% slower) or the int32 max kernel 46-50.
 template <unsigned BlockThreads, class A, class Op>
 __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count, Op op, A acc) {
@@ -179,13 +171,9 @@ __device__ __forceinline__ A fold_flagged(FlaggedPartial* slots, unsigned count,
 // the identity in the result and publishes the launch's generation; every other block reads its
 // share, reduces it, waits for the generation and adds its partial into the result. No block
 // waits for another's partial, and nothing is left to do once the last one's atomic is done.
-// H100, A/B in one run against ecd0b24's combiner block and polling last block
-// (bench/results/*_ab_atomic_end_5fb4bae_vs_ecd0b24.txt and
-// *_ab_atomic_end_wide_f3f56a1_vs_5fb4bae.txt): int32 sum 2^16 5.02 -> 4.77 us, 2^18 5.38 ->
-// 5.18, 2^20 7.28 -> 6.88; int64 sum 2^18 6.05 -> 5.82; float64 max 2^18 6.21 -> 6.08; 0.95-0.99x
-// of the time from 64 KB to 32 MB (larger grids: launch_plan.hpp, plan_launch). Waiting for the
-// generation before the block's reduction instead of after it: 1.02x
-// (*_ab_atomic_end_early_wait_vs_5fb4bae.txt).
+// H100: int32 sum 2^16 5.02 -> 4.77 us, int64 sum 2^18 6.05 -> 5.82 against the combiner block
+// and polling last block; 0.95-0.99x of the time from 64 KB to 32 MB. Waiting for the generation
+// before the block's reduction instead of after it: 1.02x.
 template <unsigned BlockThreads, int Unroll, class A, class Out, class Source, class Op, class Load, class T>
 __device__ __forceinline__ void atomic_end_reduce(const Source& src, const VectorSplit& split, Out* out,
                                                   unsigned char* ws, const Load& load, Op op,

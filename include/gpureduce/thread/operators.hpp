@@ -64,10 +64,8 @@ GPUREDUCE_HD constexpr A extreme_identity(A bound, NanPolicy nan) {
 #if defined(__CUDA_ARCH__)
 // float min/max on the device: one min/max instruction for each policy (sm_80+ has max.NaN.f32)
 // and a select, instead of a compare, two NaN tests and three selects. Of two zeros of opposite
-// sign either may come back. H100, A/B against 59f1ac9 in one run: float32 max of 2^12-2^18
-// elements 3-9% faster (2^14: 5.62 -> 5.12 us), float16/bfloat16 likewise. Not for double: fmax
-// with one NaN test made float64 max and argmax 2-6% slower below 2^20
-// (bench/results/*_ab_minmax_f9c5bf5_vs_59f1ac9.txt).
+// sign either may come back (H100: float32 max of 2^14 5.62 -> 5.12 us). Not for double: fmax
+// with one NaN test made float64 max and argmax 2-6% slower below 2^20.
 template <bool Less>
 __device__ __forceinline__ float pick_on_device(float a, float b, NanPolicy nan) {
   float p;

@@ -7,8 +7,7 @@
 // DRAM. When a producer has just written the input, it also evicts the input's own resident tail
 // before reaching it. Evict-first loads replace each other and leave those lines in L2. On the
 // H100 this took a 2^24 int32 read from 33.1 to 28.5 us after a memset of 2x L2, and from 27.1 to
-// 19.0 us after a memset of the input itself. Reads after a clean L2 were unchanged
-// (tools/probes/l2_policy_probe.cu, bench/results/*_l2policy_ab38181.txt).
+// 19.0 us after a memset of the input itself. Reads after a clean L2 were unchanged.
 #pragma once
 
 #include <cstddef>
@@ -68,13 +67,9 @@ __device__ __forceinline__ W load_word(const W* p, [[maybe_unused]] std::uint64_
 // those sectors were gone before the last word's load came, where a grid of one wave streamed an
 // input of 2 to 4x L2 through L2 after the bench's flush: 36-byte records of floats at 2^22
 // (151 MB) took 74.4 us against CUB's 68.6 (below sm_80, which has neither createpolicy nor cache
-// hints, they still are loaded so). H100, tools/probes/record_probe.cu, two rounds against 74583e1
-// (bench/results/*_records_l1_last_l2_first_experiment_74583e1_round*.txt against *_records_
-// 74583e1_beside_records_l1_last_l2_first_records_plain_round*.txt), time over .cs loads': those
-// 0.885-0.888 (CUB's time over ours 0.916-0.925 -> 1.041-1.046), 28-byte records at 2^22 0.980-
-// 0.981, the others 0.975-1.02 from 2^20 to 2^24 (up to 1.06 at 2^16, 0.2-0.3 us). Plain loads
-// (evict-normal in L2) fixed that row too, 0.873-0.878, but took 1.02-1.25x the time from 2^20 to
-// 2^23.
+// hints, they still are loaded so). H100, record_probe: that row 0.885x of the time with this
+// (1.04x CUB); plain loads (evict-normal in L2) fixed it too but took 1.02-1.25x the time from
+// 2^20 to 2^23.
 template <class W>
 __device__ __forceinline__ W load_record_word(const W* p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -93,12 +88,10 @@ using unsigned_word_t = std::conditional_t<
 
 // EvictFirst: ld.global.cs, whose lines L2 evicts first (vectors of records spanning several
 // words: detail::load_record_word, above); otherwise a plain load. A kernel template
-// argument, not a runtime choice: each runtime choice measured slowed some kernels (A/B runs
-// against f7af4c8, bench/results/*_ab_*_vs_f7af4c8.txt). A C++ branch between the two loads made
-// the compiler keep two copies of the loop: int8 argmax twice as slow (aa3a2e6). Both loads
-// predicated in one asm statement: int32 sums of 2^16-2^20 8% slower (f360760). An L2 cache
-// policy (createpolicy) of evict-first or evict-unchanged per launch: 1-2% slower from 2^14 to
-// 2^20 (699c8e7); of evict-normal, also 0.5-1% slower above the limit (882cff6).
+// argument, not a runtime choice: each runtime choice measured slowed some kernels (H100: a C++
+// branch between the two loads made the compiler keep two copies of the loop, int8 argmax twice
+// as slow; both loads predicated in one asm statement, int32 sums of 2^16-2^20 8% slower; an L2
+// cache policy per launch, 1-2% slower from 2^14 to 2^20).
 template <bool EvictFirst>
 struct VectorLoad {
   template <class V>
@@ -109,12 +102,8 @@ struct VectorLoad {
       // word, where the compiler might copy a struct of 1-byte-aligned records byte by byte.
       // Evict-first ones kept in L1 as a record's words are (detail::load_record_word): the
       // warp's loads of one word cover half of each sector that the next word's cover again.
-      // H100, record_probe, two rounds against 7127bf6 (bench/results/*_records_and_wide_
-      // vectors_l1_last_experiment_7127bf6_round*.txt against *_records_7127bf6_beside_records_
-      // and_wide_vectors_l1_last_records_l1_last_round*.txt, records' words alone in *_records_
-      // l1_last_experiment_7127bf6_round*.txt): 5-byte records (80-byte vectors) at 2^24
-      // 0.940-0.957 of ld.global.cs's time, where records' words alone gave 0.991-0.992; 48-byte
-      // vectors (float3, 3-byte pixels, 24-byte points) 0.996-1.014 from 2^22 up.
+      // H100, record_probe: 5-byte records (80-byte vectors) at 2^24 0.94-0.96x of ld.global.cs's
+      // time; 48-byte vectors unchanged.
       constexpr unsigned words = sizeof(V) / 16;
       const auto* q = reinterpret_cast<const uint4*>(p);
       uint4 w[words];
