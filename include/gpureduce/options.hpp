@@ -18,22 +18,11 @@ struct Options {
   // library's per-stream workspace.
   void* workspace = nullptr;
   std::size_t workspace_size = 0;
-  // The kernel and grid are chosen by size; these force them instead (the result is correct
-  // either way; tests and benchmarks compare paths with them). force_blocks > 0 fixes the grid
-  // kernel's block count.
-  Kernel force_kernel = Kernel::automatic;
-  std::uint64_t force_blocks = 0;
   // The L2 priority of the input's lines (dispatch/launch_plan.hpp): by default evict-first up to
   // 4x the L2 size; L2Policy::normal keeps them as other data, for an input read again later.
   // Grids of up to 129 blocks then combine in their last reading block rather than in a combiner
   // block, so a floating result may differ from the default's in its last bits.
   L2Policy l2 = L2Policy::automatic;
-  // Sums and dot products of float, double, __half and __nv_bfloat16 (dot: float): the exact sum,
-  // rounded once (docs/exact.md), instead of the fast one. Integer sums are exact either way.
-  bool exact = false;
-  // Exact sums only: threads per block, 128, 256 or 512 (0: tuned). Tests force it to show that
-  // the result does not depend on the launch.
-  unsigned force_threads = 0;
   // Launch as a programmatic dependent of the stream's previous kernel (sm_90 and later; not tested
   // on earlier devices): the reduction's blocks are scheduled as that kernel's blocks exit and wait
   // on the GPU for it to complete, its writes visible, before reading anything, so the result is

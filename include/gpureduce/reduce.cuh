@@ -11,9 +11,10 @@
 //   float s = gpureduce::sum_sync(d_half, n, stream);  // waits for the stream
 //
 //   gpureduce::exact_sum(d_float, n, d_out, stream);   // the exact sum, rounded once
+//   gpureduce::exact_dot(d_a, d_b, n, d_out, stream);  // float: the exact dot product, rounded once
 //
-// Errors throw gpureduce::error; try_reduce / try_transform_reduce / try_dot return a Status
-// instead.
+// Errors throw gpureduce::error; the try_ forms (try_reduce, try_transform_reduce, try_dot,
+// try_exact_sum, try_exact_dot) return a Status instead.
 #pragma once
 
 #include <gpureduce/dispatch/dispatch_exact.cuh>
@@ -42,10 +43,14 @@ concept has_identity = requires(const Op& op) { op.template identity<int>(); };
 template <class F, class Init>
 concept functor_and_identity = !has_identity<F> && !std::is_convertible_v<Init, cudaStream_t>;
 
-// Options::exact: the exact sum where it applies (floating terms, floating result), an error where
-// the result type cannot hold it; integer sums are exact anyway.
-template <class Terms, class T, class Out, class Source>
+// An exact sum where it applies (a floating result), an error where the result type cannot hold
+// it, or where NaN were to be skipped: the exact sum propagates NaN.
+template <class Terms, class Out, class Source>
 Status dispatch_exact_sum(Source src, std::uint64_t n, Out* out, cudaStream_t stream, const Options& opt) {
+  if (opt.nan == NanPolicy::ignore)
+    return Status::fail(Errc::invalid_argument,
+                        "exact sums propagate NaN: NanPolicy::ignore is not supported (filter the NaN first, or "
+                        "use sum with NanPolicy::ignore)");
   if constexpr (exact::is_exact_type_v<Out>) return dispatch_exact<Terms>(src, n, out, stream, opt);
   else return Status::fail(Errc::invalid_argument, "an exact sum writes float, double, __half or __nv_bfloat16");
 }
@@ -133,11 +138,6 @@ Status try_reduce(const T* in, std::uint64_t n, Out* out, Op op, cudaStream_t st
   detail::check_types<T, Op, A, Out>();
   if constexpr (detail::is_arg_op_v<Op>)
     if (n == 0) return Status::fail(Errc::empty_input, "argmin/argmax of an empty input has no index");
-  if constexpr (std::is_same_v<Op, Sum> && exact::is_exact_type_v<T>)
-    if (opt.exact) return detail::dispatch_exact_sum<exact::SumOf<T>, T>(ArraySource<T>{in, {}}, n, out, stream, opt);
-  if constexpr (is_complex_v<T>)
-    if (opt.exact)
-      return Status::fail(Errc::invalid_argument, "exact sums take float, double, __half or __nv_bfloat16");
   return detail::dispatch_reduce<A>(ArraySource<T>{in, {}}, n, out, detail::with_options(op, opt), stream, opt);
 }
 
@@ -228,10 +228,6 @@ Status try_dot(const T* a, const T* b, std::uint64_t n, Out* out, cudaStream_t s
                const Options& opt = {}) noexcept {
   using A = detail::chosen_accumulator_t<AccT, T, Sum>;
   detail::check_types<T, Sum, A, Out>();
-  if constexpr (std::is_same_v<T, float>)
-    if (opt.exact)
-      return detail::dispatch_exact_sum<exact::FloatProducts, T>(ProductSource<float, double>{a, b}, n, out, stream,
-                                                                 opt);
   return with_product_source<T, A>(
       a, b, TuningSm90<sizeof(T)>::shifted_dot_b(n, is_floating_v<T>), [&](const auto& src) {
         return detail::dispatch_reduce<A>(src, n, out, detail::with_options(Sum{}, opt), stream, opt);
@@ -245,10 +241,16 @@ void dot(const T* a, const T* b, std::uint64_t n, Out* out, cudaStream_t stream 
 
 // The named operators. Out may be any type the accumulator converts to (result_t<T, Op> keeps the
 // full accumulator; a narrower type rounds once, at the end).
-#define GPUREDUCE_NAMED(name, Op)                                                                         \
-  template <class AccT = void, class T, class Out>                                                        \
-  void name(const T* in, std::uint64_t n, Out* out, cudaStream_t stream = nullptr, const Options& opt = {}) { \
-    reduce<AccT>(in, n, out, Op{}, stream, opt);                                                          \
+// try_sum, try_argmax, ...: the same, returning a Status instead of throwing.
+#define GPUREDUCE_NAMED(name, Op)                                                                              \
+  template <class AccT = void, class T, class Out>                                                             \
+  void name(const T* in, std::uint64_t n, Out* out, cudaStream_t stream = nullptr, const Options& opt = {}) {      \
+    reduce<AccT>(in, n, out, Op{}, stream, opt);                                                               \
+  }                                                                                                            \
+  template <class AccT = void, class T, class Out>                                                             \
+  Status try_##name(const T* in, std::uint64_t n, Out* out, cudaStream_t stream = nullptr,                     \
+                    const Options& opt = {}) noexcept {                                                        \
+    return try_reduce<AccT>(in, n, out, Op{}, stream, opt);                                                    \
   }
 GPUREDUCE_NAMED(sum, Sum)
 GPUREDUCE_NAMED(product, Product)
@@ -264,13 +266,34 @@ GPUREDUCE_NAMED(all, All)
 GPUREDUCE_NAMED(any, Any)
 #undef GPUREDUCE_NAMED
 
-// The exact sum of in[0, n) (float, double, __half, __nv_bfloat16), rounded once into *out
-// (docs/exact.md): sum with Options::exact set.
+// The exact sum of in[0, n) (float, double, __half, __nv_bfloat16), rounded once to nearest even
+// into *out, a floating type (docs/exact.md): the same bits on every device, launch and input
+// order, and on the host (exact_sum_host). NaN propagate; NanPolicy::ignore is refused.
 template <class T, class Out>
-void exact_sum(const T* in, std::uint64_t n, Out* out, cudaStream_t stream = nullptr, Options opt = {}) {
+Status try_exact_sum(const T* in, std::uint64_t n, Out* out, cudaStream_t stream = nullptr,
+                     const Options& opt = {}) noexcept {
   static_assert(exact::is_exact_type_v<T>, "gpureduce: exact sums take float, double, __half or __nv_bfloat16");
-  opt.exact = true;
-  reduce(in, n, out, Sum{}, stream, opt);
+  return detail::dispatch_exact_sum<exact::SumOf<T>>(ArraySource<T>{in, {}}, n, out, stream, opt);
+}
+
+template <class T, class Out>
+void exact_sum(const T* in, std::uint64_t n, Out* out, cudaStream_t stream = nullptr, const Options& opt = {}) {
+  throw_if_error(try_exact_sum(in, n, out, stream, opt));
+}
+
+// The exact sum of a[i] * b[i] (float: each product is exact in double), rounded once into *out
+// (exact_dot_host on the host).
+template <class T, class Out>
+Status try_exact_dot(const T* a, const T* b, std::uint64_t n, Out* out, cudaStream_t stream = nullptr,
+                     const Options& opt = {}) noexcept {
+  static_assert(std::is_same_v<T, float>, "gpureduce: exact dot products take float");
+  return detail::dispatch_exact_sum<exact::FloatProducts>(ProductSource<float, double>{a, b}, n, out, stream, opt);
+}
+
+template <class T, class Out>
+void exact_dot(const T* a, const T* b, std::uint64_t n, Out* out, cudaStream_t stream = nullptr,
+               const Options& opt = {}) {
+  throw_if_error(try_exact_dot(a, b, n, out, stream, opt));
 }
 
 namespace detail {

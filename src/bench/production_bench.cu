@@ -90,9 +90,7 @@ ProductionRow measure_exact(const T* in, std::uint64_t n, GpuTimer& timer, const
   DeviceBuffer<T> exact_out(1);
   DeviceBuffer<A> plain_out(1);
   GPUREDUCE_CUDA(cudaMemsetAsync(exact_out.get(), 0xA5, sizeof(T), timer.stream()));  // poison, before the run
-  Options exact_opt = opt;
-  exact_opt.exact = true;
-  const auto exact_run = [&, o = exact_out.get()](cudaStream_t s) { sum(in, n, o, s, exact_opt); };
+  const auto exact_run = [&, o = exact_out.get()](cudaStream_t s) { exact_sum(in, n, o, s, opt); };
   const auto plain_run = [&, o = plain_out.get()](cudaStream_t s) { sum(in, n, o, s, opt); };
   exact_run(timer.stream());
   GPUREDUCE_CUDA(cudaStreamSynchronize(timer.stream()));
@@ -130,9 +128,9 @@ ProductionRow measure_exact(const T* in, std::uint64_t n, GpuTimer& timer, const
 template <class T>
 ProductionRow measure(BenchOp op, const T* in, const T* in2, std::uint64_t n, GpuTimer& timer,
                       const ProductionRun& run) {
+  // The kernel and grid the run forces (--kernel, --grid-blocks), for every gpureduce call below.
+  const detail::testing::ForceLaunch forced({.kernel = run.kernel, .blocks = run.grid_blocks});
   Options opt;
-  opt.force_kernel = run.kernel;
-  opt.force_blocks = run.grid_blocks;
   opt.l2 = run.l2;
   std::function<void(cudaStream_t)> ours, cub_run;
   std::function<bool()> agree;

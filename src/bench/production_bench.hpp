@@ -21,7 +21,7 @@ struct ProductionRun {
   std::vector<std::uint64_t> sizes;  // sizes beyond the free device memory are skipped
   int reps = 20;
   std::uint64_t seed = 1;
-  Kernel kernel = Kernel::automatic;  // Options::force_kernel and force_blocks for the gpureduce rows
+  Kernel kernel = Kernel::automatic;  // forced for the gpureduce rows (detail::testing::ForceLaunch)
   std::uint64_t grid_blocks = 0;
   L2Policy l2 = L2Policy::automatic;  // Options::l2 for the gpureduce rows
   bool exact = false;  // sum rows: the exact sum ("ours") against gpureduce's plain sum (in "cub")

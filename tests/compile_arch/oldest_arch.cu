@@ -32,7 +32,7 @@ void oldest_arch_instantiations(cudaStream_t s, const std::int8_t* i8, const int
   gpureduce::minmax(i32, 100, static_cast<gpureduce::MinMax<int>*>(out), s);
   gpureduce::bit_xor(i64, 100, static_cast<std::int64_t*>(out), s);
   gpureduce::all(i8, 100, static_cast<bool*>(out), s);
-  gpureduce::sum(f32, 100, static_cast<double*>(out), s, {.exact = true});
+  gpureduce::exact_sum(f32, 100, static_cast<double*>(out), s);
   gpureduce::transform_reduce(reinterpret_cast<const Floats5*>(f32), 100, static_cast<float*>(out), Fields5{},
                               gpureduce::Sum{}, s);
   gpureduce::transform_reduce(reinterpret_cast<const Pixel*>(i8), 100, static_cast<std::int64_t*>(out), Luma{},

@@ -91,6 +91,10 @@ void every_type(void* d, std::uint64_t n, void* o, cudaStream_t s) {
   gpureduce::reduce(i, n, static_cast<int*>(o), Larger{}, 0, s);
   static_cast<void>(gpureduce::reduce_sync(i, n, Larger{}, 0, s));
   gpureduce::exact_sum(static_cast<const float*>(d), n, static_cast<float*>(o), s);
+  gpureduce::exact_dot(static_cast<const float*>(d), static_cast<const float*>(d), n, static_cast<double*>(o), s);
+  static_cast<void>(gpureduce::try_exact_sum(static_cast<const double*>(d), n, static_cast<double*>(o), s));
+  static_cast<void>(gpureduce::try_sum(i, n, static_cast<std::int64_t*>(o), s));
+  static_cast<void>(gpureduce::try_argmax(i, n, static_cast<gpureduce::IndexedValue<int>*>(o), s));
   const auto* z = static_cast<const cuda::std::complex<float>*>(d);
   gpureduce::sum(z, n, static_cast<cuda::std::complex<float>*>(o), s);
   gpureduce::product(z, n, static_cast<cuda::std::complex<double>*>(o), s);

@@ -138,8 +138,9 @@ class DeviceInput {
   T* ptr_ = nullptr;
 };
 
-// f(opt, how) under the automatic choice and with each kernel forced: one block, grids of 3 blocks
-// under both L2 policies (with and without the combiner block) and of 300 blocks.
+// f(opt, how) under the automatic choice and with each kernel forced (detail::testing::ForceLaunch
+// around the call): one block, grids of 3 blocks under both L2 policies (with and without the
+// combiner block) and of 300 blocks.
 template <class F>
 void each_kernel(F&& f) {
   f(Options{}, std::string("automatic"));
@@ -148,9 +149,8 @@ void each_kernel(F&& f) {
                                           std::tuple{Kernel::grid, L2Policy::evict_first, 3ull},
                                           std::tuple{Kernel::grid, L2Policy::evict_first, 300ull}}) {
     Options opt;
-    opt.force_kernel = kernel;
     opt.l2 = l2;
-    opt.force_blocks = blocks;
+    const detail::testing::ForceLaunch forced({.kernel = kernel, .blocks = blocks});
     f(opt, "kernel " + std::to_string(int(kernel)) + " l2 " + std::to_string(int(l2)) + " blocks " +
                std::to_string(blocks));
   }

@@ -61,16 +61,16 @@ TYPED_TEST_P(test_reduce_types, forced_launch_shapes) {
   for (const std::uint64_t n : {33ull, 65537ull, (1ull << 20) + 3}) {
     const auto h = random_input<T>(n, seed + 7 * n);
     const DeviceInput<T> d(h, 1);
-    Options opt;
-    opt.force_kernel = Kernel::one_block;
-    check_all_ops(h, d.get(), opt);
+    {
+      const detail::testing::ForceLaunch forced({.kernel = Kernel::one_block});
+      check_all_ops(h, d.get(), Options{});
+    }
     // 2-129: a combiner block's warp polls 4 slots per lane at most; 130-257: the last block's
     // warps poll one slot each; beyond, chunks of slots (kernel/reduce_kernels.cuh).
     for (const std::uint64_t blocks : {1ull, 2ull, 7ull, 129ull, 130ull, 257ull, 258ull, 1000ull, 4096ull}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " grid blocks=" + std::to_string(blocks));
-      opt.force_kernel = Kernel::grid;
-      opt.force_blocks = blocks;
-      check_all_ops(h, d.get(), opt);
+      const detail::testing::ForceLaunch forced({.kernel = Kernel::grid, .blocks = blocks});
+      check_all_ops(h, d.get(), Options{});
     }
   }
 }

@@ -110,9 +110,7 @@ TEST(test_arguments, counts_past_the_end_of_the_allocation_are_refused) {
     const auto* f = reinterpret_cast<const float*>(a);
     float* fo = nullptr;
     GPUREDUCE_CHECK_CUDA(cudaMalloc(&fo, sizeof(float)));
-    Options exact;
-    exact.exact = true;
-    EXPECT_TRUE(past_the_end(try_reduce(f, n + 1, fo, Sum{}, s, exact)));
+    EXPECT_TRUE(past_the_end(try_exact_sum(f, n + 1, fo, s)));
     cudaFree(fo);
     // A result or a workspace of fewer bytes than are written there.
     void* four_bytes = nullptr;
@@ -399,10 +397,8 @@ TEST(test_arguments, a_callers_pending_error_stays_the_callers) {
     for (const bool exact : {false, true}) {
       SCOPED_TRACE("n = " + std::to_string(n) + (exact ? ", exact" : ""));
       ASSERT_EQ(cudaSetDevice(1 << 20), cudaErrorInvalidDevice);  // sets the last error, not sticky
-      Options opt;
-      opt.exact = exact;
       const double got = run_to_host<double>([&](double* o) {
-        const Status s = try_reduce<double>(d.get(), n, o, Sum{}, nullptr, opt);
+        const Status s = exact ? try_exact_sum(d.get(), n, o) : try_reduce<double>(d.get(), n, o, Sum{});
         EXPECT_TRUE(s) << s.message;
         EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidDevice);
       });

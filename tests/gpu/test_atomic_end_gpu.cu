@@ -171,8 +171,7 @@ TEST(test_atomic_end, exact_sums_on_the_same_workspace) {
   const StreamWithWorkspace sw, other;
   const cudaStream_t s = sw.s;
   const Options opt = sw.opt;
-  Options exact_opt = opt;
-  exact_opt.force_blocks = max_grid_blocks;  // capped at what the workspace holds
+
   const auto h = random_input<std::int32_t>(small_grid, seed);
   auto hf = random_input<float>(n, seed + 1);
   for (std::uint64_t i = 0; i < n; i += 1000) hf[i] = std::numeric_limits<float>::infinity();
@@ -189,7 +188,10 @@ TEST(test_atomic_end, exact_sums_on_the_same_workspace) {
   for (int k = 0; k < 3; ++k) {
     sum(d.get(), small_grid, sums.get() + k, s, opt);
     for (int j = 0; j < 2; ++j) sum(fp.get(), plain_n[j], plain.get() + 4 * k + j, s, opt);
-    exact_sum(f.get(), n, exact.get() + k, s, exact_opt);
+    {
+      const detail::testing::ForceLaunch forced({.blocks = max_grid_blocks});  // capped at what the workspace holds
+      exact_sum(f.get(), n, exact.get() + k, s, opt);
+    }
     exact_sum(dd.get(), nd, exact_d.get() + k, s, opt);
     for (int j = 0; j < 2; ++j) sum(fp.get(), plain_n[j], plain.get() + 4 * k + 2 + j, s, opt);
   }

@@ -87,13 +87,12 @@ TEST(test_dependent_launch, argmax_and_exact_sums_wait_too) {
       const auto want = reference::arg_extreme<false>(h.data(), n, false);
       EXPECT_EQ(best.index, want.index) << "round " << round;
       EXPECT_EQ(best.value, h[std::size_t(want.index)]) << "round " << round;
-      opt.exact = true;
       const double total = run_to_host<double>([&](double* d) {
         // dst holds this round's input since the argmax: zero it, so that a sum that read it before
         // the producer's copy would be wrong.
         EXPECT_EQ(cudaMemsetAsync(const_cast<float*>(dst.get()), 0, n * sizeof(float), s), cudaSuccess);
         producer(src.get(), const_cast<float*>(dst.get()), n, s);
-        sum(dst.get(), n, d, s, opt);
+        exact_sum(dst.get(), n, d, s, opt);
         EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
       });
       EXPECT_EQ(total, exact_sum_host<double>(h.data(), n)) << "round " << round;  // the same bits
@@ -116,13 +115,14 @@ TEST(test_dependent_launch, captured_graph_replays_on_new_data) {
   GPUREDUCE_CHECK_CUDA(cudaMalloc(&out, 2 * sizeof(std::int64_t)));
   Options opt;
   opt.dependent_launch = true;
-  Options one_block = opt;
-  one_block.force_kernel = Kernel::one_block;
   cudaGraph_t graph;
   GPUREDUCE_CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
   producer(src.get(), const_cast<std::int32_t*>(dst.get()), n, s);
   sum(dst.get(), n, out, s, opt);
-  sum(dst.get(), 5000, out + 1, s, one_block);
+  {
+    const detail::testing::ForceLaunch forced({.kernel = Kernel::one_block});
+    sum(dst.get(), 5000, out + 1, s, opt);
+  }
   GPUREDUCE_CHECK_CUDA(cudaStreamEndCapture(s, &graph));
   cudaGraphExec_t exec;
   GPUREDUCE_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));

@@ -15,13 +15,13 @@ using namespace exact_cases;
 
 // The GPU's exact sum of x (starting `offset` elements into its allocation) into Out.
 template <class Out, class T>
-Out gpu_exact(const std::vector<T>& x, unsigned offset = 0, Options opt = {}) {
+Out gpu_exact(const std::vector<T>& x, unsigned offset = 0, detail::ForcedLaunch force = {}) {
   DeviceInput<T> d(x, offset);
   Out* out = nullptr;
   EXPECT_EQ(cudaMalloc(&out, sizeof(Out)), cudaSuccess);
   EXPECT_EQ(cudaMemset(out, 0x5a, sizeof(Out)), cudaSuccess);  // poison
-  opt.exact = true;
-  const Status s = try_reduce(d.get(), x.size(), out, Sum{}, nullptr, opt);
+  const detail::testing::ForceLaunch forced(force);
+  const Status s = try_exact_sum(d.get(), x.size(), out);
   EXPECT_TRUE(bool(s)) << s.message;
   Out r{};
   EXPECT_EQ(cudaMemcpy(&r, out, sizeof(Out), cudaMemcpyDeviceToHost), cudaSuccess);
@@ -59,6 +59,23 @@ TYPED_TEST(ExactGpu, random_whole_range_every_size_and_offset) {
     expect_matches_host(whole_range<T>(n, test_seed() + n), "whole range");
   for (unsigned offset = 1; offset < 16 / sizeof(T); ++offset)
     expect_matches_host(whole_range<T>(4099, test_seed() + offset), "misaligned", offset);
+}
+
+// NaN under both policies: propagated (the result is NaN wherever the NaN lies), and skipping them
+// refused by name rather than silently not done.
+TYPED_TEST(ExactGpu, nan_under_both_policies) {
+  GPUREDUCE_REQUIRE_GPU();
+  using T = TypeParam;
+  for (std::size_t n : {3, 4099, 200003}) {
+    std::vector<T> x = whole_range<T>(n, test_seed() + n);
+    x[n / 2] = value<T>(std::numeric_limits<double>::quiet_NaN());
+    EXPECT_TRUE(std::isnan(double(convert<float>(gpu_exact<T>(x))))) << "n=" << n;
+    const DeviceInput<T> d(x, 0);
+    T* out = nullptr;
+    ASSERT_EQ(cudaMalloc(&out, sizeof(T)), cudaSuccess);
+    EXPECT_EQ(try_exact_sum(d.get(), n, out, nullptr, {.nan = NanPolicy::ignore}).code, Errc::invalid_argument);
+    cudaFree(out);
+  }
 }
 
 TYPED_TEST(ExactGpu, cancellation_ties_overflow_subnormals_specials) {
@@ -166,10 +183,7 @@ TYPED_TEST(ExactGpu, same_bits_across_launches_and_permutations) {
   const T want = exact_sum_host(x.data(), x.size());
   for (unsigned threads : {128u, 256u, 512u})
     for (std::uint64_t blocks : {std::uint64_t(1), std::uint64_t(7), std::uint64_t(0), std::uint64_t(100)}) {
-      Options opt;
-      opt.force_threads = threads;
-      opt.force_blocks = blocks;
-      EXPECT_TRUE(same(gpu_exact<T>(x, 0, opt), want)) << "threads=" << threads << " blocks=" << blocks;
+      EXPECT_TRUE(same(gpu_exact<T>(x, 0, {.blocks = blocks, .threads = threads}), want)) << "threads=" << threads << " blocks=" << blocks;
     }
   for (int round = 0; round < 3; ++round) {
     std::shuffle(x.begin(), x.end(), rng);
@@ -177,7 +191,7 @@ TYPED_TEST(ExactGpu, same_bits_across_launches_and_permutations) {
   }
 }
 
-// Tiny inputs on a grid (Options::force_kernel, or blocks forced), where readers hold nothing: the
+// Tiny inputs on a grid (the grid kernel forced, or blocks forced), where readers hold nothing: the
 // empty sum is +0, a sum of -0 alone stays -0 (an empty reader must not make it +0), and one
 // value or a few come back exact.
 TYPED_TEST(ExactGpu, tiny_inputs_on_a_forced_grid) {
@@ -189,11 +203,8 @@ TYPED_TEST(ExactGpu, tiny_inputs_on_a_forced_grid) {
   for (std::size_t n : {1, 2, 33}) inputs.push_back(whole_range<T>(n, rng()));
   for (const auto& x : inputs)
     for (std::uint64_t blocks : {std::uint64_t(0), std::uint64_t(2), std::uint64_t(7)}) {
-      Options opt;
-      opt.force_kernel = Kernel::grid;
-      opt.force_blocks = blocks;
       const T want = exact_sum_host(x.data(), x.size());
-      const T got = gpu_exact<T>(x, 0, opt);
+      const T got = gpu_exact<T>(x, 0, {.kernel = Kernel::grid, .blocks = blocks});
       EXPECT_TRUE(same(got, want)) << "n=" << x.size() << " blocks=" << blocks << std::hex << " got 0x" << bits_of(got)
                                    << " want 0x" << bits_of(want);
     }
@@ -223,9 +234,7 @@ TEST(ExactGpuDot, float_dot_matches_host) {
     DeviceInput<float> da(a, 0), db(b, 0);
     float* out = nullptr;
     ASSERT_EQ(cudaMalloc(&out, sizeof(float)), cudaSuccess);
-    Options opt;
-    opt.exact = true;
-    dot(da.get(), db.get(), n, out, nullptr, opt);
+    exact_dot(da.get(), db.get(), n, out);
     float got = 0;
     ASSERT_EQ(cudaMemcpy(&got, out, sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
     cudaFree(out);
@@ -238,15 +247,20 @@ TEST(ExactGpuErrors, bad_options_and_result_types) {
   DeviceInput<float> d(std::vector<float>{1.f, 2.f}, 0);
   float* out = nullptr;
   ASSERT_EQ(cudaMalloc(&out, sizeof(float)), cudaSuccess);
-  Options opt;
-  opt.exact = true;
-  opt.force_threads = 100;
-  EXPECT_EQ(try_reduce(d.get(), 2, out, Sum{}, nullptr, opt).code, Errc::invalid_argument);
-  opt.force_threads = 0;
+  {
+    const detail::testing::ForceLaunch forced({.threads = 100});
+    EXPECT_EQ(try_exact_sum(d.get(), 2, out).code, Errc::invalid_argument);
+  }
   int* iout = nullptr;
   ASSERT_EQ(cudaMalloc(&iout, sizeof(int)), cudaSuccess);
-  EXPECT_EQ(try_reduce(d.get(), 2, iout, Sum{}, nullptr, opt).code, Errc::invalid_argument);
-  EXPECT_EQ(try_reduce(d.get(), 2, static_cast<float*>(nullptr), Sum{}, nullptr, opt).code, Errc::null_pointer);
+  EXPECT_EQ(try_exact_sum(d.get(), 2, iout).code, Errc::invalid_argument);
+  EXPECT_EQ(try_exact_sum(d.get(), 2, static_cast<float*>(nullptr)).code, Errc::null_pointer);
+  // Exact sums propagate NaN: skipping them is refused by name, for sums and dot products alike.
+  const Status ignored = try_exact_sum(d.get(), 2, out, nullptr, {.nan = NanPolicy::ignore});
+  EXPECT_EQ(ignored.code, Errc::invalid_argument);
+  EXPECT_NE(std::string(ignored.message).find("NanPolicy::ignore"), std::string::npos) << ignored.message;
+  EXPECT_EQ(try_exact_dot(d.get(), d.get(), 2, out, nullptr, {.nan = NanPolicy::ignore}).code, Errc::invalid_argument);
+  EXPECT_THROW(exact_sum(d.get(), 2, out, nullptr, {.nan = NanPolicy::ignore}), error);
   cudaFree(out);
   cudaFree(iout);
 }

@@ -170,7 +170,7 @@ TEST(test_readme_examples, exact_sum) {
   cudaMalloc(&d_x, x.size() * sizeof(float));
   cudaMalloc(&d_out, sizeof(float));
   cudaMemcpy(d_x, x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice);
-  gpureduce::exact_sum(d_x, x.size(), d_out);  // or sum(..., {.exact = true})
+  gpureduce::exact_sum(d_x, x.size(), d_out);
   float exact;
   cudaMemcpy(&exact, d_out, sizeof exact, cudaMemcpyDeviceToHost);
   // exact == 2.0f: the real sum (2 + 3e-8), rounded once to float; left to right in float: 1.0f.

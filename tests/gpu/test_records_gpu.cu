@@ -285,9 +285,10 @@ void check_field_sums(std::uint64_t n, std::uint64_t seed, unsigned offset_bytes
     EXPECT_EQ(got.index, want_max.index);
   };
   each_kernel(check);
-  for (const std::uint64_t blocks : {3ull, 300ull})
-    check(Options{.force_kernel = Kernel::waves, .force_blocks = blocks},
-          "waves kernel, blocks " + std::to_string(blocks));
+  for (const std::uint64_t blocks : {3ull, 300ull}) {
+    const detail::testing::ForceLaunch forced({.kernel = Kernel::waves, .blocks = blocks});
+    check(Options{}, "waves kernel, blocks " + std::to_string(blocks));
+  }
 }
 
 // Loaded evict-first (thread/vector_load.cuh, load_record) as words of 1, 2, 4, 8 and 16 bytes,
@@ -522,8 +523,8 @@ TEST(test_records, argmin_argmax_of_floating_keys_in_staged_vectors) {
           if (want_max.index < 0 || double(key) > want_max.value) want_max = {double(key), std::int64_t(i)};
         }
         for (const std::uint64_t blocks : {0ull, 300ull}) {
-          const Options opt{
-              .nan = nan, .force_kernel = blocks ? Kernel::grid : Kernel::automatic, .force_blocks = blocks};
+          const Options opt{.nan = nan};
+          const detail::testing::ForceLaunch forced({.kernel = blocks ? Kernel::grid : Kernel::automatic, .blocks = blocks});
           SCOPED_TRACE(std::string(nan == NanPolicy::propagate ? "propagate" : "ignore") + ", blocks " +
                        std::to_string(blocks));
           const auto got_min = run_to_host<IndexedValue<float>>([&](IndexedValue<float>* o) {
@@ -700,14 +701,6 @@ TEST(test_records, complex_sums_products_and_dots) {
     check_complex_builtins<complex128>(n, seed + n + 7);
     check_complex_builtins<thrust::complex<float>>(n, seed + n + 11);  // recognised by its shape too
   }
-  // An exact sum of complex numbers is not offered.
-  const DeviceInput<complex64> d({complex64(1, 2)}, 0);
-  complex64* out = nullptr;
-  ASSERT_EQ(cudaMalloc(&out, sizeof *out), cudaSuccess);
-  Options exact;
-  exact.exact = true;
-  EXPECT_EQ(try_reduce(d.get(), 1, out, Sum{}, nullptr, exact).code, Errc::invalid_argument);
-  cudaFree(out);
 }
 
 // Argmax of an empty input is still an error when the elements are records.

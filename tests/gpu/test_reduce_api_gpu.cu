@@ -100,9 +100,8 @@ void check_large_numbers(std::uint64_t seed) {
   for (const std::uint64_t blocks : {0, 1056, 3168}) {
     SCOPED_TRACE(std::to_string(n) + " elements of " + std::to_string(sizeof(T)) + " bytes, blocks " +
                  std::to_string(blocks));
-    Options opt;
-    opt.force_kernel = blocks ? Kernel::grid : Kernel::automatic;
-    opt.force_blocks = blocks;
+    const Options opt;
+    const detail::testing::ForceLaunch forced({.kernel = blocks ? Kernel::grid : Kernel::automatic, .blocks = blocks});
     EXPECT_EQ(std::uint64_t(run_to_host<std::int64_t>([&](std::int64_t* o) { sum(d.get(), n, o, nullptr, opt); })),
               want);
     EXPECT_EQ(run_to_host<T>([&](T* o) { max(d.get(), n, o, nullptr, opt); }), T(1000));
@@ -153,8 +152,7 @@ void sanitizer_sizes_for() {
                        " l2=" + std::to_string(int(l2)) + " blocks=" + std::to_string(blocks) +
                        " nan=" + std::to_string(int(nan)) + (&h == &inputs[0] ? " random" : " zeros and a NaN"));
           Options opt;
-          opt.force_kernel = k;
-          opt.force_blocks = blocks;
+          const detail::testing::ForceLaunch forced({.kernel = k, .blocks = blocks});
           opt.l2 = l2;
           opt.nan = nan;
           check_all_ops(h, d.get(), opt);

@@ -48,6 +48,32 @@ TYPED_TEST(test_reduce_nan_inf, placed_specials_under_both_policies) {
     }
   }
 }
+// min/max/minmax of no elements: the identity, +inf and -inf, under NanPolicy::propagate; NaN under
+// NanPolicy::ignore, as of an input of only NaN (docs/api.md, "Empty input"). Results poisoned first.
+TYPED_TEST(test_reduce_nan_inf, empty_min_and_max_under_both_policies) {
+  GPUREDUCE_REQUIRE_GPU();
+  using T = TypeParam;
+  const DeviceInput<T> d(std::vector<T>{convert<T>(1.0f)}, 0);
+  for (NanPolicy p : {NanPolicy::propagate, NanPolicy::ignore}) {
+    SCOPED_TRACE(p == NanPolicy::ignore ? "ignore" : "propagate");
+    const Options opt{.nan = p};
+    const float mn = convert<float>(run_to_host<T>([&](T* o) { min(d.get(), 0, o, nullptr, opt); }));
+    const float mx = convert<float>(run_to_host<T>([&](T* o) { max(d.get(), 0, o, nullptr, opt); }));
+    const auto both = run_to_host<MinMax<T>>([&](MinMax<T>* o) { minmax(d.get(), 0, o, nullptr, opt); });
+    if (p == NanPolicy::propagate) {
+      EXPECT_EQ(mn, std::numeric_limits<float>::infinity());
+      EXPECT_EQ(mx, -std::numeric_limits<float>::infinity());
+      EXPECT_EQ(convert<float>(both.min), std::numeric_limits<float>::infinity());
+      EXPECT_EQ(convert<float>(both.max), -std::numeric_limits<float>::infinity());
+    } else {
+      EXPECT_TRUE(std::isnan(mn));
+      EXPECT_TRUE(std::isnan(mx));
+      EXPECT_TRUE(std::isnan(convert<float>(both.min)));
+      EXPECT_TRUE(std::isnan(convert<float>(both.max)));
+    }
+  }
+}
+
 // Dense specials: +0 and -0 (equal, so the first wins argmin/argmax), +-1, +-inf and many NaN,
 // so that a thread meets NaN and ties in several of its vectors, under both NaN policies.
 TYPED_TEST(test_reduce_nan_inf, dense_signed_zeros_infinities_and_nan) {

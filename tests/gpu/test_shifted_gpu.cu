@@ -129,11 +129,9 @@ TEST(test_shifted, complex_and_exact_dot_products) {
       expect_float_sum(got.real(), want_re, 2 * n, "real");
       expect_float_sum(got.imag(), want_im, 2 * n, "imag");
     });
-    Options exact;
-    exact.exact = true;
-    const double aligned = run_to_host<double>([&](double* o) { dot(da, db_aligned, n, o, nullptr, exact); });
-    const double shifted = run_to_host<double>([&](double* o) { dot(da, db_shifted, n, o, nullptr, exact); });
-    const double swapped = run_to_host<double>([&](double* o) { dot(db_shifted, da, n, o, nullptr, exact); });
+    const double aligned = run_to_host<double>([&](double* o) { exact_dot(da, db_aligned, n, o); });
+    const double shifted = run_to_host<double>([&](double* o) { exact_dot(da, db_shifted, n, o); });
+    const double swapped = run_to_host<double>([&](double* o) { exact_dot(db_shifted, da, n, o); });
     EXPECT_EQ(shifted, aligned);
     EXPECT_EQ(swapped, aligned);
   }

@@ -218,12 +218,7 @@ TEST(test_workspace, random_mixed_calls_on_eight_streams) {
               st = try_reduce(di64.get() + at, n, static_cast<IndexedValue<std::int64_t>*>(o), ArgMax{}, s, opt);
               break;
             case 5: st = try_reduce(df64.get() + at, n, static_cast<MinMax<double>*>(o), MinMaxOp{}, s, opt); break;
-            case 6: {
-              Options exact = opt;
-              exact.exact = true;
-              st = try_reduce(df.get() + at, n, static_cast<float*>(o), Sum{}, s, exact);
-              break;
-            }
+            case 6: st = try_exact_sum(df.get() + at, n, static_cast<float*>(o), s, opt); break;
             default: st = try_dot(df.get() + at, dg.get() + at, n, static_cast<float*>(o), s, opt); break;
           }
           const bool empty_argmax = n == 0 && (call.kind == 3 || call.kind == 4);

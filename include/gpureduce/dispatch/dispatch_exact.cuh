@@ -8,7 +8,8 @@
 namespace gpureduce::detail {
 
 template <class Terms, unsigned Threads, class Out, class Source>
-Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, const Options& opt, int device) {
+Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, const Options& opt, int device,
+                    const ForcedLaunch& force) {
   constexpr int words = Terms::range.words();
   constexpr auto plain = exact_sum_kernel<Threads, exact::unroll, Terms, Out, Source>;
   constexpr auto evict_first = exact_sum_kernel<Threads, exact::unroll, Terms, Out, Source, true>;
@@ -17,11 +18,11 @@ Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, 
   constexpr unsigned bytes = sizeof(typename Source::element_type) * Source::arrays;
   const bool ef = exact::evict_first(opt.l2, n * bytes, limits.l2_bytes);
   const std::uint64_t vectors = src.split(n).vectors, resident = limits.resident_blocks[ef];
-  std::uint64_t blocks = opt.force_kernel == Kernel::grid
+  std::uint64_t blocks = force.kernel == Kernel::grid
                              ? exact::grid_blocks(vectors, Threads, resident, limits.sm_count, words)
                              : exact::plan_blocks(vectors, Threads, resident, limits.sm_count, words);
-  if (opt.force_kernel == Kernel::one_block) blocks = 1;
-  if (opt.force_blocks > 0) blocks = min_u64(opt.force_blocks, exact::max_blocks(words));
+  if (force.kernel == Kernel::one_block) blocks = 1;
+  if (force.blocks > 0) blocks = min_u64(force.blocks, exact::max_blocks(words));
   if (ceil_div(n, exact::readers(blocks) * Threads) > exact::max_elements_per_thread)
     return Status::fail(Errc::invalid_argument, "exact sum: too many elements per thread for the forced grid");
   void* ws = opt.workspace;
@@ -43,13 +44,16 @@ Status dispatch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream
     StreamDeviceScope on_stream_device;
     if (const Status s = check_call(src, n, out, stream, opt, on_stream_device); !s) return s;
     const int device = on_stream_device.device();
-    switch (opt.force_threads) {
-      case 0:
-      case exact::threads: return launch_exact<Terms, exact::threads>(src, n, out, stream, opt, device);
-      case 128: return launch_exact<Terms, 128>(src, n, out, stream, opt, device);
-      case 256: return launch_exact<Terms, 256>(src, n, out, stream, opt, device);
-      default: return Status::fail(Errc::invalid_argument, "force_threads must be 0, 128, 256 or 512");
-    }
+    const ForcedLaunch force = forced_launch();
+    // Other block sizes only where the tests compile them (GPUREDUCE_TESTING), to show that the
+    // result does not depend on the launch: a user's exact sum compiles one size.
+#if defined(GPUREDUCE_TESTING)
+    if (force.threads == 128) return launch_exact<Terms, 128>(src, n, out, stream, opt, device, force);
+    if (force.threads == 256) return launch_exact<Terms, 256>(src, n, out, stream, opt, device, force);
+#endif
+    if (force.threads != 0 && force.threads != exact::threads)
+      return Status::fail(Errc::invalid_argument, "forced exact-sum block size must be 0, 128, 256 or 512");
+    return launch_exact<Terms, exact::threads>(src, n, out, stream, opt, device, force);
   } catch (const std::bad_alloc&) {
     return Status::fail(Errc::cuda_error, "host allocation failed");
   } catch (const std::system_error&) {

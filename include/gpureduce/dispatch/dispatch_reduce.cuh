@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gpureduce/dispatch/allocation_range.hpp>
+#include <gpureduce/dispatch/forced_launch.hpp>
 #include <gpureduce/dispatch/launch_plan.hpp>
 #include <gpureduce/dispatch/pointer_reach.hpp>
 #include <gpureduce/dispatch/stream_device.hpp>
@@ -369,9 +370,10 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     const RelaxedCaptureScope relaxed;
     StreamDeviceScope on_stream_device;
     if (const Status s = check_call(src, n, out, stream, opt, on_stream_device); !s) return s;
+    const ForcedLaunch force = forced_launch();
     if constexpr (one_block_one_per_load_max<A, Source, Op>() != 0) {
       using R = typename one_per_load_of<Source>::type;
-      if ((opt.force_kernel == Kernel::automatic || opt.force_kernel == Kernel::one_block) &&
+      if ((force.kernel == Kernel::automatic || force.kernel == Kernel::one_block) &&
           n <= one_block_one_per_load_max<A, Source, Op>()) {
         const LaunchPlan plan = plan_launch(n, 0, R::split_bytes, reduce_tuning<A, R, Op>(), 1, Kernel::one_block);
         return Status::from_cuda(
@@ -387,7 +389,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     const bool evict_first = evict_first_loads(opt.l2, n, bytes, limits.l2_bytes, here);
     // Grids of several waves with plain loads take their own kernel where the tuning gives it
     // another unroll.
-    const bool waves = opt.force_kernel == Kernel::waves ||
+    const bool waves = force.kernel == Kernel::waves ||
                        (!evict_first && reads_on_waves_kernel(n, bytes, limits.l2_bytes, here));
     const std::uint64_t max_blocks =
         grid_block_limit(n, bytes, limits.l2_bytes, limits.resident_blocks[waves ? 2 : evict_first], here);
@@ -398,7 +400,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     // such a result type has no other end).
     const bool in_place = atomic_end_v<A, Out, Op> && overlaps_input(src, n, out, sizeof(Out));
     const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, waves ? waves_kernel_tuning(here) : here,
-                                        max_blocks, opt.force_kernel, opt.force_blocks,
+                                        max_blocks, force.kernel, force.blocks,
                                         tree_flaggable<A, Op> && evict_first && !waves && !in_place,
                                         atomic_end_v<A, Out, Op> && !in_place);
     if (plan.kernel == Kernel::one_block)
