@@ -26,6 +26,6 @@
 #define GPUREDUCE_NO_UNROLL
 #endif
 
-namespace gpureduce {
+namespace gpureduce::detail {
 inline constexpr int warp_threads = 32;
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

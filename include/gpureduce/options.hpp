@@ -1,16 +1,19 @@
 // Per-call options of the public API.
 #pragma once
 
-#include <gpureduce/dispatch/launch_plan.hpp>
-#include <gpureduce/thread/operators.hpp>
-
 #include <cstddef>
-#include <cstdint>
 
 namespace gpureduce {
 
+// NaN handling of the built-in operators on floating inputs: propagate (the default, as NumPy and
+// PyTorch) or skip them (ignore: nansum, fmin/fmax).
+enum class NanPolicy : unsigned char { propagate, ignore };
+
+// The L2 priority of a grid's input loads: automatic (evict-first up to 4x the L2 size, plain
+// above), normal or evict_first at every size.
+enum class L2Policy : unsigned char { automatic, normal, evict_first };
+
 struct Options {
-  // NaN handling of the built-in operators on floating inputs (see thread/operators.hpp).
   NanPolicy nan = NanPolicy::propagate;
   // A caller-provided workspace of at least gpureduce::workspace_bytes, zero-filled before its
   // first use (on the call's stream, or before a synchronisation: a non-blocking stream does not

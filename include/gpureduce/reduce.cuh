@@ -138,7 +138,7 @@ Status try_reduce(const T* in, std::uint64_t n, Out* out, Op op, cudaStream_t st
   detail::check_types<T, Op, A, Out>();
   if constexpr (detail::is_arg_op_v<Op>)
     if (n == 0) return Status::fail(Errc::empty_input, "argmin/argmax of an empty input has no index");
-  return detail::dispatch_reduce<A>(ArraySource<T>{in, {}}, n, out, detail::with_options(op, opt), stream, opt);
+  return detail::dispatch_reduce<A>(detail::ArraySource<T>{in, {}}, n, out, detail::with_options(op, opt), stream, opt);
 }
 
 template <class AccT = void, class T, class Out, class Op>
@@ -155,12 +155,12 @@ Status try_reduce(const T* in, std::uint64_t n, Out* out, F f, Init identity, cu
                   const Options& opt = {}) noexcept {
   using A = std::conditional_t<std::is_void_v<AccT>, Init, AccT>;
   static_assert(std::is_invocable_r_v<A, F, A, A>, "gpureduce: the functor must take two accumulators and return one");
-  using Op = UserOp<F, A>;
+  using Op = detail::UserOp<F, A>;
   detail::check_types<T, Op, A, Out>();
-  static_assert(std::is_convertible_v<T, A> || (is_element_v<T> && is_element_v<A>),
+  static_assert(std::is_convertible_v<T, A> || (detail::is_element_v<T> && detail::is_element_v<A>),
                 "gpureduce: the elements do not convert to the accumulator (the identity's type): "
                 "transform them (transform_reduce)");
-  return with_array_source(in, n, Identity{}, [&](const auto& src) {
+  return detail::with_array_source(in, n, detail::Identity{}, [&](const auto& src) {
     return detail::dispatch_reduce<A>(src, n, out, Op{f, static_cast<A>(identity)}, stream, opt);
   });
 }
@@ -183,7 +183,7 @@ Status try_transform_reduce(const T* in, std::uint64_t n, Out* out, Transform tr
   detail::check_types<U, Op, A, Out>();
   if constexpr (detail::is_arg_op_v<Op>)
     if (n == 0) return Status::fail(Errc::empty_input, "argmin/argmax of an empty input has no index");
-  return with_array_source(in, n, transform, [&](const auto& src) {
+  return detail::with_array_source(in, n, transform, [&](const auto& src) {
     return detail::dispatch_reduce<A>(src, n, out, detail::with_options(op, opt), stream, opt);
   });
 }
@@ -207,9 +207,9 @@ Status try_transform_reduce(const T* in, std::uint64_t n, Out* out, Transform tr
   static_assert(std::is_invocable_r_v<A, F, A, A>, "gpureduce: the functor must take two accumulators and return one");
   static_assert(std::is_convertible_v<detail::transformed_t<Transform, T>, A>,
                 "gpureduce: the transform's result does not convert to the accumulator (the identity's type)");
-  using Op = UserOp<F, A>;
+  using Op = detail::UserOp<F, A>;
   detail::check_types<T, Op, A, Out>();
-  return with_array_source(in, n, transform, [&](const auto& src) {
+  return detail::with_array_source(in, n, transform, [&](const auto& src) {
     return detail::dispatch_reduce<A>(src, n, out, Op{f, static_cast<A>(identity)}, stream, opt);
   });
 }
@@ -228,8 +228,8 @@ Status try_dot(const T* a, const T* b, std::uint64_t n, Out* out, cudaStream_t s
                const Options& opt = {}) noexcept {
   using A = detail::chosen_accumulator_t<AccT, T, Sum>;
   detail::check_types<T, Sum, A, Out>();
-  return with_product_source<T, A>(
-      a, b, TuningSm90<sizeof(T)>::shifted_dot_b(n, is_floating_v<T>), [&](const auto& src) {
+  return detail::with_product_source<T, A>(
+      a, b, detail::TuningSm90<sizeof(T)>::shifted_dot_b(n, detail::is_floating_v<T>), [&](const auto& src) {
         return detail::dispatch_reduce<A>(src, n, out, detail::with_options(Sum{}, opt), stream, opt);
       });
 }
@@ -272,8 +272,8 @@ GPUREDUCE_NAMED(any, Any)
 template <class T, class Out>
 Status try_exact_sum(const T* in, std::uint64_t n, Out* out, cudaStream_t stream = nullptr,
                      const Options& opt = {}) noexcept {
-  static_assert(exact::is_exact_type_v<T>, "gpureduce: exact sums take float, double, __half or __nv_bfloat16");
-  return detail::dispatch_exact_sum<exact::SumOf<T>>(ArraySource<T>{in, {}}, n, out, stream, opt);
+  static_assert(detail::exact::is_exact_type_v<T>, "gpureduce: exact sums take float, double, __half or __nv_bfloat16");
+  return detail::dispatch_exact_sum<detail::exact::SumOf<T>>(detail::ArraySource<T>{in, {}}, n, out, stream, opt);
 }
 
 template <class T, class Out>
@@ -287,7 +287,7 @@ template <class T, class Out>
 Status try_exact_dot(const T* a, const T* b, std::uint64_t n, Out* out, cudaStream_t stream = nullptr,
                      const Options& opt = {}) noexcept {
   static_assert(std::is_same_v<T, float>, "gpureduce: exact dot products take float");
-  return detail::dispatch_exact_sum<exact::FloatProducts>(ProductSource<float, double>{a, b}, n, out, stream, opt);
+  return detail::dispatch_exact_sum<detail::exact::FloatProducts>(detail::ProductSource<float, double>{a, b}, n, out, stream, opt);
 }
 
 template <class T, class Out>

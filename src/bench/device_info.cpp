@@ -42,7 +42,7 @@ std::optional<DeviceInfo> query_device(std::string& error) {
   d.global_mem_bytes = p.totalGlobalMem;
   int clock_khz = 0;
   cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, d.ordinal);
-  d.theoretical_gbps = dram_gbps(std::uint64_t(clock_khz), std::uint64_t(p.memoryBusWidth));
+  d.theoretical_gbps = detail::dram_gbps(std::uint64_t(clock_khz), std::uint64_t(p.memoryBusWidth));
   int api = 0;
   cudaDriverGetVersion(&api);
   d.cuda_driver_api = std::to_string(api / 1000) + "." + std::to_string(api % 1000 / 10);

@@ -19,6 +19,7 @@
 #include <cstring>
 
 namespace gpureduce {
+using namespace gpureduce::detail;
 
 namespace {
 

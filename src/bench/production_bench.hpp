@@ -14,6 +14,7 @@
 #include <vector>
 
 namespace gpureduce {
+using namespace gpureduce::detail;
 
 struct ProductionRun {
   std::vector<ElemType> types;

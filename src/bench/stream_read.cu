@@ -3,6 +3,7 @@
 #include <gpureduce/grid/arithmetic.hpp>
 
 namespace gpureduce {
+using namespace gpureduce::detail;
 namespace {
 
 constexpr int read_threads = 256;

@@ -9,6 +9,7 @@
 #include <thrust/reduce.h>
 
 namespace gpureduce {
+using namespace gpureduce::detail;
 namespace {
 
 constexpr std::size_t slice_alignment = 256;

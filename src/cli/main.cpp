@@ -12,6 +12,7 @@
 #include <optional>
 
 namespace gpureduce::cli {
+using namespace gpureduce::detail;
 namespace {
 
 // 4 GiB, as the bench's largest 4-byte rows, or a quarter of device memory on smaller GPUs: over 1

@@ -16,6 +16,7 @@
 #include <array>
 
 namespace gpureduce::ladder {
+using namespace gpureduce::detail;
 namespace {
 
 #define GPUREDUCE_RUNG(ns, adds, single) \

@@ -12,6 +12,7 @@
 #include <array>
 
 namespace gpureduce::matmul {
+using namespace gpureduce::detail;
 namespace {
 
 const std::array table{

@@ -99,7 +99,7 @@ T value(double v) {
 // The same bits, or both NaN (any NaN).
 template <class T>
 bool same(T a, T b) {
-  const double da = gpureduce::convert<double>(a), db = gpureduce::convert<double>(b);
+  const double da = gpureduce::detail::convert<double>(a), db = gpureduce::detail::convert<double>(b);
   if (da != da || db != db) return da != da && db != db;  // any NaN is NaN
   return bits_of(a) == bits_of(b);
 }

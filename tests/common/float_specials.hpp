@@ -11,6 +11,7 @@
 #include <vector>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 
 template <class F>
 using U = detail::key_bits_t<F>;

@@ -11,6 +11,7 @@
 #include <vector>
 
 namespace gpureduce::reference {
+using namespace gpureduce::detail;
 
 template <class T>
 long double to_ld(T x) {

@@ -6,6 +6,7 @@
 #include <string>
 
 namespace gpureduce {
+using namespace gpureduce::detail;
 namespace {
 
 // Which overload a call takes. An operator with an identity of its own takes no second one, so a

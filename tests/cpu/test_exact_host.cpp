@@ -104,12 +104,12 @@ TYPED_TEST(ExactHost, ties_round_to_even) {
                            value<T>(half_ulp_of_one / 2)};
     expect_exact(x, "tie");
     const T got = gpureduce::exact_sum_host(x.data(), x.size());
-    EXPECT_EQ(gpureduce::convert<double>(got), base == 1.0 ? 1.0 : 1.0 + 4 * half_ulp_of_one);
+    EXPECT_EQ(gpureduce::detail::convert<double>(got), base == 1.0 ? 1.0 : 1.0 + 4 * half_ulp_of_one);
   }
   std::mt19937_64 rng(test_seed());
   for (int k = 0; k < 200; ++k) {  // random ties: a value, plus exactly half its ulp in pieces
     const T a = value<T>(std::ldexp(1.0 + double(rng() % 1000) / 1000, int(rng() % 20) - 10));
-    const double ulp = std::ldexp(1.0, std::ilogb(gpureduce::convert<double>(a)) - l.frac_bits);
+    const double ulp = std::ldexp(1.0, std::ilogb(gpureduce::detail::convert<double>(a)) - l.frac_bits);
     const std::vector<T> x{a, value<T>(ulp / 4), value<T>(ulp / 8), value<T>(ulp / 8)};
     expect_exact(x, "random tie");
   }
@@ -148,7 +148,7 @@ TYPED_TEST(ExactHost, special_values) {
   const T nan = from_bits<T>(exp_mask<T>() | (exp_mask<T>() >> 1 & ~exp_mask<T>()) | 1);
   const T one = value<T>(1.0), zero = value<T>(0.0), nzero = negate(zero);
   const auto sum = [](std::vector<T> x) { return gpureduce::exact_sum_host(x.data(), x.size()); };
-  const auto is_nan = [](T x) { return gpureduce::convert<double>(x) != gpureduce::convert<double>(x); };
+  const auto is_nan = [](T x) { return gpureduce::detail::convert<double>(x) != gpureduce::detail::convert<double>(x); };
   EXPECT_TRUE(is_nan(sum({one, nan, one})));
   EXPECT_TRUE(is_nan(sum({inf, one, ninf})));
   EXPECT_TRUE(is_nan(sum({inf, nan})));

@@ -15,8 +15,8 @@
 namespace {
 
 using namespace exact_cases;
-using gpureduce::exact::narrow_batch_sum;
-using gpureduce::exact::NarrowWindow;
+using gpureduce::detail::exact::narrow_batch_sum;
+using gpureduce::detail::exact::NarrowWindow;
 using gpureduce::test::test_seed;
 
 constexpr int K = 8;  // one 16-byte vector

@@ -17,8 +17,8 @@
 
 namespace {
 
-using gpureduce::FlaggedPartial;
-using namespace gpureduce::exact;
+using gpureduce::detail::FlaggedPartial;
+using namespace gpureduce::detail::exact;
 using gpureduce::test::test_seed;
 
 void check_round_trip(int words, std::uint64_t seed) {
@@ -81,8 +81,8 @@ TEST(ExactPackets, readers_fit_the_flagged_slots) {
   EXPECT_EQ(packets(SumOf<__half>::range.words()), 2);
   for (const int words : {SumOf<double>::range.words(), SumOf<float>::range.words(), SumOf<__half>::range.words(),
                           SumOf<__nv_bfloat16>::range.words(), FloatProducts::range.words()}) {
-    EXPECT_LE(max_readers(words) * std::uint64_t(packets(words)), gpureduce::max_grid_blocks) << words;
-    EXPECT_GT((max_readers(words) + 1) * std::uint64_t(packets(words)), gpureduce::max_grid_blocks) << words;
+    EXPECT_LE(max_readers(words) * std::uint64_t(packets(words)), gpureduce::detail::max_grid_blocks) << words;
+    EXPECT_GT((max_readers(words) + 1) * std::uint64_t(packets(words)), gpureduce::detail::max_grid_blocks) << words;
     EXPECT_GE(max_readers(words), 132u) << words;  // a reader per SM of an H100, at least
   }
 }

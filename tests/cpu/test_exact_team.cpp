@@ -93,7 +93,7 @@ Acc<Words> team_normalized(const Acc<Words>& a) {
     std::int64_t w[slice<Words>];
     const int first = rank * slice<Words>;
     for (int p = 0; p < slice<Words>; ++p) w[p] = first + p < Words ? a[first + p] : 0;
-    gpureduce::exact::normalize_slice(w, first, Words, team);
+    gpureduce::detail::exact::normalize_slice(w, first, Words, team);
     for (int p = 0; p < slice<Words>; ++p)
       if (first + p < Words) out[first + p] = w[p];
   });
@@ -108,7 +108,7 @@ std::vector<Out> team_rounded(const Acc<Words>& a, int lsb_exp, unsigned flags) 
     std::int64_t w[slice<Words>];
     const int first = rank * slice<Words>;
     for (int p = 0; p < slice<Words>; ++p) w[p] = first + p < Words ? a[first + p] : 0;
-    got[rank] = gpureduce::exact::round_slice<Out>(w, first, Words, lsb_exp, flags, team);
+    got[rank] = gpureduce::detail::exact::round_slice<Out>(w, first, Words, lsb_exp, flags, team);
   });
   return got;
 }
@@ -157,18 +157,18 @@ Acc<Words> random_accumulator(std::mt19937_64& rng, int kind) {
 
 template <class Out, int Words>
 void check_team(std::uint64_t seed) {
-  constexpr gpureduce::exact::TermRange r = gpureduce::exact::sum_terms<Out>();
+  constexpr gpureduce::detail::exact::TermRange r = gpureduce::detail::exact::sum_terms<Out>();
   static_assert(r.words() == Words);
   std::mt19937_64 rng(seed);
   for (int round = 0; round < 60; ++round) {
     const int kind = round % 6;
     const Acc<Words> a = random_accumulator<Words>(rng, kind);
     Acc<Words> one = a;
-    gpureduce::exact::normalize(*reinterpret_cast<std::int64_t(*)[Words]>(one.data()));
+    gpureduce::detail::exact::normalize(*reinterpret_cast<std::int64_t(*)[Words]>(one.data()));
     EXPECT_EQ(team_normalized<Words>(a), one) << "kind " << kind << " round " << round;
-    for (unsigned flags : {0u, unsigned(gpureduce::exact::flag_not_neg_zero)}) {
+    for (unsigned flags : {0u, unsigned(gpureduce::detail::exact::flag_not_neg_zero)}) {
       Acc<Words> w = a;
-      const Out want = gpureduce::exact::round_to<Out>(*reinterpret_cast<std::int64_t(*)[Words]>(w.data()),
+      const Out want = gpureduce::detail::exact::round_to<Out>(*reinterpret_cast<std::int64_t(*)[Words]>(w.data()),
                                                        r.lsb_exp, flags);
       for (Out got : team_rounded<Out, Words>(a, r.lsb_exp, flags))
         ASSERT_EQ(bits_of(got), bits_of(want)) << "kind " << kind << " round " << round << " flags " << flags;
@@ -178,17 +178,17 @@ void check_team(std::uint64_t seed) {
 
 TEST(ExactTeam, thirty_two_owners_give_one_owners_words_and_rounding) {
   const std::uint64_t seed = test_seed();
-  check_team<float, gpureduce::exact::sum_terms<float>().words()>(seed);
-  check_team<double, gpureduce::exact::sum_terms<double>().words()>(seed);
-  check_team<__half, gpureduce::exact::sum_terms<__half>().words()>(seed);
-  check_team<__nv_bfloat16, gpureduce::exact::sum_terms<__nv_bfloat16>().words()>(seed);
+  check_team<float, gpureduce::detail::exact::sum_terms<float>().words()>(seed);
+  check_team<double, gpureduce::detail::exact::sum_terms<double>().words()>(seed);
+  check_team<__half, gpureduce::detail::exact::sum_terms<__half>().words()>(seed);
+  check_team<__nv_bfloat16, gpureduce::detail::exact::sum_terms<__nv_bfloat16>().words()>(seed);
 }
 
 TEST(ExactTeam, specials_are_decided_before_the_words) {
-  using gpureduce::exact::flag_nan;
-  using gpureduce::exact::flag_neg_inf;
-  using gpureduce::exact::flag_pos_inf;
-  constexpr int words = gpureduce::exact::sum_terms<double>().words();
+  using gpureduce::detail::exact::flag_nan;
+  using gpureduce::detail::exact::flag_neg_inf;
+  using gpureduce::detail::exact::flag_pos_inf;
+  constexpr int words = gpureduce::detail::exact::sum_terms<double>().words();
   Acc<words> a{};
   a[3] = 12345;
   for (unsigned flags : {unsigned(flag_nan), unsigned(flag_pos_inf), unsigned(flag_neg_inf),

@@ -11,6 +11,7 @@
 #include <vector>
 
 namespace gpureduce {
+using namespace gpureduce::detail;
 namespace {
 
 // Runs visit(b, t, record) for every block and thread of a grid and checks that record() was

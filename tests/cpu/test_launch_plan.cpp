@@ -15,6 +15,7 @@
 #include <limits>
 
 namespace gpureduce {
+using namespace gpureduce::detail;
 namespace {
 
 constexpr ReduceTuning t = TuningSm90<4>::value;

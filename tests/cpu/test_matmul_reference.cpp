@@ -10,6 +10,7 @@
 #include <random>
 
 namespace gpureduce::matmul {
+using namespace gpureduce::detail;
 namespace {
 
 std::vector<std::int32_t> random_matrix(unsigned n, std::uint64_t seed, int lo, int hi) {

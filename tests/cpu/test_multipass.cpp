@@ -10,6 +10,7 @@
 #include <vector>
 
 namespace gpureduce::ladder {
+using namespace gpureduce::detail;
 namespace {
 
 TEST(test_ladder_multipass, ping_pong_never_aliases_and_sums) {

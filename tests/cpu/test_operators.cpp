@@ -19,6 +19,7 @@
 #include <vector>
 
 namespace gpureduce {
+using namespace gpureduce::detail;
 namespace {
 
 constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();

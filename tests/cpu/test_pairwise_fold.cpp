@@ -10,6 +10,7 @@
 #include <vector>
 
 namespace gpureduce {
+using namespace gpureduce::detail;
 namespace {
 
 const auto bracket = [](const std::string& a, const std::string& b) { return "(" + a + " " + b + ")"; };

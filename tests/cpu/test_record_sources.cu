@@ -17,6 +17,7 @@
 #include <vector>
 
 namespace gpureduce {
+using namespace gpureduce::detail;
 namespace {
 
 struct Pair {  // 8 bytes, 4-byte aligned

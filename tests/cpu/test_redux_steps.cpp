@@ -15,6 +15,7 @@
 #include <vector>
 
 namespace gpureduce {
+using namespace gpureduce::detail;
 namespace {
 
 constexpr int lanes = 32;

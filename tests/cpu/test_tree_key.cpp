@@ -17,6 +17,7 @@
 #include <vector>
 
 namespace gpureduce {
+using namespace gpureduce::detail;
 namespace {
 
 using namespace test;

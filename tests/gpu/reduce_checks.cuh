@@ -23,6 +23,7 @@
 #include <vector>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 
 inline bool gpu_available(std::string& why) {
   int count = 0;

@@ -7,6 +7,7 @@
 #include <array>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 
 template <class T>
 class test_reduce_types : public ::testing::Test {};

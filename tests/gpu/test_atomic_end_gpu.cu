@@ -11,6 +11,7 @@
 #include <vector>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 namespace {
 
 using exact_cases::bits_of;

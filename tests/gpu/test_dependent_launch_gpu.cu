@@ -7,6 +7,7 @@
 #include <vector>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 namespace {
 
 // A producer that lets its dependents launch at once, then spins for `delay` cycles (about 20 us)

@@ -5,6 +5,7 @@
 #include "reduce_checks.cuh"
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 namespace {
 
 // Three rounds of: allocate, fill the memory just freed by a reset with ones (so a stale workspace

@@ -9,6 +9,7 @@
 #include <vector>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 namespace {
 
 using namespace exact_cases;

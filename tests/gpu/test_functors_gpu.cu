@@ -9,6 +9,7 @@
 #include <vector>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 namespace {
 
 struct AbsMax {

@@ -7,6 +7,7 @@
 #include <vector>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 namespace {
 
 // Workspace slots held (by streams and graphs) in the current device's pool.

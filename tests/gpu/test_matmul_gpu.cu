@@ -7,6 +7,7 @@
 #include <gpureduce/matmul/registry.hpp>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 namespace {
 
 std::vector<std::int32_t> random_matrix(unsigned n, std::uint64_t seed) {

@@ -6,6 +6,7 @@
 #include <thread>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 namespace {
 
 int device_count() {

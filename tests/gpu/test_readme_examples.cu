@@ -6,6 +6,7 @@
 #include <cuda/std/functional>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 namespace {
 
 // [example: functor]

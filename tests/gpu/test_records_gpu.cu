@@ -20,6 +20,7 @@
 #include <type_traits>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 namespace {
 
 using complex64 = cuda::std::complex<float>;

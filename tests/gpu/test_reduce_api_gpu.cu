@@ -7,6 +7,7 @@
 #include <vector>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 namespace {
 
 TEST(test_reduce_api, bit_identical_over_ten_runs) {

@@ -1,6 +1,7 @@
 #include "reduce_typed_tests.cuh"
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 using FloatTypes = ::testing::Types<float, double, __half, __nv_bfloat16>;
 INSTANTIATE_TYPED_TEST_SUITE_P(floats, test_reduce_types, FloatTypes);
 

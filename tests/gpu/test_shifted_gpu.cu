@@ -12,6 +12,7 @@
 #include <climits>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 namespace {
 
 constexpr std::uint64_t sizes[] = {0, 1, 2, 3, 31, 33, 1025, 4099, 65537, (1ull << 20) + 3};

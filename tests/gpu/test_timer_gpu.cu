@@ -10,6 +10,7 @@
 #include <thread>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 namespace {
 
 __global__ void spin_for(std::uint64_t ns) {

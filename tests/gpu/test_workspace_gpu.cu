@@ -12,6 +12,7 @@
 #include <vector>
 
 namespace gpureduce::test {
+using namespace gpureduce::detail;
 namespace {
 
 // A program that creates and destroys streams keeps the pool at its peak of live streams when it

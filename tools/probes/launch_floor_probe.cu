@@ -69,7 +69,7 @@ template <int Tag>
 __global__ void __launch_bounds__(256) line_block_kernel(const float4* in, float* out) {
   const float acc = threadIdx.x < 8 ? tree(in[threadIdx.x]) : 0.f;
   __shared__ float warps[32];
-  const float r = gpureduce::block_reduce<256>(acc, gpureduce::Sum{}, 0.0f, warps);
+  const float r = gpureduce::detail::block_reduce<256>(acc, gpureduce::Sum{}, 0.0f, warps);
   if (threadIdx.x == 0) *out = r;
 }
 
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(Threads) sum_kernel(const float4* in, float* o
     for (int d = 16; d; d /= 2) acc += __shfl_xor_sync(~0u, acc, d);
   } else {
     __shared__ float warps[32];
-    acc = gpureduce::block_reduce<Threads>(acc, gpureduce::Sum{}, 0.0f, warps);
+    acc = gpureduce::detail::block_reduce<Threads>(acc, gpureduce::Sum{}, 0.0f, warps);
   }
   if (threadIdx.x == 0) *out = acc;
 }

@@ -21,7 +21,7 @@
 #include <type_traits>
 #include <utility>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // One vector: 16 bytes of elements, or for records of other sizes whole records spanning whole
 // 16-byte words (grid/vector_split.hpp).
@@ -471,4 +471,4 @@ struct source_value<ProductSource<T, A, ShiftedB>> {
   using type = A;
 };
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <type_traits>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // Hands thread threadIdx.x's elements (block `block` of a grid of `grid` blocks of BlockThreads)
 // to sink(value, index) (scalar head and tail) and vector_sink(values, first_index) (the body,
@@ -290,4 +290,4 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
   return run.template operator()<NanPolicy::propagate>();
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -8,7 +8,7 @@
 #include <gpureduce/warp/warp_reduce_staged.cuh>
 #include <gpureduce/warp/warp_redux.cuh>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // Whether block_reduce<BlockThreads, Redux, Staged> stages partials of type T under Op: every
 // thread stores its partial, each lane of warp 0 loads BlockThreads / 32 of them at once and folds
@@ -74,4 +74,4 @@ __device__ __forceinline__ T block_reduce(T v, Op op, T (&warp_partials)[Slots])
   return block_reduce<BlockThreads>(v, op, op.template identity<T>(), warp_partials);
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

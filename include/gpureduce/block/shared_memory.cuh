@@ -2,7 +2,7 @@
 // on the element type directly: every instantiation would redeclare one symbol with another type).
 #pragma once
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 template <class T>
 __device__ __forceinline__ T* dynamic_shared() {
@@ -10,4 +10,4 @@ __device__ __forceinline__ T* dynamic_shared() {
   return reinterpret_cast<T*>(gpureduce_dynamic_smem);
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

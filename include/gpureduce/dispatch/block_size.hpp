@@ -5,7 +5,7 @@
 
 #include <type_traits>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // Calls f(std::integral_constant<unsigned, B>{}) for block in {64, 128, 256, 512, 1024}; any other
 // size returns cudaErrorInvalidValue without calling f.
@@ -21,4 +21,4 @@ cudaError_t dispatch_block_size(unsigned block, F&& f) {
   }
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

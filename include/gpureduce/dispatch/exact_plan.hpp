@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace gpureduce::exact {
+namespace gpureduce::detail::exact {
 
 // Reading blocks whose packets (grid/exact_packets.hpp) fit the grid workspace's flagged slots,
 // one slot per packet; a grid has these and its combiner block. The flagged slots are empty
@@ -71,4 +71,4 @@ GPUREDUCE_HD constexpr std::uint64_t plan_blocks(std::uint64_t vectors, unsigned
 // The blocks of a grid that read the input: all but the combiner.
 GPUREDUCE_HD constexpr std::uint64_t readers(std::uint64_t blocks) { return blocks > 1 ? blocks - 1 : 1; }
 
-}  // namespace gpureduce::exact
+}  // namespace gpureduce::detail::exact

@@ -2,12 +2,13 @@
 #pragma once
 
 #include <gpureduce/grid/arithmetic.hpp>
+#include <gpureduce/options.hpp>
 #include <gpureduce/grid/vector_split.hpp>
 
 #include <cstddef>
 #include <cstdint>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 struct ReduceTuning {
   unsigned grid_threads;               // threads per block of grid_kernel
@@ -202,14 +203,9 @@ GPUREDUCE_HD constexpr bool reads_on_waves_kernel(std::uint64_t n, unsigned byte
          n >= std::uint64_t(t.waves_unroll_min_l2) * l2_bytes / bytes_per_element;
 }
 
-// How the grid kernel's loads treat L2 (Options::l2; docs/design.md, "Loads").
-//   automatic    evict-first up to ReduceTuning::evict_first_max_l2 times the L2 size, normal above
-//   normal       the default priority at any size: for an input that a later kernel reads again
-//                after other traffic, which evict-first lines would be the first to make room for
-//   evict_first  at any size
-enum class L2Policy : unsigned char { automatic, normal, evict_first };
-
-// Whether the grid kernel loads evict-first: n elements of `bytes_per_element` (all arrays read),
+// Whether the grid kernel loads evict-first (Options::l2; docs/design.md, "Loads"): under
+// L2Policy::automatic up to ReduceTuning::evict_first_max_l2 times the L2 size, plainly above;
+// L2Policy::normal keeps the default priority, for an input a later kernel reads again: n elements of `bytes_per_element` (all arrays read),
 // on a device with l2_bytes of L2.
 GPUREDUCE_HD constexpr bool evict_first_loads(L2Policy policy, std::uint64_t n, unsigned bytes_per_element,
                                               std::uint64_t l2_bytes, const ReduceTuning& t) {
@@ -217,4 +213,4 @@ GPUREDUCE_HD constexpr bool evict_first_loads(L2Policy policy, std::uint64_t n, 
   return n <= std::uint64_t(t.evict_first_max_l2) * l2_bytes / bytes_per_element;
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

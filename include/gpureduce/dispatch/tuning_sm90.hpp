@@ -8,7 +8,7 @@
 
 #include <cstddef>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 template <std::size_t ElemBytes>
 struct TuningSm90 {
@@ -155,4 +155,4 @@ struct TuningSm90 {
   }();
 };
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -40,7 +40,7 @@ namespace gpureduce {
 // Bytes of workspace one reduction needs (the caller-provided kind: zero-fill it once before its
 // first use; every completed reduction leaves it ready again, and zero-filling it between
 // reductions is allowed too).
-inline constexpr std::size_t workspace_bytes = grid_workspace_bytes;
+inline constexpr std::size_t workspace_bytes = detail::grid_workspace_bytes;
 // Its alignment: blocks publish 16-byte partials (grid/flagged_partial.hpp).
 inline constexpr std::size_t workspace_alignment = 16;
 

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace gpureduce::exact {
+namespace gpureduce::detail::exact {
 
 // s + e == a + b exactly (round to nearest, no overflow); also exact under gradual underflow.
 struct TwoSum {
@@ -136,4 +136,4 @@ GPUREDUCE_NO_UNROLL
   }
 };
 
-}  // namespace gpureduce::exact
+}  // namespace gpureduce::detail::exact

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace gpureduce::exact {
+namespace gpureduce::detail::exact {
 
 // A binary floating-point format: `precision` significand bits, values are multiples of
 // 2^lsb_exp (the smallest subnormal) and finite ones are below 2^max_exp.
@@ -80,4 +80,4 @@ struct FloatProducts {
   static constexpr TermRange range = float_product_terms();
 };
 
-}  // namespace gpureduce::exact
+}  // namespace gpureduce::detail::exact

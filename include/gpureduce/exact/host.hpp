@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-namespace gpureduce::exact {
+namespace gpureduce::detail::exact {
 
 // sum in[0, n) of terms(i) (a double, exact), rounded once into Out; batch(i, e, put) adds the K
 // terms from i to the expansion e, as the kernel adds one vector.
@@ -33,7 +33,7 @@ Out host_sum(std::uint64_t n, TermAt&& term, BatchAt&& batch) {
   return round_to<Out>(w, r.lsb_exp, flags);
 }
 
-}  // namespace gpureduce::exact
+}  // namespace gpureduce::detail::exact
 
 namespace gpureduce {
 
@@ -41,11 +41,11 @@ namespace gpureduce {
 // 16 bytes, as the kernel reads them.
 template <class Out = void, class T>
 auto exact_sum_host(const T* in, std::uint64_t n) {
-  static_assert(exact::is_exact_type_v<T>, "gpureduce: exact sums take float, double, __half or __nv_bfloat16");
+  static_assert(detail::exact::is_exact_type_v<T>, "gpureduce: exact sums take float, double, __half or __nv_bfloat16");
   using R = std::conditional_t<std::is_void_v<Out>, T, Out>;
   constexpr int K = 16 / sizeof(T);
-  return exact::host_sum<exact::SumOf<T>, R, K>(
-      n, [&](std::uint64_t i) { return convert<double>(in[i]); },
+  return detail::exact::host_sum<detail::exact::SumOf<T>, R, K>(
+      n, [&](std::uint64_t i) { return detail::convert<double>(in[i]); },
       [&](std::uint64_t i, auto& e, const auto& put) {
         T y[K];
         for (int k = 0; k < K; ++k) y[k] = in[i + k];
@@ -57,7 +57,7 @@ auto exact_sum_host(const T* in, std::uint64_t n) {
 template <class Out = float>
 Out exact_dot_host(const float* a, const float* b, std::uint64_t n) {
   const auto term = [&](std::uint64_t i) { return double(a[i]) * double(b[i]); };
-  return exact::host_sum<exact::FloatProducts, Out, 4>(n, term, [&](std::uint64_t i, auto& e, const auto& put) {
+  return detail::exact::host_sum<detail::exact::FloatProducts, Out, 4>(n, term, [&](std::uint64_t i, auto& e, const auto& put) {
     const double x[4] = {term(i), term(i + 1), term(i + 2), term(i + 3)};
     e.add_batch(x, put);
   });

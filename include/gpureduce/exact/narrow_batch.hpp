@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace gpureduce::exact {
+namespace gpureduce::detail::exact {
 
 template <class T>
 inline constexpr bool is_narrow_v = is_half_v<T>;
@@ -93,4 +93,4 @@ GPUREDUCE_UNROLL
   return true;
 }
 
-}  // namespace gpureduce::exact
+}  // namespace gpureduce::detail::exact

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace gpureduce::exact {
+namespace gpureduce::detail::exact {
 
 // Flags of the values that are not added as numbers (OR-combined).
 enum Flag : unsigned {
@@ -96,7 +96,6 @@ GPUREDUCE_HD std::int64_t carry_word(std::int64_t& w, int i, int words, std::int
   return v >> 32;
 }
 
-namespace detail {
 // A carry transfer: the carry out (-1, 0 or 1) for each carry in (-1, 0, 1), plus one, in bytes 0-2
 // (byte 3 holds 3, as in the identity 0x03020100), and the transfer of one applied after another
 // (`first` then `then`): a byte permute of `then` by `first`'s bytes as the selector's nibbles.
@@ -108,7 +107,6 @@ GPUREDUCE_HD std::uint32_t compose_carries(std::uint32_t then, std::uint32_t fir
   return byte_perm(then, 0u, first_selector);
 }
 GPUREDUCE_HD int carry_out_of(std::uint32_t transfer, int in) { return int((transfer >> (8 * (in + 1))) & 0xFFu) - 1; }
-}  // namespace detail
 
 // Full carry propagation over the team's slices: words 0..words-2 become digits, the top word
 // signed. Two passes, each taking the carries out of the owner below, leave every owner a carry
@@ -148,11 +146,11 @@ GPUREDUCE_UNROLL
   // field took 17 instructions a step).
 GPUREDUCE_UNROLL
   for (int d = 1; d < Team::owners && d < (words + P - 1) / P; d *= 2) {  // up to the last owner of a word
-    const std::int64_t below = team.from_below(detail::carry_selector(transfer), d, detail::carry_identity_selector);
-    transfer = detail::compose_carries(transfer, std::uint32_t(below));
+    const std::int64_t below = team.from_below(carry_selector(transfer), d, carry_identity_selector);
+    transfer = compose_carries(transfer, std::uint32_t(below));
   }
   // The carries out of every owner below, composed from no carry into the first owner.
-  carry = team.from_below(detail::carry_out_of(transfer, 0));
+  carry = team.from_below(carry_out_of(transfer, 0));
 GPUREDUCE_UNROLL
   for (int p = 0; p < P; ++p) carry = carry_word(w[p], first + p, words, carry);
 }
@@ -163,7 +161,6 @@ GPUREDUCE_HD void normalize(std::int64_t (&w)[Words]) {
   normalize_slice(w, 0, Words, Alone{});
 }
 
-namespace detail {
 GPUREDUCE_HD int highest_bit(std::uint64_t x) {  // -1 for 0
 #ifdef __CUDA_ARCH__
   return x ? 63 - __clzll(static_cast<long long>(x)) : -1;
@@ -182,7 +179,6 @@ GPUREDUCE_HD double times_pow2(double x, int e) {
   const auto pow2_bits = [](int k) { return double_of_bits(std::uint64_t(k + 1023) << 52); };  // -1022 <= k <= 1023
   return e >= -1022 ? x * pow2_bits(e) : x * pow2_bits(e + 128) * pow2_bits(-128);
 }
-}  // namespace detail
 
 // The accumulator's value rounded once, to nearest even, into Out (float, double, __half or
 // __nv_bfloat16), with IEEE's special cases, from the team's slices (any carry state; overwritten).
@@ -196,7 +192,7 @@ template <class Out, int P, class Team>
 GPUREDUCE_HD Out round_slice(std::int64_t (&w)[P], int first, int words, int lsb_exp, unsigned flags,
                              const Team& team) {
   constexpr BinaryFormat f = format_of<Out>();
-  const double inf = detail::double_of_bits(std::uint64_t(0x7ff) << 52);
+  const double inf = double_of_bits(std::uint64_t(0x7ff) << 52);
   if ((flags & flag_nan) || ((flags & flag_pos_inf) && (flags & flag_neg_inf)))
     return convert<Out>(quiet_nan<double>());
   if (flags & flag_pos_inf) return convert<Out>(inf);
@@ -246,7 +242,7 @@ GPUREDUCE_UNROLL
   for (int p = 0; p < P; ++p) below |= first + p < top - 2 && w[p] != 0;
   below = team.any(below);
   // n: the 64 bits from the leading one down; rest: whether any bit below those is set.
-  const int lz = 31 - detail::highest_bit(d[0]);
+  const int lz = 31 - highest_bit(d[0]);
   const std::uint64_t head = std::uint64_t(d[0]) << 32 | d[1];
   const std::uint64_t n = lz ? head << lz | d[2] >> (32 - lz) : head;
   const bool rest = below || std::uint32_t(d[2] << lz) != 0;
@@ -267,8 +263,8 @@ GPUREDUCE_UNROLL
   const int exp2 = ulp + lsb_exp;  // the result is m * 2^exp2
   // m * 2^exp2 is a value of Out (or too large for it): the scaling and the conversion are exact.
   const double r = m == 0                                      ? 0.0
-                   : detail::highest_bit(m) + exp2 >= f.max_exp ? inf
-                                                                : detail::times_pow2(double(m), exp2);
+                   : highest_bit(m) + exp2 >= f.max_exp ? inf
+                                                                : times_pow2(double(m), exp2);
   return convert<Out>(neg ? -r : r);
 }
 
@@ -278,4 +274,4 @@ GPUREDUCE_HD Out round_to(std::int64_t (&w)[Words], int lsb_exp, unsigned flags)
   return round_slice<Out>(w, 0, Words, lsb_exp, flags, Alone{});
 }
 
-}  // namespace gpureduce::exact
+}  // namespace gpureduce::detail::exact

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 GPUREDUCE_HD constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
@@ -14,4 +14,4 @@ GPUREDUCE_HD constexpr std::uint64_t min_u64(std::uint64_t a, std::uint64_t b) {
 
 GPUREDUCE_HD constexpr std::uint64_t max_u64(std::uint64_t a, std::uint64_t b) { return a > b ? a : b; }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -34,7 +34,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // Whether a grid reducing accumulator A under Op into a result of type Out ends in atomics.
 template <class A, class Out, class Op>
@@ -60,7 +60,6 @@ struct AtomicStep {
   U bits;
 };
 
-namespace detail {
 template <class A>
 using atomic_bits_t = std::conditional_t<sizeof(A) == 4, std::uint32_t, std::uint64_t>;
 template <class F>
@@ -72,7 +71,6 @@ template <class F>
 GPUREDUCE_HD constexpr atomic_bits_t<F> quiet_nan_bits(bool negative) {
   return (__builtin_bit_cast(atomic_bits_t<F>, quiet_nan<F>()) & ~sign_bit<F>()) | (negative ? sign_bit<F>() : 0);
 }
-}  // namespace detail
 
 // The bits block 0 stores in the result before any atomic.
 template <class A, class Op>
@@ -147,4 +145,4 @@ struct GenerationTicket {
   GPUREDUCE_HD constexpr std::uint64_t next_word() const { return published() << 32; }
 };
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

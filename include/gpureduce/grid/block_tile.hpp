@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 template <int ItemsPerThread>
 struct BlockTile {
@@ -32,4 +32,4 @@ GPUREDUCE_UNROLL
   }
 };
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -16,7 +16,7 @@
 
 #include <cstdint>
 
-namespace gpureduce::exact {
+namespace gpureduce::detail::exact {
 
 inline constexpr int packet_words = 3;
 inline constexpr int packet_field_bits = 40;
@@ -48,4 +48,4 @@ GPUREDUCE_HD void add_packet(const FlaggedPartial& v, int p, std::int64_t (&s)[p
   if (p == 0) flags |= unsigned(v.hi >> 56) & ~packet_full;
 }
 
-}  // namespace gpureduce::exact
+}  // namespace gpureduce::detail::exact

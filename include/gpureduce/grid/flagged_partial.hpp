@@ -14,7 +14,7 @@
 #include <cstring>
 #include <utility>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 struct alignas(16) FlaggedPartial {
   std::uint64_t lo;
@@ -80,4 +80,4 @@ GPUREDUCE_HD A flagged_value(FlaggedPartial p) {
   return a;
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

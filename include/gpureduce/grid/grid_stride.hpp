@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 template <int ItemsPerThread>
 struct GridStride {
@@ -37,4 +37,4 @@ GPUREDUCE_UNROLL
   }
 };
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 inline constexpr unsigned vector_bytes = 16;
 
@@ -167,4 +167,4 @@ GPUREDUCE_HD void for_each_scalar_edge(const VectorSplit& s, unsigned per_vec, s
   if (e.has_tail) f(e.tail_index);
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

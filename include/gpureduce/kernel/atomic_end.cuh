@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // Draws the block's ticket. Its value is needed only at the end: issued first, the atomic's round
 // trip overlaps the block's loads.
@@ -54,4 +54,4 @@ __device__ __forceinline__ void atomic_end_apply(void* result, AtomicStep<U> s) 
   }
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

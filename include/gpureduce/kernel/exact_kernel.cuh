@@ -19,7 +19,7 @@
 
 #include <cstdint>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // Deposits every lane's v into the warp's accumulator. The lanes' final expansion terms mostly
 // lie within a few words of each other (similar magnitudes): then the warp sums each word's
@@ -213,4 +213,4 @@ __global__ void __launch_bounds__(BlockThreads)
                   exact::pack_words(sums, words, int(threadIdx.x), reader_flags));
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -7,7 +7,7 @@
 
 #include <gpureduce/grid/flagged_partial.hpp>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 __device__ __forceinline__ void store_flagged(FlaggedPartial* p, FlaggedPartial v) {
   asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(v.lo), "l"(v.hi) : "memory");
@@ -18,4 +18,4 @@ __device__ __forceinline__ FlaggedPartial load_flagged(const FlaggedPartial* p) 
   return v;
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

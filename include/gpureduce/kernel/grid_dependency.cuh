@@ -8,7 +8,7 @@
 // against 0.85-1.19; docs/design.md, "Dependent launch").
 #pragma once
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 __device__ __forceinline__ void wait_for_previous_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -16,4 +16,4 @@ __device__ __forceinline__ void wait_for_previous_grid() {
 #endif
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -34,7 +34,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // Runs a kernel's body f(op) with op's NaN policy a constant (with_constant_nan) where the source's
 // values are floating, so the body is compiled once per policy and holds no test of it; for other
@@ -294,4 +294,4 @@ constexpr auto grid_combiner_kernel() {
   return grid_kernel<BlockThreads, MinBlocks, Unroll, true, tree_flaggable<A, Op>, A, Out, Source, Op>;
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -8,6 +8,7 @@
 #include <gpureduce/thread/operators.hpp>
 
 namespace gpureduce::ladder {
+using namespace gpureduce::detail;
 
 template <class T, class PartitionOf>
 cudaError_t launch_multipass(void (*kernel)(const T*, std::uint64_t, T*, Sum), std::size_t smem_bytes,

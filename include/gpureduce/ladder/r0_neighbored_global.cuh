@@ -14,6 +14,7 @@
 #include <gpureduce/thread/operators.hpp>
 
 namespace gpureduce::ladder::r0 {
+using namespace gpureduce::detail;
 
 template <class T, class Op>
 __global__ void neighbored_global_kernel(const T* in, T* work, std::uint64_t n, T* out, Op op) {

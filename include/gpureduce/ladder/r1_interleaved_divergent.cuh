@@ -14,6 +14,7 @@
 #include <gpureduce/thread/operators.hpp>
 
 namespace gpureduce::ladder::r1 {
+using namespace gpureduce::detail;
 
 // One element per thread into shared memory, identity past the end. Used by r1-r3.
 template <class T, class Op>

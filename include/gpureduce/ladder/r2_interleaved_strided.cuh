@@ -11,6 +11,7 @@
 #include <gpureduce/ladder/r1_interleaved_divergent.cuh>
 
 namespace gpureduce::ladder::r2 {
+using namespace gpureduce::detail;
 
 template <class T, class Op>
 __global__ void interleaved_strided_kernel(const T* in, std::uint64_t n, T* out, Op op) {

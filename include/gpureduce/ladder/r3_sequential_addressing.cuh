@@ -11,6 +11,7 @@
 #include <gpureduce/ladder/r1_interleaved_divergent.cuh>
 
 namespace gpureduce::ladder::r3 {
+using namespace gpureduce::detail;
 
 // sdata[0] = reduction of sdata[0, 2*from); steps from, from/2, ..., down to (and including) to.
 template <class T, class Op>

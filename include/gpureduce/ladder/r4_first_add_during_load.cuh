@@ -10,6 +10,7 @@
 #include <gpureduce/ladder/r3_sequential_addressing.cuh>
 
 namespace gpureduce::ladder::r4 {
+using namespace gpureduce::detail;
 
 // Two elements per thread (b*2B + t and b*2B + t + B), added in registers. Used by r4-r6.
 template <class T, class Op>

@@ -12,6 +12,7 @@
 #include <gpureduce/ladder/r4_first_add_during_load.cuh>
 
 namespace gpureduce::ladder::r5 {
+using namespace gpureduce::detail;
 
 // Called by warp 0 (all 32 lanes) once sdata[0, 64) holds the values to reduce; lane 0 returns the
 // reduction. Used by r5-r7.

@@ -12,6 +12,7 @@
 #include <gpureduce/ladder/r5_unrolled_last_warp.cuh>
 
 namespace gpureduce::ladder::r6 {
+using namespace gpureduce::detail;
 
 // sdata[0, 64) ends up holding the reduction of sdata[0, BlockThreads). Used by r6-r7.
 template <unsigned BlockThreads, class T, class Op>

@@ -15,6 +15,7 @@
 #include <gpureduce/ladder/r6_complete_unroll.cuh>
 
 namespace gpureduce::ladder::r7 {
+using namespace gpureduce::detail;
 
 // This thread's share of a grid-stride pass, reduced in a register. The grid was sized by
 // GridStride, so gridDim.x is its own cap. Used by r7-r8.

@@ -13,6 +13,7 @@
 #include <gpureduce/ladder/r7_grid_stride.cuh>
 
 namespace gpureduce::ladder::r8 {
+using namespace gpureduce::detail;
 
 template <class T, class Op>
 __global__ void warp_shuffle_kernel(const T* in, std::uint64_t n, T* out, Op op) {

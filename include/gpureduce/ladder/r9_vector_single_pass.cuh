@@ -20,6 +20,7 @@
 #include <cuda/atomic>
 
 namespace gpureduce::ladder::r9 {
+using namespace gpureduce::detail;
 
 // Four vectors of 16 bytes in flight per thread: enough bytes outstanding per SM to cover HBM3
 // latency at full occupancy (H100: 2048 threads x 64 B = 128 KB per SM).

@@ -7,6 +7,7 @@
 #include <gpureduce/matmul/tiles.hpp>
 
 namespace gpureduce::matmul::m2 {
+using namespace gpureduce::detail;
 
 inline constexpr unsigned edge = 16;
 

@@ -7,6 +7,7 @@
 #include <gpureduce/matmul/tiles.hpp>
 
 namespace gpureduce::matmul::m4 {
+using namespace gpureduce::detail;
 
 inline constexpr unsigned tile = 64;  // C tile per block
 inline constexpr unsigned depth = 16;  // k per staged tile

@@ -10,6 +10,7 @@
 #include <gpureduce/matmul/m4_register_tiles.cuh>
 
 namespace gpureduce::matmul::m5 {
+using namespace gpureduce::detail;
 
 using m4::depth;
 using m4::side;

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 namespace gpureduce::matmul {
+using namespace gpureduce::detail;
 
 GPUREDUCE_HD constexpr unsigned tiles_for(unsigned n, unsigned tile) { return (n + tile - 1) / tile; }
 

@@ -81,6 +81,7 @@ using accumulator_t = typename detail::accumulator<T, Op>::type;
 template <class T, class Op>
 using result_t = typename detail::result<T, Op>::type;
 
+namespace detail {
 // Whether convert_result<Out> takes an Acc: the same type, a composite into one of its kind (value
 // and index, min and max), or a number into a number or a type it converts to implicitly. Not a
 // number into a composite, which C++20 would accept as aggregate initialisation (a float sum
@@ -106,5 +107,6 @@ GPUREDUCE_HD constexpr Out convert_result(const Acc& a) {
     return convert<Out>(a);
   }
 }
+}  // namespace detail
 
 }  // namespace gpureduce

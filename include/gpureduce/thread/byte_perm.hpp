@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 GPUREDUCE_HD std::uint32_t byte_perm(std::uint32_t x, std::uint32_t y, std::uint32_t sel) {
 #if defined(__CUDA_ARCH__)
@@ -26,4 +26,4 @@ GPUREDUCE_HD std::uint32_t byte_perm(std::uint32_t x, std::uint32_t y, std::uint
 #endif
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 template <class T>
 inline constexpr bool is_half_v = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
@@ -124,4 +124,4 @@ GPUREDUCE_HD constexpr To convert(From x) {
   else return static_cast<To>(x);
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

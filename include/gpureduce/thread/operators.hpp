@@ -10,6 +10,7 @@
 // elements, is NaN (argmin/argmax: the first NaN's index), and sum/product of it the identity.
 #pragma once
 
+#include <gpureduce/options.hpp>
 #include <gpureduce/thread/numeric.hpp>
 #include <gpureduce/thread/result_types.hpp>
 
@@ -17,8 +18,6 @@
 #include <type_traits>
 
 namespace gpureduce {
-
-enum class NanPolicy : unsigned char { propagate, ignore };
 
 namespace detail {
 // Integer addition and multiplication wrap modulo 2^bits, done on the unsigned type so the wrap is
@@ -160,7 +159,7 @@ struct MinMaxOp {
   template <class P>
   GPUREDUCE_HD constexpr P identity() const {
     using A = decltype(P::min);
-    return {detail::extreme_identity<A>(highest<A>(), nan), detail::extreme_identity<A>(lowest<A>(), nan)};
+    return {detail::extreme_identity<A>(detail::highest<A>(), nan), detail::extreme_identity<A>(detail::lowest<A>(), nan)};
   }
   template <class P>
   GPUREDUCE_HD constexpr P operator()(P a, P b) const {
@@ -169,7 +168,7 @@ struct MinMaxOp {
   template <class P, class V>
   GPUREDUCE_HD constexpr P lift(V x, std::int64_t) const {
     using A = decltype(P::min);
-    const A v = convert<A>(x);
+    const A v = detail::convert<A>(x);
     return {v, v};
   }
 };
@@ -218,9 +217,6 @@ struct ArgExtreme {
 
 using ArgMin = detail::ArgExtreme<true>;
 using ArgMax = detail::ArgExtreme<false>;
-
-template <class Op>
-inline constexpr bool is_arg_extreme_v = std::is_same_v<Op, ArgMin> || std::is_same_v<Op, ArgMax>;
 
 // Bitwise operators: integer types only (checked where the accumulator is chosen).
 struct BitAnd {
@@ -281,7 +277,7 @@ struct All {
   }
   template <class A, class V>
   GPUREDUCE_HD constexpr A lift(V x, std::int64_t) const {
-    return convert<compute_t<V>>(x) != compute_t<V>(0);
+    return detail::convert<detail::compute_t<V>>(x) != detail::compute_t<V>(0);
   }
 };
 
@@ -296,9 +292,13 @@ struct Any {
   }
   template <class A, class V>
   GPUREDUCE_HD constexpr A lift(V x, std::int64_t) const {
-    return convert<compute_t<V>>(x) != compute_t<V>(0);
+    return detail::convert<detail::compute_t<V>>(x) != detail::compute_t<V>(0);
   }
 };
+
+namespace detail {
+template <class Op>
+inline constexpr bool is_arg_extreme_v = std::is_same_v<Op, ArgMin> || std::is_same_v<Op, ArgMax>;
 
 // A caller's binary functor with the identity the caller gives, in the operator shape above. The
 // functor must be associative and commutative (the kernels combine in a fixed tree order that is
@@ -340,5 +340,6 @@ GPUREDUCE_HD constexpr decltype(auto) with_constant_nan(Op op, F&& f) {
   }
   return f(op);
 }
+}  // namespace detail
 
 }  // namespace gpureduce

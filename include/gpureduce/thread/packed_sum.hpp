@@ -12,7 +12,7 @@
 #include <cstring>
 #include <type_traits>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // bool: its bytes are 0 or 1, summed as unsigned bytes.
 template <class T>
@@ -66,4 +66,4 @@ GPUREDUCE_HD packed_sum_t<T> packed_dot(const T (&a)[N], const T (&b)[N]) {
 #endif
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -3,7 +3,7 @@
 
 #include <gpureduce/config.hpp>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // x[0] op x[N/2], x[1] op x[N/2 + 1], ..., then the same over the first half, and so on: log2(N)
 // dependent combines (a sequential fold takes N - 1). The order is fixed, so the result is the
@@ -22,4 +22,4 @@ GPUREDUCE_UNROLL
   }
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -20,7 +20,7 @@
 
 #include <cstdint>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // One shifted vector's words as loaded, before the shift: Words words from the 16-byte boundary
 // below the vector, and the word after them (FromNextLane: loaded by the warp's last lane only).
@@ -70,4 +70,4 @@ __device__ __forceinline__ V shift_into_place(const ShiftedWords<Words, FromNext
   return out;
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -24,9 +24,8 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
-namespace detail {
 template <class F>
 using key_t = std::conditional_t<sizeof(F) == 4, std::int32_t, std::int64_t>;
 template <class F>
@@ -60,7 +59,6 @@ template <bool Less>
 GPUREDUCE_HD constexpr bool nan_on_top(NanPolicy nan) {
   return (nan == NanPolicy::propagate) != Less;
 }
-}  // namespace detail
 
 // The tree's form of accumulator A under operator Op: the accumulator itself.
 //   to(a)                       a thread's partial into the tree's form
@@ -138,4 +136,4 @@ GPUREDUCE_HD constexpr TreeForm<A, Op> tree_form(const Op& op) {
   return {op};
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

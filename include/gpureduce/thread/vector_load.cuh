@@ -14,9 +14,8 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
-namespace detail {
 // One word of 1, 2, 4, 8 or 16 bytes: ld.global.cs (evict-first in L1 and L2), or with KeepInL1
 // ld.global.L1::evict_last under an L2 cache policy (sm_80+).
 template <bool KeepInL1, class W>
@@ -84,7 +83,6 @@ template <std::size_t Bytes>
 using unsigned_word_t = std::conditional_t<
     Bytes == 1, std::uint8_t,
     std::conditional_t<Bytes == 2, std::uint16_t, std::conditional_t<Bytes == 4, std::uint32_t, std::uint64_t>>>;
-}  // namespace detail
 
 // EvictFirst: ld.global.cs, whose lines L2 evicts first (vectors of records spanning several
 // words: detail::load_record_word, above); otherwise a plain load. A kernel template
@@ -166,4 +164,4 @@ inline constexpr unsigned staging_warps_v = 0;
 template <class Load, unsigned StagingWarps>
 inline constexpr unsigned staging_warps_v<WarpContiguous<Load, StagingWarps>> = StagingWarps;
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // r[0, 4 * Words) = the 32-bit words that start d bytes into w[0, 4 * Words + 4) (Words + 1 words
 // of 16 bytes, little-endian), for 0 < d < 16 with d a multiple of Align (1, 2, 4 or 8: the
@@ -35,4 +35,4 @@ GPUREDUCE_UNROLL
   }
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

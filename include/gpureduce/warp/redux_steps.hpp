@@ -17,11 +17,10 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 enum class ReduxOp : unsigned char { add, min, max, bit_and, bit_or, bit_xor };
 
-namespace detail {
 template <class T>
 inline constexpr bool redux_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8;
 
@@ -73,7 +72,6 @@ GPUREDUCE_HD T redux_bits(T v, R&& r) {
     return static_cast<T>((std::uint64_t(hi) << 32) | lo);
   }
 }
-}  // namespace detail
 
 // Whether redux_reduce takes partials of type T under Op.
 template <class T, class Op>
@@ -127,4 +125,4 @@ GPUREDUCE_HD T redux_reduce(T v, const Op&, R&& r) {
   }
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

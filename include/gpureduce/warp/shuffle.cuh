@@ -7,7 +7,7 @@
 #include <cstring>
 #include <type_traits>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 template <class T>
 __device__ __forceinline__ T shuffle_down(T v, unsigned delta) {
@@ -25,4 +25,4 @@ __device__ __forceinline__ T shuffle_down(T v, unsigned delta) {
   }
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

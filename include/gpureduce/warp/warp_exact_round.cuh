@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // The lanes of one warp as the superaccumulator's team (every lane must take part).
 struct WarpTeam {
@@ -48,4 +48,4 @@ __device__ __forceinline__ Out warp_round_to(const std::int64_t* words, int lsb_
   return exact::round_slice<Out>(w, first, Words, lsb_exp, flags, WarpTeam{});
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

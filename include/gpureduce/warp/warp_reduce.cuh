@@ -4,7 +4,7 @@
 
 #include <gpureduce/warp/shuffle.cuh>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // Lane 0 returns the reduction of lanes 0 .. Lanes-1 (other lanes return partial values):
 // log2(Lanes) steps. The combine order is fixed, so the result is the same bits on every run.
@@ -16,4 +16,4 @@ __device__ __forceinline__ T warp_reduce(T v, Op op) {
   return v;
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -7,7 +7,7 @@
 
 #include <gpureduce/thread/pairwise_fold.hpp>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // Lane 0 returns the reduction of lanes 0 .. 31 (the others return their own partial). scratch:
 // shared, 32 elements, 16-byte aligned, not read by another lane of the warp until this returns
@@ -26,4 +26,4 @@ __device__ __forceinline__ T warp_reduce_staged(T v, Op op, T* scratch) {
   return v;
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 // One word over the whole warp.
 struct WarpWordRedux {
@@ -49,4 +49,4 @@ __device__ __forceinline__ T warp_allreduce(T v, Op op) {
   return __shfl_sync(~0u, warp_reduce(v, op), 0);
 }
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail

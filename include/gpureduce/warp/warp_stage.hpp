@@ -10,7 +10,7 @@
 
 #include <gpureduce/config.hpp>
 
-namespace gpureduce {
+namespace gpureduce::detail {
 
 struct WarpStage {
   unsigned words;  // per vector
@@ -35,4 +35,4 @@ struct WarpStage {
   GPUREDUCE_HD constexpr unsigned own_slot(unsigned lane, unsigned j) const { return lane % part_lanes() * words + j; }
 };
 
-}  // namespace gpureduce
+}  // namespace gpureduce::detail
