@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """Summarises a `gpureduce bench --json` file against the production targets: per row the speed-up
-over CUB (CUB time / gpureduce time) and the target it is held to (issue 3), or, for a
-`--mode exact` run, the exact sum's throughput relative to the plain sum (issue 4: at n >= 2^26,
-0.9x for float32 and 0.8x for float64). Prints markdown.
+over CUB (CUB time / gpureduce time) and the target it is held to, or, for a `--mode exact` run, the exact sum's throughput relative
+to the plain sum (at n >= 2^26: 0.9x for float32, 0.8x for float64). Prints markdown.
 usage: tools/bench_summary.py RESULTS.json"""
 import json
 import sys
@@ -10,7 +9,7 @@ import sys
 
 FAST_SUMS = ("int32", "float32")
 
-# Issue 3's targets, strictest first: (label, applies(op, type, log2 n), minimum CUB time / ours,
+# The production targets, strictest first: (label, applies(op, type, log2 n), minimum CUB time / ours,
 # minimum % of the read ceiling). Every row of the sweep is also held to the last one.
 TARGETS = [
     ("n >= 2^26, int32 and float32 sum: >= 1.00x CUB, >= 94% of the read ceiling from 2^28",

@@ -9,25 +9,17 @@ figure in README.md or docs/ is typed by hand. A block
 becomes the ladder table for that n; `sweep=r9,cub` instead gives median microseconds per n for
 those variants. From a `gpureduce bench` file, `speedup=OP` gives CUB's time over gpureduce's per n
 and element type for that operator, `headline=OP:TYPE,TYPE;OP:TYPE@N,N` a few operators' ratios at
-a few sizes, and `detail=OP:TYPE,TYPE` the times, ratio and % of the read
-ceiling, `targets=3` each of issue 3's targets with the rows it holds, how many meet it and by how
-much the others miss. From a `gpureduce bench --mode exact` file, `exact=TYPE,TYPE` gives the exact
-and plain sums' times and their throughput ratio, and `accuracy=float32` its ill-conditioned
-example. From a `gpureduce matmul` file, `matmul=N` gives the rung table at that N. With a folder
-for the file, `runs=PATTERN` gives one line per `gpureduce bench` file there named `*PATTERN*.json`
-(dot-only and exact runs left out): the rows meeting issue 3's targets (`tools/bench_summary.py`),
-overall, up to 2^12 and at 2^14-2^18, the lowest ratio and the 2^14-2^18 medians. `example=NAME`
-copies a marked snippet from a test source (so README examples compile and run as tests). --check
-exits 1 when a document is out of date (CTest runs this).
+a few sizes, and `detail=OP:TYPE,TYPE` the times, ratio and % of the read ceiling. From a
+`gpureduce bench --mode exact` file, `exact=TYPE,TYPE` gives the exact and plain sums' times and
+their throughput ratio, and `accuracy=float32` its ill-conditioned example. From a
+`gpureduce matmul` file, `matmul=N` gives the rung table at that N. `example=NAME` copies a marked
+snippet from a source file (so README examples compile and run as tests). --check exits 1 when a
+document is out of date (CTest runs this).
 usage: tools/render_results.py [--check] DOC.md..."""
 import json
 import re
-import statistics
 import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_summary import by_target, disturbed, row_met, rows_by_key  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"(<!-- results: (\S+) (\w+)=(\S+) -->\n)(.*?)(<!-- /results -->)", re.S)
@@ -143,44 +135,6 @@ def headline_table(data, arg):
     return "\n".join(out) + "\n"
 
 
-def targets_table(data, _):
-    rows = rows_by_key(data)
-    out = [bench_caption(data, "issue 3's targets against CUB in this run"), "",
-           "| target | rows met | lowest CUB time / gpureduce time | misses (CUB / gpureduce, and by how much) |",
-           "|---|---:|---|---|"]
-    for label, keys, lowest, misses in by_target(rows):
-        out.append(f"| {label} | {len(keys) - len(misses)} of {len(keys)} | {lowest} | {'; '.join(misses) or '-'} |")
-    return "\n".join(out) + "\n"
-
-
-def runs_table(files):
-    """One line per full `gpureduce bench` run: how many rows meet their targets, overall and in
-    the one-block (n <= 2^12) and mid-size (2^14-2^18) ranges, the medians of that range, and how
-    many rows (either library's) were disturbed (`bench_summary.disturbed`)."""
-    out = ["| file | commit | rows met | n <= 2^12 | 2^14-2^18 | lowest CUB / gpureduce | "
-           "median at 2^14-2^18, CUB / gpureduce (us) | rows disturbed |", "|---|---|---:|---:|---:|---|---:|---:|"]
-    for f in files:
-        data = json.loads(f.read_text())
-        if data["config"].get("mode") == "exact" or all(r["op"] == "dot" for r in data["rows"]):
-            continue
-        rows = {k: v for k, v in rows_by_key(data).items() if "gpureduce" in v and "cub" in v}
-        met = {k: row_met(*k, v["gpureduce"], v["cub"]) for k, v in rows.items()}
-        ratio = {k: v["cub"]["median_ms"] / v["gpureduce"]["median_ms"] for k, v in rows.items()}
-
-        def count(keys):
-            return f"{sum(met[k] for k in keys)} of {len(keys)}"
-
-        small = [k for k in rows if k[2] <= 2 ** 12]
-        mid = [k for k in rows if 2 ** 14 <= k[2] <= 2 ** 18]
-        low = min(ratio, key=ratio.get)
-        medians = " / ".join(f"{statistics.median(rows[k][v]['median_ms'] for k in mid) * 1e3:.2f}"
-                             for v in ("cub", "gpureduce"))
-        out.append(f"| `{f.name}` | {data['commit'][:10]} | {count(list(rows))} | {count(small)} | "
-                   f"{count(mid)} | {ratio[low]:.3f}x ({low[0]} {low[1]} 2^{low[2].bit_length() - 1}) | "
-                   f"{medians} | {len(disturbed(data))} |")
-    return "\n".join(out) + "\n"
-
-
 def exact_table(data, types):
     rows = bench_rows(data, "sum")
     g2g = any("cub-gpu_to_gpu" in v for v in rows.values())
@@ -259,12 +213,9 @@ def example(path, name):
 def render(text):
     kinds = {"n": lambda d, a: ladder_table(d, int(a)), "sweep": lambda d, a: sweep_table(d, a.split(",")),
              "speedup": speedup_table, "detail": detail_table, "exact": exact_table,
-             "accuracy": accuracy_table, "matmul": matmul_table, "targets": targets_table,
-             "headline": headline_table}
+             "accuracy": accuracy_table, "matmul": matmul_table, "headline": headline_table}
 
     def sub(m):
-        if m.group(3) == "runs":
-            return m.group(1) + runs_table(sorted((ROOT / m.group(2)).glob(f"*{m.group(4)}*.json"))) + m.group(6)
         if m.group(3) == "example":
             return m.group(1) + example(ROOT / m.group(2), m.group(4)) + m.group(6)
         data = json.loads((ROOT / m.group(2)).read_text())

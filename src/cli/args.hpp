@@ -16,7 +16,7 @@ inline constexpr int exit_runtime_error = 1;  // no GPU, CUDA failure, verificat
 inline constexpr int exit_usage = 2;          // bad arguments
 
 struct LadderArgs {
-  std::uint64_t n = std::uint64_t(1) << 24;  // the seeds' 16M
+  std::uint64_t n = std::uint64_t(1) << 24;  // 16M, as the classic ladder
   DType type = DType::int32;
   unsigned block = 256;
   int reps = 30;

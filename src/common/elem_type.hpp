@@ -12,7 +12,7 @@ enum class BenchOp { sum, max, argmax, dot };
 inline constexpr ElemType all_elem_types[] = {ElemType::int8,    ElemType::int32,   ElemType::int64,
                                               ElemType::float32, ElemType::float64, ElemType::float16,
                                               ElemType::bfloat16};
-// The sweep of issue 3 (the default), and every operator `--ops` takes: dot reads two arrays.
+// The bench's default sweep, and every operator `--ops` takes: dot reads two arrays.
 inline constexpr BenchOp sweep_bench_ops[] = {BenchOp::sum, BenchOp::max, BenchOp::argmax};
 inline constexpr BenchOp all_bench_ops[] = {BenchOp::sum, BenchOp::max, BenchOp::argmax, BenchOp::dot};
 

@@ -135,7 +135,7 @@ TEST(test_cli_args, bench_lists_and_defaults) {
   EXPECT_EQ(d.bench.sizes.back(), 1u << 30);
   EXPECT_EQ(d.bench.sizes.size(), 11u);
   EXPECT_EQ(d.bench.types.size(), 7u);
-  EXPECT_EQ(d.bench.ops, (std::vector<BenchOp>{BenchOp::sum, BenchOp::max, BenchOp::argmax}));  // issue 3's sweep
+  EXPECT_EQ(d.bench.ops, (std::vector<BenchOp>{BenchOp::sum, BenchOp::max, BenchOp::argmax}));  // the bench's default sweep
   EXPECT_EQ(d.bench.l2, "auto");
   EXPECT_EQ(parse({"bench", "--ops", "dot,sum"}).bench.ops, (std::vector<BenchOp>{BenchOp::dot, BenchOp::sum}));
 }

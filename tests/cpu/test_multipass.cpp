@@ -1,4 +1,4 @@
-// The multi-pass driver never reads and writes one buffer in the same pass (the seeds' in-place
+// The multi-pass driver never reads and writes one buffer in the same pass (the classic in-place
 // relaunch race) and ends in the caller's output, checked with a host stand-in for the kernel.
 #include <gpureduce/grid/block_tile.hpp>
 #include <gpureduce/ladder/multipass_driver.hpp>

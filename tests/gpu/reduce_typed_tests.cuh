@@ -13,7 +13,7 @@ template <class T>
 class test_reduce_types : public ::testing::Test {};
 TYPED_TEST_SUITE_P(test_reduce_types);
 
-// The issue's size list, sizes that end a one-block kernel's batch within its last quarter (14, 28
+// The library's edge sizes, sizes that end a one-block kernel's batch within its last quarter (14, 28
 // and 60 KB: some of its threads hold a full batch and others not, VectorGrid::for_each_batch),
 // plus three seeded random sizes.
 template <class T>
@@ -25,7 +25,7 @@ std::vector<std::uint64_t> issue_sizes(std::uint64_t seed) {
   return sizes;
 }
 
-// Every operator at the issue's sizes, aligned input.
+// Every operator at the edge sizes, aligned input.
 TYPED_TEST_P(test_reduce_types, every_operator_at_edge_and_random_sizes) {
   GPUREDUCE_REQUIRE_GPU();
   using T = TypeParam;

@@ -1,4 +1,4 @@
-"""tools/bench_summary.py's reading of issue 3's targets, on made-up rows whose outcome is worked
+"""tools/bench_summary.py's reading of the bench's targets, on made-up rows whose outcome is worked
 out by hand: which targets a row is held to, and how a miss is measured."""
 import subprocess
 import sys

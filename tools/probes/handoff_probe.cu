@@ -1,4 +1,4 @@
-// Where the time of a mid-size reduction goes (issue 3: 2^14-2^18 elements). Not part of the
+// Where the time of a mid-size reduction goes (2^14-2^18 elements). Not part of the
 // library: a stand-alone measurement, same protocol as `gpureduce bench` (100 MB memset before
 // each sample, CUDA events, 3 warm-ups, median of 30), run by `tools/device-run COMMIT probe`.
 //   launch    an empty kernel of B blocks: the launch floor

@@ -1,7 +1,6 @@
 // What sets the fixed cost of one small kernel as `gpureduce bench` times it (src/bench/timer.hpp:
 // events, a memset of 2x L2 before each sample, median)? An empty kernel takes about 3.0 us and one
-// block reading one cold 128-byte line 3.7, so the issue's n <= 2^12 target (0.9x of CUB's ~4.05
-// us) is out of reach unless some of that is a property of the kernel rather than of the GPU: its
+// block reading one cold 128-byte line 3.7, so a target of 0.9x of CUB's ~4.05 us at n <= 2^12 is out of reach unless some of that is a property of the kernel rather than of the GPU: its
 // shared-memory configuration (the memset before it runs with another), its parameter bytes, its
 // block shape, the store it ends with, the cold line itself. Each row changes one of these on a
 // one-block kernel; the last rows time the same kernels after other work than the memset. Run by

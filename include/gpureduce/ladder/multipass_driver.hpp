@@ -1,4 +1,4 @@
-// The seeds' multi-level host driver, without their in-place race: each pass reads one buffer and
+// The classic multi-level host driver, without their in-place race: each pass reads one buffer and
 // writes another (pass 1: input -> a, pass 2: a -> b, pass 3: b -> a, ...), and the last pass, the
 // one with a single block, writes the caller's output. kernel(d, d) relaunched in place would let a
 // block overwrite partial sums that another block of the same pass has not read yet.

@@ -1,11 +1,11 @@
-// r0 - neighbored pairing in global memory, in place (the seeds' "original" kernel).
+// r0 - neighbored pairing in global memory, in place (the classic "original" kernel).
 //
 // The baseline. Each block copies its tile of the input into a global work buffer (so the caller's
 // input survives), then pairs neighbours in place: at stride s, thread t with t % 2s == 0 adds
 // element t + s into element t. Every step re-reads and re-writes global memory (through L1/L2),
 // half the threads of every warp sit idle at the first step and more at each later one, and the
 // `%` is an integer division. Bounds: a thread adds t + s only when that element exists, and no
-// thread returns before a barrier (the seeds' early `return` deadlocks or races on a partial tile).
+// thread returns before a barrier (the classic early `return` deadlocks or races on a partial tile).
 #pragma once
 
 #include <gpureduce/grid/block_tile.hpp>

@@ -2,7 +2,7 @@
 //
 // Changed from r4: the block-wide tree stops at stride 64; the last six steps (32 ... 1) involve
 // one warp only, so they run unrolled with __syncwarp() instead of __syncthreads(): no loop, no
-// block barrier, the other warps are free to exit. The seeds rely on `volatile` and implicit
+// block barrier, the other warps are free to exit. The classic version relies on `volatile` and implicit
 // lock-step execution; since Volta, lanes of a warp may be scheduled independently, so a lane can
 // read sdata[t + 16] before lane t + 16 has written it. Each step therefore reads, syncs the warp,
 // writes, and syncs again. Needs block >= 64.

@@ -5,7 +5,7 @@
 // and partial-sum write per block are paid once per resident block rather than once per 2*block
 // elements, and the loop keeps several independent loads in flight per thread. The partial sums
 // of the first pass shrink from n / (2*block) to at most a few thousand, so the second pass is
-// tiny. The seeds' loop reads g_idata[i + blockSize] without checking it against n; here both loads
+// tiny. The classic loop reads g_idata[i + blockSize] without checking it against n; here both loads
 // are bounds-checked.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The one list of matrix-multiplication rungs (second exercise of the seeds): C = A x B, N x N
+// The one list of matrix-multiplication rungs (the second classic exercise): C = A x B, N x N
 // int32, wrapping modulo 2^32 (tiles.hpp). The CLI, the tests and the benchmark iterate over it;
 // adding a rung means adding its file and one entry in src/matmul/registry.cu.
 #pragma once

@@ -19,7 +19,7 @@ inline constexpr bool is_half_v = std::is_same_v<T, __half> || std::is_same_v<T,
 template <class T>
 inline constexpr bool is_floating_v = std::is_floating_point_v<T> || is_half_v<T>;
 
-// The element types the library reduces (the list; bool for all/any results).
+// The element types the library reduces (bool for masks and all/any results).
 template <class T>
 inline constexpr bool is_element_v =
     (std::is_arithmetic_v<T> && !std::is_same_v<T, char> && !std::is_same_v<T, long double>) || is_half_v<T>;
