@@ -287,7 +287,8 @@ template <class T, class Out>
 Status try_exact_dot(const T* a, const T* b, std::uint64_t n, Out* out, cudaStream_t stream = nullptr,
                      const Options& opt = {}) noexcept {
   static_assert(std::is_same_v<T, float>, "gpureduce: exact dot products take float");
-  return detail::dispatch_exact_sum<detail::exact::FloatProducts>(detail::ProductSource<float, double>{a, b}, n, out, stream, opt);
+  return detail::dispatch_exact_sum<detail::exact::FloatProducts>(detail::ProductSource<float, double>{a, b}, n, out,
+                                                                  stream, opt);
 }
 
 template <class T, class Out>

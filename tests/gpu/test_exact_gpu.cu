@@ -184,7 +184,8 @@ TYPED_TEST(ExactGpu, same_bits_across_launches_and_permutations) {
   const T want = exact_sum_host(x.data(), x.size());
   for (unsigned threads : {128u, 256u, 512u})
     for (std::uint64_t blocks : {std::uint64_t(1), std::uint64_t(7), std::uint64_t(0), std::uint64_t(100)}) {
-      EXPECT_TRUE(same(gpu_exact<T>(x, 0, {.blocks = blocks, .threads = threads}), want)) << "threads=" << threads << " blocks=" << blocks;
+      EXPECT_TRUE(same(gpu_exact<T>(x, 0, {.blocks = blocks, .threads = threads}), want))
+          << "threads=" << threads << " blocks=" << blocks;
     }
   for (int round = 0; round < 3; ++round) {
     std::shuffle(x.begin(), x.end(), rng);

@@ -525,7 +525,8 @@ TEST(test_records, argmin_argmax_of_floating_keys_in_staged_vectors) {
         }
         for (const std::uint64_t blocks : {0ull, 300ull}) {
           const Options opt{.nan = nan};
-          const detail::testing::ForceLaunch forced({.kernel = blocks ? Kernel::grid : Kernel::automatic, .blocks = blocks});
+          const detail::testing::ForceLaunch forced(
+              {.kernel = blocks ? Kernel::grid : Kernel::automatic, .blocks = blocks});
           SCOPED_TRACE(std::string(nan == NanPolicy::propagate ? "propagate" : "ignore") + ", blocks " +
                        std::to_string(blocks));
           const auto got_min = run_to_host<IndexedValue<float>>([&](IndexedValue<float>* o) {

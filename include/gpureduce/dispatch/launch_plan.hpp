@@ -203,10 +203,10 @@ GPUREDUCE_HD constexpr bool reads_on_waves_kernel(std::uint64_t n, unsigned byte
          n >= std::uint64_t(t.waves_unroll_min_l2) * l2_bytes / bytes_per_element;
 }
 
-// Whether the grid kernel loads evict-first (Options::l2; docs/design.md, "Loads"): under
+// Whether the grid kernel loads evict-first (Options::l2; docs/design.md, "Loads"), for n elements
+// of `bytes_per_element` (all arrays read) on a device with l2_bytes of L2: under
 // L2Policy::automatic up to ReduceTuning::evict_first_max_l2 times the L2 size, plainly above;
-// L2Policy::normal keeps the default priority, for an input a later kernel reads again: n elements of `bytes_per_element` (all arrays read),
-// on a device with l2_bytes of L2.
+// L2Policy::normal keeps the default priority, for an input a later kernel reads again.
 GPUREDUCE_HD constexpr bool evict_first_loads(L2Policy policy, std::uint64_t n, unsigned bytes_per_element,
                                               std::uint64_t l2_bytes, const ReduceTuning& t) {
   if (policy != L2Policy::automatic) return policy == L2Policy::evict_first;

@@ -57,10 +57,11 @@ auto exact_sum_host(const T* in, std::uint64_t n) {
 template <class Out = float>
 Out exact_dot_host(const float* a, const float* b, std::uint64_t n) {
   const auto term = [&](std::uint64_t i) { return double(a[i]) * double(b[i]); };
-  return detail::exact::host_sum<detail::exact::FloatProducts, Out, 4>(n, term, [&](std::uint64_t i, auto& e, const auto& put) {
+  const auto batch = [&](std::uint64_t i, auto& e, const auto& put) {
     const double x[4] = {term(i), term(i + 1), term(i + 2), term(i + 3)};
     e.add_batch(x, put);
-  });
+  };
+  return detail::exact::host_sum<detail::exact::FloatProducts, Out, 4>(n, term, batch);
 }
 
 }  // namespace gpureduce

@@ -159,7 +159,8 @@ struct MinMaxOp {
   template <class P>
   GPUREDUCE_HD constexpr P identity() const {
     using A = decltype(P::min);
-    return {detail::extreme_identity<A>(detail::highest<A>(), nan), detail::extreme_identity<A>(detail::lowest<A>(), nan)};
+    return {detail::extreme_identity<A>(detail::highest<A>(), nan),
+            detail::extreme_identity<A>(detail::lowest<A>(), nan)};
   }
   template <class P>
   GPUREDUCE_HD constexpr P operator()(P a, P b) const {
