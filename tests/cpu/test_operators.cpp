@@ -114,6 +114,39 @@ TEST(test_thread_operators, conversions_round_half_once) {
   EXPECT_EQ(Sum{}.lift<float>(__float2bfloat16_rn(3.0f), 0), 3.0f);
 }
 
+// Every 16-bit pattern of both formats widens to float and narrows back to its own bits
+// (argmin/argmax return the element's NaN with its sign and payload), numbers to their value.
+template <class T>
+void expect_bits_round_trip() {
+  for (std::uint32_t b = 0; b <= 0xffff; ++b) {
+    const T x = bits_as<T>(std::uint16_t(b));
+    const float f = widen_bits(x);
+    const float value = convert<float>(x);
+    if (std::isnan(value)) {
+      ASSERT_TRUE(std::isnan(f)) << std::hex << b;
+      ASSERT_EQ(std::signbit(f), (b & 0x8000u) != 0) << std::hex << b;
+    } else {
+      ASSERT_EQ(std::memcmp(&f, &value, sizeof f), 0) << std::hex << b;
+    }
+    const auto back = bits_as<std::uint16_t>(narrow_bits<T>(f));
+    ASSERT_EQ(back, b) << std::hex << b;
+    const auto r = convert_result<IndexedValue<T>>(IndexedValue<float>{f, 3});
+    ASSERT_EQ(bits_as<std::uint16_t>(r.value), b) << std::hex << b;
+  }
+}
+
+TEST(test_thread_operators, sixteen_bit_floats_round_trip_bit_for_bit) {
+  expect_bits_round_trip<__half>();
+  expect_bits_round_trip<__nv_bfloat16>();
+  // A float NaN whose payload lies below the 16-bit format's stays a NaN (quiet), sign kept.
+  const float low_payload = bits_as<float>(0xff800001u);
+  EXPECT_EQ(bits_as<std::uint16_t>(narrow_bits<__half>(low_payload)), 0xfe00u);
+  EXPECT_EQ(bits_as<std::uint16_t>(narrow_bits<__nv_bfloat16>(low_payload)), 0xffc0u);
+  // The canonical NaN of a float result narrows to the canonical 16-bit NaN, as convert gives.
+  EXPECT_EQ(bits_as<std::uint16_t>(narrow_bits<__half>(bits_as<float>(0x7fffffffu))),
+            bits_as<std::uint16_t>(convert<__half>(bits_as<float>(0x7fffffffu))));
+}
+
 TEST(test_thread_operators, nan_policies_of_min_and_max) {
   const Min prop{}, ign{NanPolicy::ignore};
   EXPECT_TRUE(std::isnan(prop(1.f, nan_f)));

@@ -47,7 +47,7 @@ __device__ __forceinline__ void with_kernel_nan(Op op, F&& f) {
   else f(op);
 }
 
-// The element at an index, as accumulator A's value type (TreeForm::from's reload for
+// The element at an index, as accumulator A's value type, bit for bit (TreeForm::from's reload for
 // argmin/argmax; generic, so that it is compiled only where called).
 template <class A>
 struct value_of {
@@ -62,7 +62,7 @@ __device__ __forceinline__ auto element_reader(const Source& src) {
   return [&src](auto i) {
     typename value_of<A>::type v{};
     src.consume(src.load(std::uint64_t(i)), std::uint64_t(i),
-                [&](auto x, std::int64_t) { v = convert<decltype(v)>(x); });
+                [&](auto x, std::int64_t) { v = convert_bits<decltype(v)>(x); });
     return v;
   };
 }

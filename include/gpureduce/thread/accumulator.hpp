@@ -94,13 +94,14 @@ inline constexpr bool converts_to_result_v = [] {
   else return (is_element_v<Acc> && is_element_v<Out>) || std::is_convertible_v<Acc, Out>;
 }();
 
-// Accumulator to output: element-wise for the composites.
+// Accumulator to output: element-wise for the composites; the value of argmin/argmax bit for bit
+// (a 16-bit float's NaN keeps its sign and payload).
 template <class Out, class Acc>
-GPUREDUCE_HD constexpr Out convert_result(const Acc& a) {
+GPUREDUCE_HD Out convert_result(const Acc& a) {
   if constexpr (std::is_same_v<Out, Acc>) {
     return a;
   } else if constexpr (requires { a.index; }) {
-    return {convert<decltype(Out::value)>(a.value), a.index};
+    return {convert_bits<decltype(Out::value)>(a.value), a.index};
   } else if constexpr (requires { a.min; }) {
     return {convert<decltype(Out::min)>(a.min), convert<decltype(Out::max)>(a.max)};
   } else {

@@ -124,4 +124,44 @@ GPUREDUCE_HD constexpr To convert(From x) {
   else return static_cast<To>(x);
 }
 
+// A 16-bit float and float, both ways bit for bit, NaN sign and payload included: convert goes
+// through cvt and __float2half_rn, which return the canonical NaN. argmin/argmax hand back the
+// winning element's own bits (kernel/reduce_kernels.cuh reloads it, convert_result narrows it).
+template <class To, class From>
+GPUREDUCE_HD To bits_as(const From& x) {  // not __builtin_bit_cast, which EDG cannot evaluate on __half
+  static_assert(sizeof(To) == sizeof(From));
+  To t;
+  __builtin_memcpy(&t, &x, sizeof t);
+  return t;
+}
+template <class T>
+  requires is_half_v<T>
+GPUREDUCE_HD float widen_bits(T x) {
+  const std::uint32_t b = bits_as<std::uint16_t>(x);
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return bits_as<float>(b << 16);
+  else if ((b & 0x7c00u) == 0x7c00u && (b & 0x3ffu) != 0)
+    return bits_as<float>((b & 0x8000u) << 16 | 0x7f800000u | (b & 0x3ffu) << 13);
+  else return convert<float>(x);
+}
+template <class T>
+  requires is_half_v<T>
+GPUREDUCE_HD T narrow_bits(float x) {
+  if (!is_nan(x)) return convert<T>(x);
+  const std::uint32_t b = bits_as<std::uint32_t>(x);
+  constexpr bool bf16 = std::is_same_v<T, __nv_bfloat16>;
+  // The payload's high bits; the quiet bit where they are all zero, so that the NaN stays one.
+  const std::uint32_t payload = bf16 ? (b >> 16) & 0x7fu : (b >> 13) & 0x3ffu;
+  const std::uint32_t quiet = bf16 ? 0x40u : 0x200u;
+  const std::uint32_t head = bf16 ? (b >> 16) & 0xff80u : ((b >> 16) & 0x8000u) | 0x7c00u;
+  return bits_as<T>(std::uint16_t(head | (payload != 0 ? payload : quiet)));
+}
+
+// convert, but bit for bit between the 16-bit floats and float (widen_bits, narrow_bits).
+template <class To, class From>
+GPUREDUCE_HD To convert_bits(From x) {
+  if constexpr (std::is_same_v<To, float> && is_half_v<From>) return widen_bits(x);
+  else if constexpr (is_half_v<To> && std::is_same_v<From, float>) return narrow_bits<To>(x);
+  else return convert<To>(x);
+}
+
 }  // namespace gpureduce::detail
