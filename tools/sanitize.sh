@@ -6,13 +6,9 @@
 # values; random sequences of calls on eight streams).
 #   tools/sanitize.sh [BUILD_DIR]
 # SANITIZE_TOOLS: the tools to run, space-separated (default: all three). Racecheck takes the most
-# time. On the H100 it took 556 s at 729f129. At 288c9ca test_records took 431 s and the rest 115 s
-# (at 878fb67), so it runs in two calls, each under the device's 10 minutes per command:
-# SANITIZE_FILTER='*test_records*', then SANITIZE_FILTER="$(tools/sanitize.sh --filter)-*test_records*".
-# On an H200 test_records outgrew one call (past 560 s at af9cbeb); at 823d85d, split in two, its
-# tests narrow_records_in_staged_vectors, records_one_per_load_in_words_of_their_alignment,
-# many_narrow_fields_one_record_per_thread and narrow_records_in_vectors_of_80_bytes took 309 s and
-# the other six 50 s (bench/results/*_H200_sanitize_racecheck_records_823d85d.log).
+# time: over test_records alone it can take most of the device's 10 minutes per command, so run it
+# in two calls: SANITIZE_FILTER='*test_records*', then
+# SANITIZE_FILTER="$(tools/sanitize.sh --filter)-*test_records*".
 # SANITIZE_FILTER: the gtest filter (default: the one below; --filter prints it).
 set -uo pipefail
 filter='*sanitizer_sizes*:*released_stream_slots*:*give_slots_back*:*exec_update*:*trim_workspace*:*per_thread_default_streams*:*device_lambdas*:*transforms_under*:*transform_reduce_with_a_functor*:*test_records*:*test_shifted*:*test_dependent_launch*:*test_atomic_end*:*fuzz*:*random_mixed_calls*'

@@ -18,7 +18,14 @@ namespace gpureduce {
 using namespace gpureduce::detail;
 namespace {
 
-constexpr ReduceTuning t = TuningSm90<4>::value;
+// The table's rows without the rules of particular inputs (number waves, records).
+template <std::size_t E>
+constexpr ReduceTuning fold = tuning_sm90_for(InputKind::transformed, OpClass::fold, E, 16, false);
+template <std::size_t E>
+constexpr ReduceTuning arg = tuning_sm90_for(InputKind::transformed, OpClass::arg_extreme, E, 16, false);
+template <std::size_t E>
+constexpr ReduceTuning dot = tuning_sm90_for(InputKind::dot, OpClass::fold, E, 16, false);
+constexpr ReduceTuning t = fold<4>;
 constexpr std::uint64_t resident = 132 * 8;  // H100, 8 blocks of 256 threads per SM
 
 TEST(test_dispatch_launch_plan, kernel_by_size) {
@@ -30,12 +37,12 @@ TEST(test_dispatch_launch_plan, kernel_by_size) {
   }
   EXPECT_EQ(plan_launch(t.single_block_max_bytes / 4 + 1, 0, 4, t, resident).kernel, Kernel::grid);
   // 1-byte elements leave the one-block kernel after one batch (more work per byte).
-  EXPECT_EQ(TuningSm90<1>::value.single_block_max_bytes, 32 * 1024u);
-  EXPECT_EQ(plan_launch(32 * 1024 + 15, 0, 1, TuningSm90<1>::value, resident).kernel, Kernel::one_block);
-  EXPECT_EQ(plan_launch(32 * 1024 + 16, 0, 1, TuningSm90<1>::value, resident).kernel, Kernel::grid);
+  EXPECT_EQ(fold<1>.single_block_max_bytes, 32 * 1024u);
+  EXPECT_EQ(plan_launch(32 * 1024 + 15, 0, 1, fold<1>, resident).kernel, Kernel::one_block);
+  EXPECT_EQ(plan_launch(32 * 1024 + 16, 0, 1, fold<1>, resident).kernel, Kernel::grid);
   // Dot products: one block up to 32 KB per array, whatever the element size.
   const auto dot_kernel = []<std::size_t E>(std::uint64_t n) {
-    return plan_launch(n, 0, E, TuningSm90<E>::dot, resident).kernel;
+    return plan_launch(n, 0, E, dot<E>, resident).kernel;
   };
   EXPECT_EQ(dot_kernel.operator()<8>(4097), Kernel::one_block);
   EXPECT_EQ(dot_kernel.operator()<8>(4098), Kernel::grid);
@@ -62,10 +69,10 @@ TEST(test_dispatch_launch_plan, one_batch_limit_counts_whole_vectors) {
     for (std::uint64_t addr = 0; addr < 16; addr += e)
       EXPECT_LE(VectorSplit::make(addr, n, e).vectors * 16, 32 * 1024u) << e << " " << addr;
   }
-  EXPECT_EQ(largest(1, TuningSm90<1>::value), 32 * 1024u + 15);
-  EXPECT_EQ(largest(2, TuningSm90<2>::dot), 16 * 1024u + 7);
+  EXPECT_EQ(largest(1, fold<1>), 32 * 1024u + 15);
+  EXPECT_EQ(largest(2, dot<2>), 16 * 1024u + 7);
   EXPECT_EQ(largest(4, t), t.single_block_max_bytes / 4);
-  EXPECT_EQ(largest(8, TuningSm90<8>::arg_extreme), TuningSm90<8>::arg_extreme.single_block_max_bytes / 8);
+  EXPECT_EQ(largest(8, arg<8>), arg<8>.single_block_max_bytes / 8);
   ReduceTuning r = t;
   r.single_block_max_bytes = 24 * 1024;
   EXPECT_EQ(largest(16, r), 1536u);
@@ -75,7 +82,7 @@ TEST(test_dispatch_launch_plan, one_batch_limit_counts_whole_vectors) {
 // argmin/argmax run the one-block kernel with 256 threads up to 16 KB, forced or not; other
 // operators always with 512. 1-byte elements go to the grid above 32 KB, others above 56 KB.
 TEST(test_dispatch_launch_plan, small_one_block_for_argmin_argmax) {
-  constexpr ReduceTuning a8 = TuningSm90<8>::arg_extreme, a1 = TuningSm90<1>::arg_extreme;
+  constexpr ReduceTuning a8 = arg<8>, a1 = arg<1>;
   EXPECT_EQ(plan_launch(1, 0, 8, a8, resident).threads, 256u);
   EXPECT_EQ(plan_launch(2048, 0, 8, a8, resident).threads, 256u);
   EXPECT_EQ(plan_launch(2049, 0, 8, a8, resident).threads, 512u);
@@ -88,7 +95,7 @@ TEST(test_dispatch_launch_plan, small_one_block_for_argmin_argmax) {
   EXPECT_EQ(plan_launch(33, 0, 8, a8, resident, Kernel::one_block).threads, 256u);
   EXPECT_EQ(plan_launch(1u << 20, 0, 8, a8, resident, Kernel::one_block).threads, 512u);
   // The grid from 64 KB (float32 2^14), one block still at 48 KB (12289 elements).
-  constexpr ReduceTuning a4 = TuningSm90<4>::arg_extreme;
+  constexpr ReduceTuning a4 = arg<4>;
   EXPECT_EQ(plan_launch(12289, 0, 4, a4, resident).kernel, Kernel::one_block);
   EXPECT_EQ(plan_launch(1u << 14, 0, 4, a4, resident).kernel, Kernel::grid);
   EXPECT_EQ(plan_launch(0, 0, 4, t, resident).threads, t.single_threads);
@@ -98,7 +105,7 @@ TEST(test_dispatch_launch_plan, small_one_block_for_argmin_argmax) {
 // Inputs of up to 512 whole vectors take the one-block kernel with one vector per thread: 256
 // threads up to 256 vectors, 512 up to 512; the batched kernel beyond, and where a tuning has none.
 TEST(test_dispatch_launch_plan, one_vector_per_thread_up_to_512_vectors) {
-  for (const ReduceTuning& u : {t, TuningSm90<1>::value, TuningSm90<2>::dot, TuningSm90<8>::arg_extreme}) {
+  for (const ReduceTuning& u : {t, fold<1>, dot<2>, arg<8>}) {
     EXPECT_EQ(u.one_vector_max_threads, 512u);
     EXPECT_EQ(one_vector_threads(0, u), 256u);
     EXPECT_EQ(one_vector_threads(1, u), 256u);
@@ -110,7 +117,7 @@ TEST(test_dispatch_launch_plan, one_vector_per_thread_up_to_512_vectors) {
   ReduceTuning none = t;
   none.one_vector_max_threads = 0;
   EXPECT_EQ(one_vector_threads(1, none), 0u);
-  EXPECT_EQ(TuningSm90<16>::with_record_waves(t).one_vector_max_threads, 0u);
+  EXPECT_EQ(tuning_sm90_for(InputKind::records_in_words, OpClass::fold, 16, 16, false).one_vector_max_threads, 0u);
 }
 
 TEST(test_dispatch_launch_plan, grid_covers_the_vectors_up_to_one_wave) {
@@ -136,7 +143,7 @@ TEST(test_dispatch_launch_plan, few_blocks_up_to_a_mid_size) {
   EXPECT_EQ(grid(t.few_blocks_max_batches * per_block), 257u);
   EXPECT_EQ(grid(t.few_blocks_max_batches * per_block + 4), resident);
   EXPECT_EQ(plan_launch(258 * per_block, 0, 4, t, 100, Kernel::grid).blocks, 100u);  // a smaller wave
-  for (const ReduceTuning& u : {TuningSm90<1>::value, TuningSm90<8>::dot, TuningSm90<2>::arg_extreme})
+  for (const ReduceTuning& u : {fold<1>, dot<8>, arg<2>})
     EXPECT_EQ(u.few_blocks_max_batches, t.few_blocks_max_batches);
   // Forced grids keep their block count.
   EXPECT_EQ(plan_launch(258 * per_block, 0, 4, t, resident, Kernel::grid, 1000).blocks, 1000u);
@@ -200,8 +207,8 @@ TEST(test_dispatch_launch_plan, loads_evict_first_up_to_four_times_l2) {
   EXPECT_FALSE(evict_first_loads(a, std::uint64_t(INT64_MAX), 1, l2, t));
   EXPECT_TRUE(evict_first_loads(a, 1, 16, l2, t));
   EXPECT_FALSE(evict_first_loads(a, 1, 4, l2, ReduceTuning{}));  // 0: never
-  EXPECT_EQ(TuningSm90<1>::value.evict_first_max_l2, 4u);
-  EXPECT_EQ(TuningSm90<8>::arg_extreme.evict_first_max_l2, 4u);
+  EXPECT_EQ(fold<1>.evict_first_max_l2, 4u);
+  EXPECT_EQ(arg<8>.evict_first_max_l2, 4u);
   // The caller's choice holds at any size.
   EXPECT_FALSE(evict_first_loads(L2Policy::normal, 1024, 4, l2, t));
   EXPECT_TRUE(evict_first_loads(L2Policy::evict_first, std::uint64_t(1) << 40, 4, l2, t));
@@ -225,21 +232,6 @@ TEST(test_dispatch_launch_plan, large_inputs_may_take_several_waves) {
   EXPECT_FALSE(several_waves(from - 1, 20, l2, w));
   EXPECT_TRUE(several_waves(from, 20, l2, w));
   EXPECT_FALSE(several_waves(std::uint64_t(1) << 40, 4, l2, t));
-  // Their kernel's unroll: the tuning's own unless it names another, which then reads from
-  // waves_unroll_min_l2 (and from waves_min_l2, where that is more).
-  EXPECT_EQ(waves_kernel_tuning(w).grid_unroll, t.grid_unroll);
-  EXPECT_FALSE(reads_on_waves_kernel(std::uint64_t(1) << 40, 20, l2, w));
-  ReduceTuning u = w;
-  u.waves_unroll = 2 * t.grid_unroll;
-  u.waves_unroll_min_l2 = 32;
-  EXPECT_EQ(waves_kernel_tuning(u).grid_unroll, 2 * t.grid_unroll);
-  EXPECT_FALSE(reads_on_waves_kernel(32 * l2 / 20 - 1, 20, l2, u));
-  EXPECT_TRUE(reads_on_waves_kernel(32 * l2 / 20, 20, l2, u));
-  u.waves_unroll_min_l2 = 4;
-  EXPECT_FALSE(reads_on_waves_kernel(from - 1, 20, l2, u));
-  EXPECT_TRUE(reads_on_waves_kernel(from, 20, l2, u));
-  u.waves_unroll = t.grid_unroll;
-  EXPECT_FALSE(reads_on_waves_kernel(from, 20, l2, u));
   // The plan then reads with that many blocks.
   EXPECT_EQ(plan_launch(from, 0, 16, w, grid_block_limit(from, 20, l2, 660, w)).blocks, 3960u);
   EXPECT_EQ(plan_launch(from, 0, 16, w, grid_block_limit(from, 20, l2, 5000, w)).blocks, max_grid_blocks);

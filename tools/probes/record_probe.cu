@@ -7,8 +7,8 @@
 // alignment in 16-byte vectors from a 16-byte boundary, and from 8 bytes past one a record per
 // load (agent/sources.cuh, RecordSource), as a pair of floats 4 bytes past an 8-byte boundary and
 // 20-byte records from any address; records of fields (5-17, 23, 31, 33, 37, 41, 43 and 47 int8
-// and int16, odd counts; 5, 7 and 9 floats) in vectors of 80 bytes, in staged vectors of 112-688
-// bytes from a size, or one per load (47).
+// and int16, odd counts; 5, 7 and 9 floats) in vectors of 80 bytes (5 int8 and int16) or one per
+// load.
 // Each result is compared with CUB's. Run by `tools/device-run COMMIT records`, or for several
 // builds by `tools/records-ab`.
 //   record_probe [SIZES [FILTER]]

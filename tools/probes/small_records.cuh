@@ -1,5 +1,4 @@
-// What the probes of records share (record_probe.cu, grid_waves_probe.cu, shifted_probe.cu,
-// crossover_probe.cu): records, some of them of an alignment whose address need not reach a
+// What record_probe.cu reads: records, some of them of an alignment whose address need not reach a
 // 16-byte boundary, and fills whose sums are exact in any order (so two kernels, or gpureduce and
 // CUB, agree bit for bit).
 #pragma once
@@ -25,8 +24,8 @@ struct Five {  // 20 bytes: 4 of them span 80 bytes
   float v[5];
 };
 // N fields of 1 or 2 bytes (1- and 2-byte alignment): N odd, 16 records of N bytes or 8 of 2N
-// span 16N bytes (grid/vector_split.hpp): 80 bytes for 5 fields, 112-688 for 7-43, read in staged
-// vectors from a size (agent/sources.cuh, reads_wide_vectors_v).
+// span 16N bytes (grid/vector_split.hpp): read in vectors of 80 bytes for 5 fields, one per load
+// for 7-43 (agent/sources.cuh).
 template <class F, unsigned N>
 struct FieldsOf {
   F v[N];

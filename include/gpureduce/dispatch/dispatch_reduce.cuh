@@ -124,17 +124,17 @@ class RelaxedCaptureScope {
   cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
 };
 
-// What a launch needs to know of the current device: the resident blocks of each of up to three
-// kernels (the grid kernel with plain and with evict-first loads, and the one for grids of several
-// waves), cached per kernel set and device, so a call makes one lookup.
+// What a launch needs to know of the current device: the resident blocks of each of up to two
+// kernels (the grid kernel with plain and with evict-first loads), cached per kernel set and
+// device, so a call makes one lookup.
 struct DeviceLimits {
-  std::uint64_t resident_blocks[3];  // on all SMs, in the order of the kernels
+  std::uint64_t resident_blocks[2];  // on all SMs, in the order of the kernels
   std::uint64_t sm_count;
   std::uint64_t l2_bytes;
   double dram_gbps;
 };
 template <unsigned Threads, auto... Kernels>
-  requires(sizeof...(Kernels) >= 1 && sizeof...(Kernels) <= 3)
+  requires(sizeof...(Kernels) >= 1 && sizeof...(Kernels) <= 2)
 Status device_limits(int device, DeviceLimits* out) {
   static std::mutex m;
   static std::unordered_map<int, DeviceLimits> cache;
@@ -150,7 +150,7 @@ Status device_limits(int device, DeviceLimits* out) {
                                          std::pair{&bus_bits, cudaDevAttrGlobalMemoryBusWidth}})
     if (const cudaError_t e = cudaDeviceGetAttribute(value, attribute, device); e != cudaSuccess)
       return Status::from_cuda(e);
-  DeviceLimits d{{0, 0, 0}, std::uint64_t(sms), std::uint64_t(l2),
+  DeviceLimits d{{0, 0}, std::uint64_t(sms), std::uint64_t(l2),
                  dram_gbps(std::uint64_t(clock_khz), std::uint64_t(bus_bits))};
   int k = 0;
   cudaError_t e = cudaSuccess;
@@ -242,55 +242,30 @@ Status check_call(const Source& src, std::uint64_t n, const Out* out, cudaStream
   return check_pointers(src, n, out, opt, on_stream_device.device());
 }
 
-// The launch constants of a reduction. Dot products (two arrays) take their own one-block limit,
-// per array; values that cost more than one operator each a lower one (tuning_sm90.hpp), where the
-// grid hands its partials over in flagged slots. Records read one per load count as 16-byte
-// elements (RecordSource::split_bytes); those that take many loads, and records in vectors of more
-// than 80 bytes (agent/sources.cuh, reads_wide_vectors_v), stay on few blocks longer and take
-// several waves sooner (with_record_loads), the small ones read one per load with more records in
-// flight there, those of more than 16 narrow fields with fewer (with_many_narrow_fields), those in
-// vectors of 208 bytes and more in smaller blocks (with_narrow_staged_blocks; 13 and 15 int16
-// fields take two parts of the stage instead). Large arrays of records take grids of several waves.
-// argmin/argmax of records read in vectors have no register floor (with_record_keys). Records read
-// one per load take one record per thread in one block up to 256 of them, 512 for argmin/argmax of
-// those whose partial batch would be loaded with repeats (with_one_record_per_thread); of those,
-// records of words of 4 bytes or more a lower register floor (with_wide_record_keys). Large arrays
-// of 4- and 8-byte numbers take several waves on devices of the fastest memory (with_number_waves).
+// The kind of input a Source reads, as the tuning table keys it (tuning_sm90.hpp).
+template <class Source>
+constexpr InputKind input_kind() {
+  using T = typename Source::element_type;
+  if constexpr (Source::arrays == 2) return InputKind::dot;
+  else if constexpr (is_element_v<T>) return plain_values_v<Source> ? InputKind::numbers : InputKind::transformed;
+  else if constexpr (is_complex_v<T>) return plain_values_v<Source> ? InputKind::complex : InputKind::transformed;
+  else if constexpr (!reads_one_per_load_v<Source>) return InputKind::records_in_vectors;
+  else if constexpr (sizeof(T) <= 8 && alignof(T) >= 4) return InputKind::records_in_words;
+  else if constexpr (alignof(T) < 4 && sizeof(T) / alignof(T) > 16) return InputKind::records_of_narrow_fields;
+  else return record_loads_v<T> <= 8 ? InputKind::records_in_loads : InputKind::records_in_more_loads;
+}
+
+// The launch constants of a reduction: the table's row for its input, operator class and element
+// size; values that cost more than one operator each (element_work) take a lower one-block limit,
+// where the grid hands its partials over in flagged slots.
 template <class A, class Source, class Op>
 constexpr ReduceTuning reduce_tuning() {
-  using Tuning = TuningSm90<Source::split_bytes>;
-  constexpr ReduceTuning by_op = is_arg_extreme_v<Op>  ? Tuning::arg_extreme
-                                 : Source::arrays == 2 ? Tuning::dot
-                                                       : Tuning::value;
   constexpr bool element_work = Source::arrays == 1 && !plain_values_v<Source> && tree_flaggable<A, Op>;
-  using T = typename Source::element_type;
-  constexpr bool numbers = Source::arrays == 1 && plain_values_v<Source> && is_element_v<T>;
-  constexpr ReduceTuning t = element_work ? Tuning::with_element_work(by_op)
-                             : numbers    ? Tuning::with_number_waves(by_op)
-                                          : by_op;
-  constexpr bool records = Source::arrays == 1 && !is_element_v<T> && !is_complex_v<T>;
-  constexpr ReduceTuning w = records ? Tuning::with_record_waves(t) : t;
-  constexpr bool one_per_load = records && reads_one_per_load_v<Source>;
-  constexpr ReduceTuning u = records && !one_per_load && is_arg_extreme_v<Op> ? Tuning::with_record_keys(w) : w;
-  constexpr bool many_loads = reads_one_per_load_v<Source> && (sizeof(T) > 8 || alignof(T) < 4);
-  constexpr bool wide_vectors = records && !reads_one_per_load_v<Source> && vector_span_bytes(sizeof(T)) > 80;
-  constexpr ReduceTuning v = many_loads || wide_vectors ? Tuning::with_record_loads(u) : u;
-  constexpr ReduceTuning x = [&] {
-    if constexpr (wide_vectors)
-      if constexpr (Source::one_part_threads < 256 && !(alignof(T) == 2 && vector_span_bytes(sizeof(T)) <= 240)) {
-        static_assert(Source::template stage_parts<Source::one_part_threads / warp_threads> == 1,
-                      "a staged vector wider than a block of 2 warps' stage holds");
-        return Tuning::with_narrow_staged_blocks(v, Source::one_part_threads);
-      }
-    if constexpr (many_loads && alignof(T) < 4 && sizeof(T) / alignof(T) > 16)
-      return Tuning::with_many_narrow_fields(v);
-    return many_loads && sizeof(T) < 24 && alignof(T) < 8 ? Tuning::with_small_record_loads(v, alignof(T)) : v;
-  }();
-  constexpr bool repeats = is_arg_extreme_v<Op> && !keys_last_batch_by_record_v<Source>;
-  if constexpr (!one_per_load) return x;
-  else if constexpr (repeats && alignof(T) >= 4)
-    return Tuning::with_wide_record_keys(Tuning::with_one_record_per_thread(x, 512));
-  else return Tuning::with_one_record_per_thread(x, repeats ? 512 : 256);
+  constexpr ReduceTuning t =
+      tuning_sm90_for(input_kind<Source>(), is_arg_extreme_v<Op> ? OpClass::arg_extreme : OpClass::fold,
+                      Source::split_bytes, vector_span_bytes(Source::split_bytes), element_work);
+  static_assert(t.grid_threads != 0, "the tuning table has no row for this input and operator");
+  return t;
 }
 
 // The one-block kernel on `threads` threads (plan_launch's), the input's split worked out here.
@@ -326,31 +301,6 @@ cudaError_t launch_one_block(const Source& src, std::uint64_t n, unsigned thread
   return one_block.template operator()<tuning.single_threads, tuning.single_unroll>();
 }
 
-// Records read in vectors (ArraySource) as one block reads them where it reads them all in one
-// batch one per load (RecordSource: 2048 records), rather than in vectors. A vector holds 2-16
-// records, so in vectors a few thousand of them keep a few threads of the block busy, each working
-// through its vectors' records in turn; one per load, every thread takes one to four. Only the
-// one-block kernel of one per load is compiled for them (H100, record_probe: sum of 1000 records of
-// 5 int8 fields 5.06 -> 4.48 us, CUB 5.31).
-template <class Source>
-struct one_per_load_of {};
-template <class T, class Transform>
-  requires(!is_element_v<T> && !is_complex_v<T>)
-struct one_per_load_of<ArraySource<T, Transform>> {
-  using type = RecordSource<T, Transform>;
-};
-// Up to how many records of Source one block reads one per load (0: Source reads no records in
-// vectors).
-template <class A, class Source, class Op>
-constexpr std::uint64_t one_block_one_per_load_max() {
-  if constexpr (requires { typename one_per_load_of<Source>::type; }) {
-    using R = typename one_per_load_of<Source>::type;
-    return reduce_tuning<A, R, Op>().single_block_max_bytes / R::split_bytes;
-  } else {
-    return 0;
-  }
-}
-
 template <class A, class Out, class Source, class Op>
 Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cudaStream_t stream,
                        const Options& opt) noexcept {
@@ -362,45 +312,30 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
       grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, true, false, A, Out, Source, Op>;
   constexpr auto grid_combiner =
       grid_combiner_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, A, Out, Source, Op>();
-  constexpr ReduceTuning waves_tuning = waves_kernel_tuning(tuning);
-  constexpr auto grid_waves = grid_kernel<tuning.grid_threads, tuning.grid_min_blocks, waves_tuning.grid_unroll, false,
-                                          false, A, Out, Source, Op>;
 
   try {
     const RelaxedCaptureScope relaxed;
     StreamDeviceScope on_stream_device;
     if (const Status s = check_call(src, n, out, stream, opt, on_stream_device); !s) return s;
     const ForcedLaunch force = forced_launch();
-    if constexpr (one_block_one_per_load_max<A, Source, Op>() != 0) {
-      using R = typename one_per_load_of<Source>::type;
-      if ((force.kernel == Kernel::automatic || force.kernel == Kernel::one_block) &&
-          n <= one_block_one_per_load_max<A, Source, Op>()) {
-        const LaunchPlan plan = plan_launch(n, 0, R::split_bytes, reduce_tuning<A, R, Op>(), 1, Kernel::one_block);
-        return Status::from_cuda(
-            launch_one_block<A>(R{src.data, src.transform}, n, plan.threads, out, op, stream, opt.dependent_launch));
-      }
-    }
     const int device = on_stream_device.device();
     DeviceLimits limits{};
-    if (const Status s = device_limits<tuning.grid_threads, grid, grid_evict_first, grid_waves>(device, &limits); !s)
-      return s;
+    if (const Status s = device_limits<tuning.grid_threads, grid, grid_evict_first>(device, &limits); !s) return s;
     constexpr unsigned bytes = sizeof(T) * Source::arrays;
     const ReduceTuning here = on_device(tuning, limits.dram_gbps);
     const bool evict_first = evict_first_loads(opt.l2, n, bytes, limits.l2_bytes, here);
-    // Grids of several waves with plain loads take their own kernel where the tuning gives it
-    // another unroll.
-    const bool waves = force.kernel == Kernel::waves ||
-                       (!evict_first && reads_on_waves_kernel(n, bytes, limits.l2_bytes, here));
+    // Forced, grids of several waves at any size, with plain loads.
+    const bool waves = force.kernel == Kernel::waves;
     const std::uint64_t max_blocks =
-        grid_block_limit(n, bytes, limits.l2_bytes, limits.resident_blocks[waves ? 2 : evict_first], here);
+        grid_block_limit(n, bytes, limits.l2_bytes, limits.resident_blocks[!waves && evict_first], here);
     // The combiner kernel loads evict-first, as every grid of up to max_combiner_blocks does unless
     // the caller asks for plain loads; for an atomic end, every grid that loads evict-first. A
     // result inside the input takes the last block's poll instead: the atomic end's identity store
     // and atomics would land in elements that blocks have still to read (the combiner kernel of
     // such a result type has no other end).
     const bool in_place = atomic_end_v<A, Out, Op> && overlaps_input(src, n, out, sizeof(Out));
-    const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, waves ? waves_kernel_tuning(here) : here,
-                                        max_blocks, force.kernel, force.blocks,
+    const LaunchPlan plan = plan_launch(n, src.address(), Source::split_bytes, here, max_blocks, force.kernel,
+                                        force.blocks,
                                         tree_flaggable<A, Op> && evict_first && !waves && !in_place,
                                         atomic_end_v<A, Out, Op> && !in_place);
     if (plan.kernel == Kernel::one_block)
@@ -411,7 +346,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
       if (const Status s = workspace_slot(stream, &slot); !s) return s;
       ws = slot + slot_result_bytes;
     }
-    const auto kernel = plan.combiner ? grid_combiner : waves ? grid_waves : evict_first ? grid_evict_first : grid;
+    const auto kernel = plan.combiner ? grid_combiner : !waves && evict_first ? grid_evict_first : grid;
     return Status::from_cuda(
         launch_kernel(kernel, Launch{unsigned(plan.blocks), tuning.grid_threads, stream, opt.dependent_launch}, src,
                       n, out, ws, op));

@@ -42,7 +42,7 @@ GPUREDUCE_HD constexpr std::uint64_t single_block_max_bytes(int words) {
 inline constexpr std::uint64_t evict_first_min_bytes = std::uint64_t(16) << 20;
 GPUREDUCE_HD constexpr bool evict_first(L2Policy policy, std::uint64_t bytes, std::uint64_t l2_bytes) {
   if (policy != L2Policy::automatic) return policy == L2Policy::evict_first;
-  return bytes >= evict_first_min_bytes && bytes <= TuningSm90<4>::evict_first_max_l2 * l2_bytes;
+  return bytes >= evict_first_min_bytes && bytes <= evict_first_max_l2_sm90 * l2_bytes;
 }
 
 // A grid's blocks: a combiner block and one batch per reading block at most, no more blocks than

@@ -44,10 +44,6 @@ struct ReduceTuning {
   unsigned grid_waves = 1;
   // ... and only on devices whose DRAM bandwidth (dram_gbps) is at least this many GB/s (0: any).
   std::uint64_t waves_min_dram_gbps = 0;
-  // Vectors in flight per thread of grids of several waves whose loads are plain, for inputs of at
-  // least waves_unroll_min_l2 times the L2 size (0: grid_unroll).
-  int waves_unroll = 0;
-  unsigned waves_unroll_min_l2 = 0;
 };
 
 // The largest grid whose last block polls one slot per thread: one slot per other block
@@ -56,9 +52,8 @@ GPUREDUCE_HD constexpr std::uint64_t polled_grid_blocks(const ReduceTuning& t) {
   return std::uint64_t(t.grid_threads) + 1;
 }
 
-// grid: the grid kernel the size calls for; waves: the one for grids of several waves with plain
-// loads (ReduceTuning::waves_unroll; the plain grid kernel itself where that is not set), at any
-// size.
+// grid: the grid kernel the size calls for; waves: the grid kernel with plain loads on grids of
+// several waves at any size (tests force it).
 enum class Kernel : unsigned char { automatic, one_block, grid, waves };
 
 // The grid workspace holds one partial per block; 4096 blocks cover 31 resident blocks per SM on a
@@ -186,21 +181,6 @@ GPUREDUCE_HD constexpr std::uint64_t grid_block_limit(std::uint64_t n, unsigned 
                                                       const ReduceTuning& t) {
   if (!several_waves(n, bytes_per_element, l2_bytes, t)) return resident;
   return resident * max_u64(1, min_u64(t.grid_waves, max_grid_blocks / max_u64(resident, 1)));
-}
-
-// The tuning of the grid kernel that reads grids of several waves with plain loads (waves_unroll
-// vectors in flight per thread), for plan_launch.
-GPUREDUCE_HD constexpr ReduceTuning waves_kernel_tuning(ReduceTuning t) {
-  if (t.waves_unroll != 0) t.grid_unroll = t.waves_unroll;
-  return t;
-}
-
-// Whether n elements of `bytes_per_element`, read with plain loads, take that kernel rather than
-// the grid kernel: several waves, waves_unroll other than grid_unroll, from waves_unroll_min_l2.
-GPUREDUCE_HD constexpr bool reads_on_waves_kernel(std::uint64_t n, unsigned bytes_per_element,
-                                                  std::uint64_t l2_bytes, const ReduceTuning& t) {
-  return t.waves_unroll != 0 && t.waves_unroll != t.grid_unroll && several_waves(n, bytes_per_element, l2_bytes, t) &&
-         n >= std::uint64_t(t.waves_unroll_min_l2) * l2_bytes / bytes_per_element;
 }
 
 // Whether the grid kernel loads evict-first (Options::l2; docs/design.md, "Loads"), for n elements
