@@ -261,8 +261,7 @@ std::vector<R> random_fields(std::uint64_t n, std::uint64_t seed, std::int64_t* 
 
 // Sums of the fields of n random records R from `offset_bytes` past a 16-byte boundary, and the
 // first record of the largest field sum (argmax, its partial batch loaded whole), exact under each
-// kernel, and under the kernel of grids of several waves (8 records in flight per thread for some
-// of them: tuning_sm90.hpp, with_small_record_loads) forced on 3 and 300 blocks.
+// kernel, and on grids of several waves forced on 3 and 300 blocks.
 template <class R>
 void check_field_sums(std::uint64_t n, std::uint64_t seed, unsigned offset_bytes = 0) {
   std::int64_t want = 0;

@@ -76,7 +76,7 @@ TEST(test_reduce_api, more_than_two_pow_31_int8) {
 }
 
 // 4- and 8-byte numbers of 16x the L2 size and more, where a device of the fastest memory (an H200,
-// not an H100) runs them on several waves of blocks (dispatch/tuning_sm90.hpp, with_number_waves):
+// not an H100) runs them on several waves of blocks (dispatch/tuning_sm90.hpp, sm90::with_waves):
 // sum, max and argmax (the first of two equal maxima, both past the first wave's share) exact under
 // the library's plan and with the grid forced to one wave's 1056 and to 3168 blocks.
 template <class T>

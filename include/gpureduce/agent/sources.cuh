@@ -72,7 +72,7 @@ struct ArraySource {
 
 // Whether a source hands the kernels its elements as loaded: numbers (complex ones included) with
 // no transform, each costing one operator. A transform or a record's fields cost more per element
-// (dispatch/tuning_sm90.hpp, with_element_work).
+// (dispatch/tuning_sm90.hpp, tuning_sm90_for).
 template <class Source>
 inline constexpr bool plain_values_v = false;
 template <class T>

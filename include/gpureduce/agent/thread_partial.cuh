@@ -233,7 +233,7 @@ __device__ __forceinline__ A thread_partial(const ProductSource<T, A, ShiftedB>&
 // Whether one block of argmin/argmax over records read one per load takes its partial batch's
 // records each under its own test (LastBatch::loads_first), not the batch whole with repeats: a
 // thread of 256 over 256 records computed the key of its one record four times. Only records of up
-// to 8 loads; the others take one record per thread (tuning_sm90.hpp, with_one_record_per_thread)
+// to 8 loads; the others take one record per thread (tuning_sm90.hpp, one_per_load)
 // (H100, record_probe: argmax of 5 int8 fields, 256 records 4.86 -> 4.38 us; of 11 fields at 1000
 // records 5.09 -> 6.21, a spilling kernel).
 template <class Source>

@@ -279,7 +279,7 @@ cudaError_t launch_one_block(const Source& src, std::uint64_t n, unsigned thread
         single_block_kernel<Threads, tuning.single_min_blocks, Unroll, A, Out, Source, Op, PlainLoad, B>;
     return launch_kernel(kernel, Launch{1, Threads, stream, dependent}, src, split, out, op);
   };
-  // At most one vector per thread (tuning_sm90.hpp, value).
+  // At most one vector per thread (tuning_sm90.hpp, sm90::fold).
   if constexpr (tuning.one_vector_max_threads != 0) {
     constexpr unsigned most = tuning.one_vector_max_threads;
     const unsigned one_vector = one_vector_threads(split.vectors, tuning);
@@ -287,7 +287,7 @@ cudaError_t launch_one_block(const Source& src, std::uint64_t n, unsigned thread
     if constexpr (most > 256)
       if (one_vector == most) return one_block.template operator()<most, 1, Batches::at_most_one>();
   }
-  // One record per thread (tuning_sm90.hpp, with_one_record_per_thread).
+  // One record per thread (tuning_sm90.hpp, one_per_load).
   if constexpr (tuning.one_per_thread_max_bytes != 0) {
     const unsigned one_per_thread = one_per_thread_threads(n, Source::split_bytes, tuning);
     if (one_per_thread == tuning.small_single_threads)
