@@ -160,7 +160,7 @@ Status try_reduce(const T* in, std::uint64_t n, Out* out, F f, Init identity, cu
   static_assert(std::is_convertible_v<T, A> || (detail::is_element_v<T> && detail::is_element_v<A>),
                 "gpureduce: the elements do not convert to the accumulator (the identity's type): "
                 "transform them (transform_reduce)");
-  return detail::with_array_source(in, detail::Identity{}, [&](const auto& src) {
+  return detail::with_array_source(in, n, detail::Identity{}, [&](const auto& src) {
     return detail::dispatch_reduce<A>(src, n, out, Op{f, static_cast<A>(identity)}, stream, opt);
   });
 }
@@ -183,7 +183,7 @@ Status try_transform_reduce(const T* in, std::uint64_t n, Out* out, Transform tr
   detail::check_types<U, Op, A, Out>();
   if constexpr (detail::is_arg_op_v<Op>)
     if (n == 0) return Status::fail(Errc::empty_input, "argmin/argmax of an empty input has no index");
-  return detail::with_array_source(in, transform, [&](const auto& src) {
+  return detail::with_array_source(in, n, transform, [&](const auto& src) {
     return detail::dispatch_reduce<A>(src, n, out, detail::with_options(op, opt), stream, opt);
   });
 }
@@ -209,7 +209,7 @@ Status try_transform_reduce(const T* in, std::uint64_t n, Out* out, Transform tr
                 "gpureduce: the transform's result does not convert to the accumulator (the identity's type)");
   using Op = detail::UserOp<F, A>;
   detail::check_types<T, Op, A, Out>();
-  return detail::with_array_source(in, transform, [&](const auto& src) {
+  return detail::with_array_source(in, n, transform, [&](const auto& src) {
     return detail::dispatch_reduce<A>(src, n, out, Op{f, static_cast<A>(identity)}, stream, opt);
   });
 }

@@ -50,31 +50,40 @@ struct Floats5 {  // 20 bytes, 4-byte aligned: one per load (a vector of 80 byte
 struct Bytes7 {  // 7 bytes: a vector would span 112 bytes
   std::uint8_t b[7];
 };
-struct Bytes9 {  // 9 bytes: one per load
+struct Bytes9 {  // 9 bytes: vectors of 16 (144 bytes) from a size
   std::uint8_t b[9];
 };
-struct Shorts7 {  // 14 bytes, 2-byte aligned: one per load
+struct Shorts7 {  // 14 bytes, 2-byte aligned: vectors of 8 (112 bytes) from a size
   std::uint16_t v[7];
 };
-struct Shorts15 {  // 30 bytes, 2-byte aligned: one per load
+struct Shorts15 {  // 30 bytes, 2-byte aligned: vectors of 8 (240 bytes) from a size
   std::uint16_t v[15];
 };
-struct Bytes13 {  // 13 bytes: one per load
+struct Bytes11 {  // 11 bytes: vectors of 16 (176 bytes) from a size
+  std::uint8_t b[11];
+};
+struct Bytes13 {  // 13 bytes: vectors of 16 (208 bytes) from a size, in blocks of 128 threads
   std::uint8_t b[13];
 };
-struct Bytes17 {  // 17 bytes: one per load
+struct Bytes15 {  // 15 bytes: vectors of 16 (240 bytes) from a size, in blocks of 128 threads
+  std::uint8_t b[15];
+};
+struct Bytes17 {  // 17 bytes: vectors of 16 (272 bytes) from a size, in blocks of 128 threads
   std::uint8_t b[17];
 };
-struct Bytes33 {  // 33 bytes: one per load
+struct Bytes31 {  // 31 bytes: vectors of 16 (496 bytes) from a size, in blocks of 64 threads
+  std::uint8_t b[31];
+};
+struct Bytes33 {  // 33 bytes: vectors of 16 (528 bytes) from a size, in blocks of 64 threads
   std::uint8_t b[33];
 };
-struct Bytes45 {  // 45 bytes: one per load
+struct Bytes45 {  // 45 bytes: a vector would span 720 bytes; one per load
   std::uint8_t b[45];
 };
-struct Shorts43 {  // 86 bytes, 2-byte aligned: one per load
+struct Shorts43 {  // 86 bytes, 2-byte aligned: vectors of 8 (688 bytes) from a size, in blocks of 64 threads
   std::uint16_t v[43];
 };
-struct Shorts23 {  // 46 bytes, 2-byte aligned: one per load
+struct Shorts23 {  // 46 bytes, 2-byte aligned: vectors of 8 (368 bytes) from a size, in blocks of 64 threads
   std::uint16_t v[23];
 };
 struct Chars14 {  // 14 bytes, 1-byte aligned: an odd address never reaches a vector
@@ -100,8 +109,8 @@ static_assert(!is_record_v<float> && !is_record_v<__half> && !is_record_v<NotCop
 // rest one record per load.
 enum class Read { aligned, shifted, one_per_load };
 template <class T>
-Read how_read(std::uintptr_t addr) {
-  return with_array_source(reinterpret_cast<const T*>(addr), Identity{}, [](const auto& src) {
+Read how_read(std::uintptr_t addr, std::uint64_t n = 1) {
+  return with_array_source(reinterpret_cast<const T*>(addr), n, Identity{}, [](const auto& src) {
     using S = std::remove_cvref_t<decltype(src)>;
     return std::is_same_v<S, ArraySource<T>>     ? Read::aligned
            : std::is_same_v<S, ShiftedSource<T>> ? Read::shifted
@@ -141,13 +150,106 @@ TEST(test_record_sources, which_records_are_read_in_vectors) {
   expect_vectors_from<Shorts5>(2);
   expect_vectors_from<Chars20>(4, Read::shifted);
   expect_vectors_from<Floats5>(0);
-  // Vectors of more than 64 bytes (80 for narrow records): one per load from every address.
   expect_vectors_from<Bytes7>(0);
-  expect_vectors_from<Bytes9>(0);
-  expect_vectors_from<Shorts7>(0);
-  expect_vectors_from<Bytes17>(0);
-  expect_vectors_from<Shorts43>(0);
-  expect_vectors_from<Bytes45>(0);
+}
+
+// Narrow records whose vectors span 112-688 bytes from every address: in vectors from
+// wide_vectors_min vectors of them, one per load below.
+TEST(test_record_sources, narrow_records_in_vectors_of_112_to_688_bytes_from_a_size) {
+  const auto expect = []<class T>(T, std::uint64_t per_vec) {
+    static_assert(reads_wide_vectors_v<T>);
+    EXPECT_EQ(Vector<T>::size, per_vec);
+    for (std::uintptr_t addr = 0x1000; addr < 0x1040; addr += alignof(T)) {
+      SCOPED_TRACE("size " + std::to_string(sizeof(T)) + " address " + std::to_string(addr));
+      EXPECT_EQ(how_read<T>(addr, wide_vectors_min<T> * per_vec - 1), Read::one_per_load);
+      EXPECT_EQ(how_read<T>(addr, wide_vectors_min<T> * per_vec), Read::aligned);
+      EXPECT_EQ(how_read<T>(addr, std::uint64_t(1) << 33), Read::aligned);
+    }
+  };
+  expect(Bytes7{}, 16);
+  expect(Bytes9{}, 16);
+  expect(Shorts7{}, 8);
+  expect(Bytes11{}, 16);
+  expect(Shorts15{}, 8);
+  expect(Bytes13{}, 16);
+  expect(Bytes15{}, 16);
+  expect(Bytes17{}, 16);
+  expect(Bytes31{}, 16);
+  expect(Shorts23{}, 8);
+  expect(Bytes33{}, 16);
+  expect(Shorts43{}, 8);
+  static_assert(wide_vectors_min<Bytes9> == 1u << 17 && wide_vectors_min<Bytes11> == 1u << 17 &&
+                wide_vectors_min<Shorts15> == 1u << 18 && wide_vectors_min<Bytes13> == 1u << 18 &&
+                wide_vectors_min<Bytes15> == 1u << 18 && wide_vectors_min<Bytes31> == 1u << 18 &&
+                wide_vectors_min<Shorts23> == 1u << 18);
+  // 33-43 fields from 2^20 records.
+  static_assert(wide_vectors_min<Bytes33> == 1u << 16 && wide_vectors_min<Shorts43> == 1u << 17);
+  static_assert(!reads_wide_vectors_v<Chars14> && !reads_wide_vectors_v<Floats5> && !reads_wide_vectors_v<Five> &&
+                !reads_wide_vectors_v<Bytes45>);
+  EXPECT_EQ(how_read<Bytes45>(0x1001, std::uint64_t(1) << 30), Read::one_per_load);
+  EXPECT_EQ(how_read<Chars14>(0x1001, std::uint64_t(1) << 30), Read::one_per_load);
+  EXPECT_EQ(how_read<Floats5>(0x1000, std::uint64_t(1) << 30), Read::one_per_load);
+  for (const std::uint64_t n : {0ull, 123457ull, 1ull << 30}) {
+    const VectorSplit s = VectorSplit::make(0x1003, n, sizeof(Bytes9));
+    EXPECT_EQ(s.head + s.vectors * 16 + s.tail, n);
+    if (s.vectors > 0) EXPECT_EQ((0x1003 + s.head * sizeof(Bytes9)) % 16, 0u);
+  }
+}
+
+// Vectors of 5 words and more are staged in the grid kernels' whole batches (8 warps of 256
+// threads), never in the one-block kernel's (warps 0) nor elsewhere; 48-byte vectors never.
+static_assert(ArraySource<Five>::stages_v<WarpContiguous<PlainLoad, 8>> &&
+              ArraySource<Bytes9>::stages_v<WarpContiguous<VectorLoad<true>, 8>> &&
+              ArraySource<Shorts7>::stages_v<WarpContiguous<PlainLoad, 8>> &&
+              ArraySource<Shorts15>::stages_v<WarpContiguous<PlainLoad, 8>>);
+static_assert(!ArraySource<Five>::stages_v<WarpContiguous<PlainLoad, 0>> && !ArraySource<Five>::stages_v<PlainLoad> &&
+              !ArraySource<float3>::stages_v<WarpContiguous<PlainLoad, 8>> &&
+              !ArraySource<int>::stages_v<WarpContiguous<PlainLoad, 8>>);
+static_assert(ArraySource<Bytes9>::vector_words == 9 && ArraySource<Shorts7>::vector_words == 7 &&
+              ArraySource<Shorts15>::vector_words == 15);
+// A block's stage within 44 KB: vectors of 15 words in two parts in blocks of 8 warps, 11 and 9 in
+// one; 13-22 words in one in blocks of 4 warps, 23-43 in blocks of 2.
+static_assert(ArraySource<Bytes9>::stage_parts<8> == 1 && ArraySource<Bytes11>::stage_parts<8> == 1 &&
+              ArraySource<Shorts15>::stage_parts<8> == 2 && ArraySource<Bytes13>::stage_parts<4> == 1 &&
+              ArraySource<Bytes15>::stage_parts<4> == 1);
+static_assert(ArraySource<Bytes11>::one_part_threads == 256 && ArraySource<Bytes13>::one_part_threads == 128 &&
+              ArraySource<Bytes17>::one_part_threads == 128 && ArraySource<Shorts23>::one_part_threads == 64 &&
+              ArraySource<Bytes31>::one_part_threads == 64 && ArraySource<Shorts43>::one_part_threads == 64);
+static_assert(ArraySource<Shorts43>::vector_words == 43 && ArraySource<Shorts43>::stage_parts<2> == 1);
+static_assert(ArraySource<Bytes11>::stages_v<WarpContiguous<PlainLoad, 8>> &&
+              ArraySource<Bytes15>::stages_v<WarpContiguous<VectorLoad<true>, 4>> &&
+              ArraySource<Bytes31>::stages_v<WarpContiguous<VectorLoad<true>, 2>> &&
+              !ArraySource<Bytes31>::stages_v<WarpContiguous<VectorLoad<true>, 8>>);
+
+// Every lane's words of the warp's 32 vectors go into the stage exactly once, in the part that
+// holds the vector they belong to, where the lane that owns it reads them back in order.
+TEST(test_record_sources, warp_stage_hands_every_lane_its_own_vector) {
+  for (const unsigned words : {5u, 7u, 9u, 11u, 13u, 15u, 16u}) {
+    for (const unsigned parts : {1u, 2u, 4u}) {
+      SCOPED_TRACE(std::to_string(words) + " words in " + std::to_string(parts) + " parts");
+      const WarpStage layout{words, parts};
+      std::vector<int> written(words * warp_threads, 0);
+      for (unsigned p = 0; p < parts; ++p) {
+        std::vector<int> stage(layout.part_words(), -1);
+        for (unsigned k = layout.first_round(p); k < layout.end_round(p); ++k) {
+          for (unsigned lane = 0; lane < warp_threads; ++lane) {
+            const unsigned word = k * warp_threads + lane, i = layout.slot(k, lane, p);
+            const bool in_part = word / layout.part_words() == p;
+            EXPECT_EQ(i < layout.part_words(), in_part) << "round " << k << " lane " << lane;
+            if (layout.whole_round(k, p)) EXPECT_TRUE(in_part) << "round " << k << " lane " << lane;
+            if (!in_part) continue;
+            ++written[word];
+            stage[i] = int(word);
+          }
+        }
+        for (unsigned lane = 0; lane < warp_threads; ++lane) {
+          if (layout.part_of(lane) != p) continue;
+          for (unsigned j = 0; j < words; ++j) EXPECT_EQ(stage[layout.own_slot(lane, j)], int(lane * words + j));
+        }
+      }
+      EXPECT_TRUE(std::all_of(written.begin(), written.end(), [](int c) { return c == 1; }));
+    }
+  }
 }
 
 static_assert(Vector<Pixel>::size == 16 && sizeof(Vector<Pixel>) == 48);
@@ -254,9 +356,30 @@ TEST(test_record_sources, records_one_per_load_keep_few_blocks_longer) {
   EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Pair>, Op>().waves_min_l2), 16u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<float3>, Op>().few_blocks_max_batches), 2048u);
   EXPECT_EQ((detail::reduce_tuning<std::int64_t, ArraySource<int>, Sum>().few_blocks_max_batches), 2048u);
-  // Records in vectors of 80 bytes do not.
+  // Records in vectors of 112 and 144 bytes take the same; those of 80 bytes do not.
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Bytes9>, Op>().few_blocks_max_batches), 4096u);
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Shorts7>, Op>().waves_min_l2), 4u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Five>, Op>().few_blocks_max_batches), 2048u);
   EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Five>, Op>().waves_min_l2), 16u);
+  // Vectors of 208 bytes and more run blocks of 128 threads, of 64 above 352 bytes, on a full grid
+  // from the start; 13 and 15 int16 fields (208 and 240 bytes) keep 256 threads and the few-blocks
+  // grid.
+  const auto expect_small_blocks = []<class T>(T, unsigned threads) {
+    constexpr ReduceTuning w = detail::reduce_tuning<int, ArraySource<T>, Op>();
+    EXPECT_EQ(w.grid_threads, threads);
+    EXPECT_EQ(w.few_blocks_max_batches, 0u);
+    EXPECT_EQ(w.waves_min_l2, 4u);
+    EXPECT_EQ(plan_launch(wide_vectors_min<T> * Vector<T>::size, 0x1000, sizeof(T), w, 660).blocks, 660u);
+  };
+  expect_small_blocks(Bytes13{}, 128);
+  expect_small_blocks(Bytes15{}, 128);
+  expect_small_blocks(Bytes17{}, 128);
+  expect_small_blocks(Bytes31{}, 64);
+  expect_small_blocks(Shorts23{}, 64);
+  expect_small_blocks(Bytes33{}, 64);
+  expect_small_blocks(Shorts43{}, 64);
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Shorts15>, Op>().grid_threads), 256u);
+  EXPECT_EQ((detail::reduce_tuning<int, ArraySource<Shorts15>, Op>().few_blocks_max_batches), 4096u);
   EXPECT_EQ((detail::reduce_tuning<int, RecordSource<Bytes13>, Op>().grid_threads), 256u);
   const auto blocks = [&](std::uint64_t n) {
     return plan_launch(n, 0x1000, RecordSource<Floats5>::split_bytes, t, 1056).blocks;
@@ -308,9 +431,9 @@ TEST(test_record_sources, records_of_many_narrow_fields_one_per_thread) {
   expect_four_per_thread(Floats17{});
 }
 
-// argmin/argmax of records read in vectors and of records of many narrow fields have no register
-// floor (dispatch/tuning_sm90.hpp, arg_in_vectors, narrow_fields); other records read one per
-// load, and numbers, keep the argmin/argmax rows'; sums never had one.
+// argmin/argmax of records read in vectors (staged or not) and of records of many narrow fields
+// have no register floor (dispatch/tuning_sm90.hpp, arg_in_vectors, narrow_fields); other records
+// read one per load, and numbers, keep the argmin/argmax rows'; sums never had one.
 struct Key {  // a record's key
   template <class R>
   __host__ __device__ double operator()(const R&) const {
@@ -324,6 +447,9 @@ TEST(test_record_sources, record_keys_have_no_register_floor) {
   };
   using None = std::pair<unsigned, unsigned>;
   EXPECT_EQ(floors(ArraySource<Five, Key>{}), None(0, 0));
+  EXPECT_EQ(floors(ArraySource<Bytes9, Key>{}), None(0, 0));
+  EXPECT_EQ(floors(ArraySource<Shorts15, Key>{}), None(0, 0));
+  EXPECT_EQ(floors(ArraySource<Bytes33, Key>{}), None(0, 0));
   EXPECT_EQ(floors(ArraySource<float3, Key>{}), None(0, 0));
   EXPECT_EQ(floors(RecordSource<Bytes17, Key>{}), None(0, 0));
   EXPECT_EQ(floors(RecordSource<Bytes45, Key>{}), None(0, 0));
@@ -332,7 +458,7 @@ TEST(test_record_sources, record_keys_have_no_register_floor) {
   EXPECT_EQ(floors(RecordSource<Floats17, Key>{}), None(4, 2));
   EXPECT_EQ(floors(RecordSource<Doubles, Key>{}), None(4, 2));
   EXPECT_EQ(floors(ArraySource<float>{}), None(5, 2));
-  EXPECT_EQ((detail::reduce_tuning<double, ArraySource<Five, Key>, Sum>().grid_min_blocks), 0u);
+  EXPECT_EQ((detail::reduce_tuning<double, ArraySource<Bytes9, Key>, Sum>().grid_min_blocks), 0u);
 }
 
 // Records read one per load, for every operator: up to 256 records (4 KB of 16-byte vectors) the
@@ -391,6 +517,25 @@ TEST(test_record_sources, records_one_per_thread_in_one_block) {
   EXPECT_EQ((detail::reduce_tuning<cuda::std::complex<float>, ArraySource<cuda::std::complex<float>>, Sum>()
                  .one_vector_max_threads),
             512u);
+}
+
+// Records read in vectors are read one per load in one block up to the records it reads in one
+// batch so (2048: 512 threads x 4), for every operator; numbers, complex numbers and records
+// read shifted or one per load anyway are not switched.
+TEST(test_record_sources, records_in_vectors_one_per_load_in_one_block) {
+  using detail::one_block_one_per_load_max;
+  EXPECT_EQ((one_block_one_per_load_max<double, ArraySource<Five, Key>, Sum>()), 2048u);
+  EXPECT_EQ((one_block_one_per_load_max<IndexedValue<double>, ArraySource<Five, Key>, ArgMax>()), 2048u);
+  EXPECT_EQ((one_block_one_per_load_max<int, ArraySource<Pixel>, UserOp<cuda::std::plus<int>, int>>()), 2048u);
+  EXPECT_EQ((one_block_one_per_load_max<double, ArraySource<Point, Key>, Sum>()), 2048u);
+  EXPECT_EQ((one_block_one_per_load_max<IndexedValue<double>, ArraySource<Shorts5, Key>, ArgMin>()), 2048u);
+  static_assert(std::is_same_v<detail::one_per_load_of<ArraySource<Five, Key>>::type, RecordSource<Five, Key>>);
+  EXPECT_EQ((one_block_one_per_load_max<float, ArraySource<float>, Sum>()), 0u);
+  EXPECT_EQ((one_block_one_per_load_max<double, ArraySource<float, Key>, Sum>()), 0u);
+  using C = cuda::std::complex<float>;
+  EXPECT_EQ((one_block_one_per_load_max<C, ArraySource<C>, Sum>()), 0u);
+  EXPECT_EQ((one_block_one_per_load_max<double, ShiftedSource<Five, Key>, Sum>()), 0u);
+  EXPECT_EQ((one_block_one_per_load_max<double, RecordSource<Five, Key>, Sum>()), 0u);
 }
 
 // Arrays of records, read one per load or in vectors, take 6 waves of blocks from 16x L2 (those

@@ -12,6 +12,7 @@
 #include <thrust/complex.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -332,8 +333,9 @@ TEST(test_records, many_narrow_fields_one_record_per_thread) {
 
 // Records of 1- and 2-byte alignment whose vectors span 80 bytes: 5 int8 fields from bytes 0 to 3
 // and 5 int16 from bytes 0 and 2 (aligned vectors after a scalar head), 20 int8 from bytes 0 to 3
-// (from byte 4 aligned, from the others in shifted vectors: thread/shifted_load.cuh), around one
-// block's 2048 records.
+// (from byte 4 aligned, from the others in shifted vectors: thread/shifted_load.cuh). Those read
+// in aligned vectors are read one per load in one block up to 2048 records (dispatch/
+// dispatch_reduce.cuh, one_per_load_of): 2048 and 2049 on either side.
 TEST(test_records, narrow_records_in_vectors_of_80_bytes) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
@@ -349,23 +351,110 @@ TEST(test_records, narrow_records_in_vectors_of_80_bytes) {
   }
 }
 
-// Records of 1- and 2-byte alignment whose vectors would span 112-688 bytes, read one per load at
-// every size: 7, 9, 13 and 15 int8 fields and 7, 9 and 15 int16 from odd offsets, around one
-// block, the few-blocks grid and a full one.
-TEST(test_records, narrow_records_one_per_load) {
+// Record counts around where R is read in staged vectors (wide_vectors_min): one short of it, at
+// it, and past it with a partial batch and a scalar tail.
+template <class R>
+std::array<std::uint64_t, 3> sizes_around_staging(R) {
+  const std::uint64_t per_vec = Vector<R>::size, from = wide_vectors_min<R> * per_vec;
+  return {from - 1, from, from + 256 * per_vec + 5};
+}
+
+// Records of 1- and 2-byte alignment whose vectors span 112-240 bytes: one per load below
+// wide_vectors_min vectors, in vectors from there (agent/sources.cuh, reads_wide_vectors_v), staged
+// through shared memory in the grid kernels' whole batches, those of 208-240 bytes in two parts
+// (int16) or in blocks of 128 threads (int8); 7 and 9 int8 fields from two bytes each, 7 int16 from
+// bytes 0 and 2, 9 int16 from byte 6, 15 int16 from byte 0, 13 int8 from byte 7, one record short
+// of their size, at it, and past it with a partial batch and a scalar tail (11 int8 from byte 5,
+// 11 int16 from byte 2 and 15 int8 from byte 1, whose sizes are those of 9 int8, 9 int16 and 13
+// int8, short of it and past it).
+TEST(test_records, narrow_records_in_staged_vectors) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  static_assert(!vector_fits_v<Fields<std::int8_t, 7>> && !vector_fits_v<Fields<std::int16_t, 15>>);
-  for (const std::uint64_t n : {2047ull, 2049ull, 100003ull, (1ull << 21) + 7}) {
+  static_assert(reads_wide_vectors_v<Fields<std::int8_t, 7>> && reads_wide_vectors_v<Fields<std::int8_t, 9>> &&
+                reads_wide_vectors_v<Fields<std::int16_t, 7>> && reads_wide_vectors_v<Fields<std::int16_t, 9>> &&
+                reads_wide_vectors_v<Fields<std::int8_t, 11>> && reads_wide_vectors_v<Fields<std::int16_t, 11>> &&
+                reads_wide_vectors_v<Fields<std::int16_t, 15>> && reads_wide_vectors_v<Fields<std::int8_t, 13>> &&
+                reads_wide_vectors_v<Fields<std::int8_t, 15>>);
+  for (const std::uint64_t n : sizes_around_staging(Fields<std::int8_t, 9>{})) {
     SCOPED_TRACE("n=" + std::to_string(n));
-    check_field_sums<Fields<std::int8_t, 7>>(n, seed + n, 3);
-    check_field_sums<Fields<std::int8_t, 9>>(n, seed + n + 1, 1);
-    check_field_sums<Fields<std::int8_t, 13>>(n, seed + n + 2, 7);
-    check_field_sums<Fields<std::int8_t, 15>>(n, seed + n + 3, 1);
-    check_field_sums<Fields<std::int16_t, 7>>(n, seed + n + 4, 2);
-    check_field_sums<Fields<std::int16_t, 9>>(n, seed + n + 5, 6);
-    check_field_sums<Fields<std::int16_t, 15>>(n, seed + n + 6, 0);
+    for (const unsigned offset : {0u, 3u}) check_field_sums<Fields<std::int8_t, 7>>(n, seed + n + offset, offset);
+    for (const unsigned offset : {1u, 2u}) check_field_sums<Fields<std::int8_t, 9>>(n, seed + n + offset + 4, offset);
+    if (n % 16 != 0) check_field_sums<Fields<std::int8_t, 11>>(n, seed + n + 24, 5);
   }
+  for (const std::uint64_t n : sizes_around_staging(Fields<std::int16_t, 9>{})) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    for (const unsigned offset : {0u, 2u}) check_field_sums<Fields<std::int16_t, 7>>(n, seed + n + offset + 8, offset);
+    check_field_sums<Fields<std::int16_t, 9>>(n, seed + n + 12, 6);
+    if (n % 8 != 0) check_field_sums<Fields<std::int16_t, 11>>(n, seed + n + 16, 2);
+  }
+  for (const std::uint64_t n : sizes_around_staging(Fields<std::int16_t, 15>{})) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    check_field_sums<Fields<std::int16_t, 15>>(n, seed + n + 20, 0);
+  }
+  for (const std::uint64_t n : sizes_around_staging(Fields<std::int8_t, 13>{})) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    check_field_sums<Fields<std::int8_t, 13>>(n, seed + n + 28, 7);
+    if (n % 16 != 0) check_field_sums<Fields<std::int8_t, 15>>(n, seed + n + 32, 1);
+  }
+}
+
+// Records of 1- and 2-byte alignment whose vectors span 272-688 bytes, staged in one part in blocks
+// of 128 threads (up to 352 bytes) or 64 (dispatch/tuning_sm90.hpp, tuning_sm90_for):
+// one per load below wide_vectors_min vectors, in vectors from there; 17 int8 fields from byte 3,
+// 23 int16 from byte 2, 33 int8 from byte 5 and 33 int16 from byte 6 one record short of their
+// sizes, at them, and past them with a partial batch and a scalar tail, 31 int8 from byte 1, 31
+// int16 from byte 4, 43 int8 from byte 2 and 43 int16 from byte 0 short of them and past them (at
+// the sizes of 17 int8, 23 int16, 33 int8 and 33 int16). Outside the sanitizers' filter (racecheck
+// took more than 400 s of the H100's over it); test_records.staged_blocks_of_128_and_64_threads is
+// in it.
+TEST(test_record_blocks, wide_records_in_staged_vectors_of_small_blocks) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  static_assert(ArraySource<Fields<std::int8_t, 17>>::one_part_threads == 128 &&
+                ArraySource<Fields<std::int8_t, 31>>::one_part_threads == 64 &&
+                ArraySource<Fields<std::int16_t, 23>>::one_part_threads == 64 &&
+                ArraySource<Fields<std::int16_t, 31>>::one_part_threads == 64 &&
+                ArraySource<Fields<std::int8_t, 43>>::one_part_threads == 64 &&
+                ArraySource<Fields<std::int16_t, 43>>::one_part_threads == 64);
+  // R from byte from_r around its size, W (of the same size) from byte from_w short of it and past
+  // it.
+  const auto around = [&]<class R, class W>(R, W, unsigned from_r, unsigned from_w, std::uint64_t salt) {
+    static_assert(wide_vectors_min<R> == wide_vectors_min<W> && Vector<R>::size == Vector<W>::size);
+    for (const std::uint64_t n : sizes_around_staging(R{})) {
+      SCOPED_TRACE("n=" + std::to_string(n));
+      check_field_sums<R>(n, seed + n + salt, from_r);
+      if (n % Vector<R>::size != 0) check_field_sums<W>(n, seed + n + salt + 4, from_w);
+    }
+  };
+  around(Fields<std::int8_t, 17>{}, Fields<std::int8_t, 31>{}, 3, 1, 0);
+  around(Fields<std::int16_t, 23>{}, Fields<std::int16_t, 31>{}, 2, 4, 8);
+  around(Fields<std::int8_t, 33>{}, Fields<std::int8_t, 43>{}, 5, 2, 16);
+  around(Fields<std::int16_t, 33>{}, Fields<std::int16_t, 43>{}, 6, 0, 24);
+}
+
+// The staged kernels of blocks of 128 and 64 threads once each, for compute-sanitizer: 17, 23 and
+// 43 int8 fields from byte 3, past their size with a partial batch and a scalar tail, summed under
+// the library's plan, exact.
+TEST(test_records, staged_blocks_of_128_and_64_threads) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  const auto check = [&]<class R>(R) {
+    const std::uint64_t n = wide_vectors_min<R> * Vector<R>::size + 100 * Vector<R>::size + 7;
+    std::int64_t want = 0;
+    const std::vector<R> h = random_fields<R>(n, seed + sizeof(R), &want);
+    const DeviceInput<R> d(h, 0, 3);
+    EXPECT_EQ(run_to_host<std::int64_t>([&](std::int64_t* o) { transform_reduce(d.get(), n, o, FieldSum{}, Sum{}); }),
+              want)
+        << sizeof(R) << "-byte records";
+  };
+  constexpr auto threads = []<class R>(R) {
+    return detail::reduce_tuning<std::int64_t, ArraySource<R, FieldSum>, Sum>().grid_threads;
+  };
+  static_assert(threads(Fields<std::int8_t, 17>{}) == 128 && threads(Fields<std::int8_t, 23>{}) == 64 &&
+                threads(Fields<std::int8_t, 43>{}) == 64);
+  check(Fields<std::int8_t, 17>{});
+  check(Fields<std::int8_t, 23>{});
+  check(Fields<std::int8_t, 43>{});
 }
 
 // Floating keys of records: the sum of their fields, NaN where the first field is `nan_mark`
@@ -379,24 +468,28 @@ struct FieldSumOrNan {
   }
 };
 
-// argmin/argmax of floating keys over records: 9 int8 fields, 7 and 13 int16, 17 and 43 int8 one
-// per load on grids (2^21 + 7 records), from byte 3 (int16: 2); and in the one-block kernel, 3001
-// records of 5 int8 fields (vectors of 80 bytes, whose 16 keys are compared one by one: agent/
-// thread_partial.cuh), 256, 300 and 2048 of them, 1000 of 5 int16 (8 keys through the vector
-// winner), 1000 and 1500 of 9 int8 (the partial batch with repeats), and 256 of 9 int8, 100 of 13
-// int16 and 200 of 15 int8 (one per load, one per thread), 257 of 9 int8, 300 of 11 int8 and 512 of
-// 15 int16 (one per thread in a block of 512).
+// argmin/argmax of floating keys over records in staged vectors (one stage per kernel whatever
+// the NaN policy: agent/sources.cuh, warp_stage): 9 int8 fields in blocks of 256 threads, 7 int16
+// in one part and 13 int16 in two, 17 int8 in blocks of 128 and 43 int8 in blocks of 64, 100
+// batches and 7 records past their size, from byte 3 (int16: 2); and in the one-block kernel, 3001
+// records of 5 int8 fields (vectors of 80 bytes), 256, 300 and 2048 of them, 1000 of 5 int16 (read
+// one per load up to 2048: dispatch/dispatch_reduce.cuh, one_per_load_of; the partial batch
+// record by record), 1000 and 1500 of 9 int8 (the partial batch with repeats), and 256 of 9 int8,
+// 100 of 13 int16 and 200 of 15 int8 (one per load, one per thread), 257 of 9 int8, 300 of 11 int8
+// and 512 of 15 int16 (one per thread in a block of 512). The 16 keys of int8 fields'
+// vectors and the 8 of a vector staged in two parts are compared one by one, 7 int16 fields' 8
+// through the vector winner (agent/thread_partial.cuh).
 // float argmin and double argmax, with NaN keys at the first and last records and at a random one
 // (propagated: the first NaN; ignored: the first extreme of the others) and with none, under the
 // library's plan and on a forced grid of 300 blocks. The extremes tie (the sums of 5-43 random
 // fields repeat), so the first index is tested.
-TEST(test_records, argmin_argmax_of_floating_keys_of_records) {
+TEST(test_records, argmin_argmax_of_floating_keys_in_staged_vectors) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
-  // R from byte `offset`, n records (0: 2^21 + 7).
+  // R from byte `offset`, n records (0: 100 batches and 7 records past where R is staged).
   const auto check = [&]<class R>(R, unsigned offset, std::uint64_t n) {
     using F = std::remove_cvref_t<decltype(R{}.v[0])>;
-    if (n == 0) n = (std::uint64_t(1) << 21) + 7;
+    if (n == 0) n = wide_vectors_min<R> * Vector<R>::size + 100 * Vector<R>::size + 7;
     std::int64_t unused = 0;
     std::vector<R> h = random_fields<R>(n, seed + sizeof(R), &unused);
     const std::int64_t mark = std::numeric_limits<F>::min();
@@ -449,6 +542,10 @@ TEST(test_records, argmin_argmax_of_floating_keys_of_records) {
       }
     }
   };
+  static_assert(ArraySource<Fields<std::int8_t, 9>>::one_part_threads == 256 &&
+                ArraySource<Fields<std::int16_t, 13>>::stage_parts<8> == 2 &&
+                ArraySource<Fields<std::int8_t, 17>>::one_part_threads == 128 &&
+                ArraySource<Fields<std::int8_t, 43>>::one_part_threads == 64);
   check(Fields<std::int8_t, 9>{}, 3, 0);
   check(Fields<std::int16_t, 7>{}, 2, 0);
   check(Fields<std::int16_t, 13>{}, 2, 0);
@@ -516,9 +613,10 @@ void check_waves(unsigned times, unsigned offset_bytes, std::uint64_t seed) {
   }
 }
 
-// 20-byte records (several waves from 4x L2) at 4x and 16x, 7-byte records from byte 1 at 4x, pairs
-// of int32 from 4 bytes past an 8-byte boundary (several waves from 16x) at 16x. Its own suite, out
-// of tools/sanitize.sh's filter: a gigabyte is slow under the sanitizers.
+// 20-byte records (several waves from 4x L2) at 4x and 16x, 7-byte records (in staged vectors of
+// 112 bytes there) from byte 1 at 4x, pairs of int32 from 4 bytes past an 8-byte boundary (several
+// waves from 16x) at 16x. Its own suite, out of tools/sanitize.sh's filter: a gigabyte is slow
+// under the sanitizers.
 TEST(test_record_waves, records_on_several_waves_sum_exactly) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
@@ -612,7 +710,7 @@ TEST(test_records, argmax_of_no_records_is_an_error) {
 
 // Records at seeded random counts (fuzz_count: around the library's boundaries and log-uniform,
 // up to a quarter of the fuzz budget's bytes): field sums and argmax of records that take each of
-// the record paths (vectors of 80 bytes, one record per thread or per load, several
+// the record paths (vectors of 80 bytes, staged vectors, one record per thread or per load, several
 // waves forced), each from a random multiple of its alignment past a 16-byte boundary, and every
 // record of records_with_functors_and_transforms.
 TEST(test_records, fuzz_counts_and_offsets) {

@@ -3,10 +3,11 @@
 // index, or one 16-byte vector of the aligned body through a vector load (thread/vector_load.cuh),
 // and later hands each value with its index to a sink (load and use apart, so that several loads
 // are in flight before any value is used). Arrays of records (structs) are read in vectors of whole
-// records (ArraySource) where their vector spans at most 64 bytes (80 for narrow ones); from an
-// address that does not reach a 16-byte boundary, those vectors are loaded shifted into place
-// (ShiftedSource) or the records one per load (RecordSource), as shifts_records_v says. Every
-// other record is read one per load.
+// records where their address reaches a 16-byte boundary; otherwise in vectors shifted into place
+// from aligned words (ShiftedSource) or one per load (RecordSource), as shifts_records_v says;
+// records whose vector would span more than 64 bytes (80 for narrow ones) one per load, but for
+// narrow ones of 112-688 bytes, in vectors from a size (reads_wide_vectors_v). Vectors of 80 bytes
+// and more are staged through shared memory in the grid kernels' whole batches.
 #pragma once
 
 #include <gpureduce/grid/vector_split.hpp>
@@ -14,6 +15,7 @@
 #include <gpureduce/thread/operators.hpp>
 #include <gpureduce/thread/shifted_load.cuh>
 #include <gpureduce/thread/vector_load.cuh>
+#include <gpureduce/warp/warp_stage.hpp>
 
 #include <cstdint>
 #include <type_traits>
@@ -54,10 +56,79 @@ struct ArraySource {
   __device__ __forceinline__ void consume(T x, std::uint64_t i, Sink&& sink) const {
     sink(transform(x), std::int64_t(i));
   }
+  // Vectors of many 16-byte words (records: 80 bytes and more) are staged in the grid kernels'
+  // whole batches: the warp's 32 vectors are loaded as its lanes' consecutive words, each warp load
+  // 512 contiguous bytes, and consume_vector hands them round through shared memory. Loaded by their
+  // own lanes, each warp load touched every sector of the span, 16 bytes of each (H100, record_probe:
+  // 5 int8 fields at 2^24 0.85x of the time staged). Vectors of 48 bytes gain nothing and are not.
+  static constexpr unsigned vector_words = sizeof(Vector<T>) / vector_bytes;
+  // The parts a warp's stage takes its vectors in (warp/warp_stage.hpp), so that a block's stage
+  // fits in 44 KB and the block, with its warp partials (512 bytes at most), in 48 KB: one for vectors
+  // of up to 176 bytes in blocks of 8 warps, two above (13 and 15 int16 fields); one in smaller blocks
+  // for the others of 208 bytes and more (tuning_sm90.hpp, tuning_sm90_for). 176 bytes in
+  // two parts spilled (242-246 registers against 80).
+  static constexpr unsigned stage_bytes_max = 44 * 1024;
+  template <unsigned Warps>
+  static constexpr unsigned stage_parts =
+      Warps * vector_words * sizeof(uint4) * warp_threads <= stage_bytes_max ? 1 : 2;
+  // The most threads per block, a power of 2 up to 256, whose warps' vectors the stage holds in one
+  // part: 256 up to 11 words, 128 up to 22, 64 above (up to 44; wide vectors have at most 43).
+  static constexpr unsigned one_part_threads = stage_parts<8> == 1 ? 256 : stage_parts<4> == 1 ? 128 : 64;
+  template <class Load>
+  static constexpr bool stages_v =
+      vector_words >= 5 && staging_warps_v<Load> != 0 &&
+      staging_warps_v<Load> * vector_words * sizeof(uint4) * warp_threads / stage_parts<staging_warps_v<Load>> <=
+          stage_bytes_max;
+  template <unsigned Warps>  // of the block, each with its own stage
+  struct Staged {
+    uint4 w[vector_words];
+  };
   // The vector starting at element `first` (16-byte aligned).
   template <class Load>
   __device__ __forceinline__ auto load_vector(std::uint64_t first, const Load& load) const {
-    return load(reinterpret_cast<const Vector<T>*>(data + first));
+    if constexpr (stages_v<Load>) {
+      const unsigned lane = threadIdx.x % warp_threads;
+      const auto* warp_first = reinterpret_cast<const uint4*>(data + first) - lane * vector_words;
+      Staged<staging_warps_v<Load>> r;
+#pragma unroll
+      for (unsigned k = 0; k < vector_words; ++k) r.w[k] = load(warp_first + k * warp_threads + lane);
+      return r;
+    } else {
+      return load(reinterpret_cast<const Vector<T>*>(data + first));
+    }
+  }
+  // The calling warp's stage: one per block size, not per sink, so that a kernel whose sinks differ
+  // (argmin/argmax: one per NaN policy, agent/thread_partial.cuh) does not hold two.
+  template <unsigned Warps>
+  __device__ __forceinline__ static uint4* warp_stage() {
+    __shared__ uint4 stage[Warps][WarpStage{vector_words, stage_parts<Warps>}.part_words()];
+    return stage[threadIdx.x / warp_threads];
+  }
+  // Every lane of the warp together: its words in, its vector's out (warp/warp_stage.hpp; 5-15
+  // words apart per lane, an odd number, so no two lanes of a quarter-warp read the same bank).
+  template <unsigned Warps, class Sink>
+  __device__ __forceinline__ void consume_vector(const Staged<Warps>& x, std::uint64_t first, Sink&& sink) const {
+    constexpr WarpStage layout{vector_words, stage_parts<Warps>};
+    const unsigned lane = threadIdx.x % warp_threads;
+    uint4* s = warp_stage<Warps>();
+    uint4 w[vector_words];
+#pragma unroll
+    for (unsigned p = 0; p < layout.parts; ++p) {
+#pragma unroll
+      for (unsigned k = layout.first_round(p); k < layout.end_round(p); ++k) {
+        const unsigned i = layout.slot(k, lane, p);
+        if (layout.whole_round(k, p) || i < layout.part_words()) s[i] = x.w[k];
+      }
+      __syncwarp();
+      if (layout.parts == 1 || layout.part_of(lane) == p) {
+#pragma unroll
+        for (unsigned j = 0; j < vector_words; ++j) w[j] = s[layout.own_slot(lane, j)];
+      }
+      __syncwarp();  // before the next part's or vector's words go in
+    }
+    Vector<T> v;
+    __builtin_memcpy(&v, w, sizeof v);
+    consume_vector(v, first, sink);
   }
   // Hands the vector's transformed values, indices first.., to sink(values, first).
   template <class Sink>
@@ -93,7 +164,7 @@ inline constexpr bool plain_values_v<ArraySource<T, Identity>> = is_element_v<T>
 // keeps 4 records of 5 or 10 bytes in flight, not 64 bytes (H100, record_probe: 5 int8 fields in
 // vectors at 2^28 0.76x of one per load's time). Vectors of 112 bytes loaded by their own lanes lost
 // (1.39x at 2^24), and records of 4-byte alignment in vectors of 80 bytes 1.03-1.06x, so those keep
-// one record per load.
+// one record per load; staged, 112-240 bytes win from a size (below).
 template <class T>
 inline constexpr bool vector_fits_v =
     vector_span_bytes(sizeof(T)) <= 64 || (vector_span_bytes(sizeof(T)) == 80 && alignof(T) < 4);
@@ -101,6 +172,22 @@ template <class T>
 inline constexpr bool reads_as_vectors_v =
     vector_fits_v<T> && vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
 
+// Narrow records whose vectors span 112-688 bytes from every address they may have (7-43 int8
+// fields, 7-43 int16, odd counts) are read in staged vectors (ArraySource::load_vector) from
+// wide_vectors_min<T> vectors up, one per load below, where a thread's 8-16 records of one vector
+// left too few threads to spread their fields' work over (H100, record_probe, staged over one per
+// load: 9 int8 fields 2^16 1.29x, 2^21 0.95x, 2^28 0.79x; 43 int8 fields at 2^27 0.41x). 16 records
+// of 13 and 15 int8 fields to a vector spilled in two parts and take smaller blocks in one.
+template <class T>
+inline constexpr bool reads_wide_vectors_v =
+    !vector_fits_v<T> && alignof(T) < 4 && vector_span_bytes(sizeof(T)) <= 704 &&
+    vector_span_bytes(sizeof(T)) * alignof(T) >= vector_bytes * sizeof(T);
+template <class T>
+inline constexpr std::uint64_t wide_vectors_min = [] {
+  constexpr unsigned span = vector_span_bytes(sizeof(T));
+  const unsigned log2 = span <= 176 ? 17 : span > 496 ? (alignof(T) == 1 ? 16 : 17) : 18;
+  return std::uint64_t(1) << log2;
+}();
 template <class T>
 GPUREDUCE_HD bool reaches_vectors(const T* p) {
   constexpr std::uintptr_t gcd = vector_bytes * sizeof(T) / vector_span_bytes(sizeof(T));  // gcd(size, 16)
@@ -188,17 +275,21 @@ inline constexpr bool reads_one_per_load_v = false;
 template <class T, class Transform>
 inline constexpr bool reads_one_per_load_v<RecordSource<T, Transform>> = true;
 
-// Calls f with the source of the elements from `in`: ArraySource for numbers and records read in
+// Calls f with the source of n elements from `in`: ArraySource for numbers and records read in
 // aligned vectors; for records whose address does not reach a 16-byte boundary ShiftedSource or
-// RecordSource (two kernels where alignment alone does not decide); RecordSource for the others.
+// RecordSource (two kernels where alignment alone does not decide); for records read in wide
+// vectors ArraySource or RecordSource by n; RecordSource for the largest.
 template <class T, class Transform, class F>
-decltype(auto) with_array_source(const T* in, Transform transform, F&& f) {
+decltype(auto) with_array_source(const T* in, std::uint64_t n, Transform transform, F&& f) {
   if constexpr (is_element_v<T> || reads_as_vectors_v<T>) {
     return f(ArraySource<T, Transform>{in, transform});
   } else if constexpr (vector_fits_v<T>) {
     if (reaches_vectors(in)) return f(ArraySource<T, Transform>{in, transform});
     if constexpr (shifts_records_v<T>) return f(ShiftedSource<T, Transform>{{in, transform}});
     else return f(RecordSource<T, Transform>{in, transform});
+  } else if constexpr (reads_wide_vectors_v<T>) {
+    if (n / Vector<T>::size >= wide_vectors_min<T>) return f(ArraySource<T, Transform>{in, transform});
+    return f(RecordSource<T, Transform>{in, transform});
   } else {
     return f(RecordSource<T, Transform>{in, transform});
   }

@@ -125,8 +125,8 @@ __device__ __forceinline__ void for_each_thread_value(const Source& src, const V
   const VectorGrid<Unroll> g{vectors, BlockThreads, grid};
   const auto at_stride = [&](std::uint64_t v) { return [&, v](int k) { return v + std::uint64_t(k) * BlockThreads; }; };
   // Whole batches: every lane of a warp runs each of them, lane l + 1 on the vectors after lane l's
-  // (for shifted loads, thread/shifted_load.cuh).
-  const WarpContiguous<Load> whole{load};
+  // (for shifted loads, thread/shifted_load.cuh, and staged ones, agent/sources.cuh).
+  const WarpContiguous<Load, one_block ? 0u : BlockThreads / warp_threads> whole{load};
   const auto full = [&](std::uint64_t v) { batch(at_stride(v), every, whole); };
   if constexpr (Last == LastBatch::repeat) {
     g.template for_each_batch<B>(block, threadIdx.x, full, [&](std::uint64_t v) {
@@ -259,8 +259,15 @@ __device__ __forceinline__ A thread_partial(const Source& src, const VectorSplit
     else return src;
   }();
   // Records whose vectors hold 16 floating keys (int8 fields, a transform's key each) compare each
-  // key with the best so far rather than storing a winner's 16 doubles.
-  if constexpr (!is_element_v<T> && is_floating_v<Value> && N >= 16) {
+  // key with the best so far rather than storing a winner's 16 doubles, which took the staged kernels
+  // to 138-142 registers (H100, record_probe: argmax of 9 int8 fields at 2^28 0.79x of the time, 1.14x
+  // CUB). So do the two-part staged kernels (13 and 15 int16 fields); not 8 keys nor integer keys.
+  constexpr bool two_parts = [] {
+    if constexpr (requires { Source::one_part_threads; })
+      return B == Batches::grid && Source::vector_words >= 5 && BlockThreads > Source::one_part_threads;
+    else return false;
+  }();
+  if constexpr (!is_element_v<T> && is_floating_v<Value> && (N >= 16 || two_parts)) {
     for_each_thread_value<BlockThreads, Unroll, B, LastBatch::repeat>(
         src, split, block, grid, load, [&](auto x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); },
         [&](const V(&y)[N], std::int64_t first) {

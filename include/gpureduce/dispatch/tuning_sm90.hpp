@@ -18,6 +18,7 @@ enum class InputKind : unsigned char {
   transformed,         // an array of numbers under a transform
   dot,                 // the products of two arrays
   records_in_vectors,  // records (structs) read in whole vectors (agent/sources.cuh)
+  records_in_staged_vectors,  // records of 1- and 2-byte fields in vectors of 112-688 bytes, staged
   records_in_words,    // records read one per load, as one or two words of 4 bytes or more
   records_in_loads,    // records read one per load, in up to 8 loads
   records_in_more_loads,     // records read one per load, in 9 or more
@@ -98,6 +99,14 @@ constexpr ReduceTuning arg_in_vectors = [] {
   t.single_min_blocks = 0;
   return t;
 }();
+// Records in vectors staged through shared memory (of 1- and 2-byte fields, 112-688 bytes): the
+// few-blocks grid up to 4096 batches and several waves from 4x L2, as records of many loads (H100,
+// record_probe: 7-byte records at 2^26 0.94x of the time).
+constexpr ReduceTuning staged(ReduceTuning t) {
+  t.few_blocks_max_batches = 4096;
+  t.waves_min_l2 = 4;
+  return t;
+}
 // Records read one per load: one record per thread in one block up to `records` of them, 256
 // threads up to 256 (H100, record_probe: 5 int8 fields, 256 records 4.42 -> 4.06 us); one record
 // is one 16-byte unit of the split (RecordSource::split_bytes).
@@ -147,6 +156,8 @@ inline constexpr TuningRow tuning_sm90[] = {
     {InputKind::dot, OpClass::fold, 0, sm90::dot},
     {InputKind::records_in_vectors, OpClass::fold, 0, sm90::records(sm90::fold)},
     {InputKind::records_in_vectors, OpClass::arg_extreme, 0, sm90::arg_in_vectors},
+    {InputKind::records_in_staged_vectors, OpClass::fold, 0, sm90::staged(sm90::records(sm90::fold))},
+    {InputKind::records_in_staged_vectors, OpClass::arg_extreme, 0, sm90::staged(sm90::arg_in_vectors)},
     {InputKind::records_in_words, OpClass::fold, 0, sm90::one_per_load(sm90::fold, 256)},
     {InputKind::records_in_words, OpClass::arg_extreme, 0, sm90::one_per_load(sm90::arg(4), 256)},
     {InputKind::records_in_loads, OpClass::fold, 0, sm90::in_loads(sm90::fold, 256)},
@@ -166,9 +177,12 @@ inline constexpr TuningRow tuning_sm90[] = {
 // - values that cost more than a load and an operator each (`element_work`: a transform, a
 //   record's fields) in one block up to one of its batches (16 KB of 1-byte elements), the grid
 //   beyond, where the grid's blocks hand over flagged partials (H100, each forced: 4-byte pixels of
-//   64 KB one block 6.27 us, grid 4.96).
+//   64 KB one block 6.27 us, grid 4.96);
+// - staged vectors of 208 bytes and more in grid blocks of `staged_threads` (128 or 64: the most
+//   whose vectors the stage holds in one part; 0 for others), on a full grid (H100, record_probe: 17
+//   int8 fields at 2^28 0.66x of one per load's time; 256 threads spilled).
 constexpr ReduceTuning tuning_sm90_for(InputKind input, OpClass op, std::size_t elem_bytes, unsigned span_bytes,
-                                       bool element_work) {
+                                       bool element_work, unsigned staged_threads = 0) {
   ReduceTuning t{};
   for (const TuningRow& r : tuning_sm90)
     if (r.input == input && r.op == op && (r.bytes == elem_bytes || r.bytes == 0)) {
@@ -184,6 +198,10 @@ constexpr ReduceTuning tuning_sm90_for(InputKind input, OpClass op, std::size_t 
     const std::uint64_t limit = elem_bytes == 1 ? 16 * sm90::kb : batch;
     if (limit < t.single_block_max_bytes) t.single_block_max_bytes = limit;
   }
+  if (staged_threads != 0) {
+    t.grid_threads = staged_threads;
+    t.few_blocks_max_batches = 0;
+  }
   return t;
 }
 
@@ -194,7 +212,8 @@ template <std::size_t ElemBytes>
 constexpr bool shifted_dot_b(std::uint64_t n, bool floating) {
   const std::uint64_t bytes = n * ElemBytes;
   if (ElemBytes == 1 || bytes >= (std::uint64_t(16) << 20)) return true;
-  return floating && takes_one_block(n, ElemBytes, tuning_sm90_for(InputKind::dot, OpClass::fold, ElemBytes, 16, false));
+  constexpr ReduceTuning dot = tuning_sm90_for(InputKind::dot, OpClass::fold, ElemBytes, 16, false);
+  return floating && takes_one_block(n, ElemBytes, dot);
 }
 
 }  // namespace gpureduce::detail

@@ -149,12 +149,19 @@ __device__ __forceinline__ T load_record(const VectorLoad<EvictFirst>&, const T*
 
 // A load called where the 32 lanes of a warp load consecutive vectors together, lane l + 1 the
 // vector after lane l's (the whole batches of agent/thread_partial.cuh): a shifted load
-// (thread/shifted_load.cuh) then takes the word it shares with the next lane from that lane.
-template <class Load>
+// (thread/shifted_load.cuh) then takes the word it shares with the next lane from that lane, and
+// in a block of StagingWarps warps (0: the one-block kernel, which does not stage) vectors of many
+// words may be loaded by the warp together and handed round through shared memory (ArraySource in
+// agent/sources.cuh).
+template <class Load, unsigned StagingWarps = 0>
 struct WarpContiguous : Load {};
 template <class Load>
 inline constexpr bool is_warp_contiguous_v = false;
+template <class Load, unsigned StagingWarps>
+inline constexpr bool is_warp_contiguous_v<WarpContiguous<Load, StagingWarps>> = true;
 template <class Load>
-inline constexpr bool is_warp_contiguous_v<WarpContiguous<Load>> = true;
+inline constexpr unsigned staging_warps_v = 0;
+template <class Load, unsigned StagingWarps>
+inline constexpr unsigned staging_warps_v<WarpContiguous<Load, StagingWarps>> = StagingWarps;
 
 }  // namespace gpureduce::detail
