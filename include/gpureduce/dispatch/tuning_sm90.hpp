@@ -11,18 +11,18 @@
 
 namespace gpureduce::detail {
 
-// What a reduction reads, as the table tells inputs apart (dispatch_reduce.cuh, input_kind_v).
+// What a reduction reads, as the table tells inputs apart (dispatch_reduce.cuh, input_kind).
 enum class InputKind : unsigned char {
-  numbers,             // an array of numbers, as loaded
-  complex,             // an array of complex numbers, as loaded
-  transformed,         // an array of numbers under a transform
-  dot,                 // the products of two arrays
-  records_in_vectors,  // records (structs) read in whole vectors (agent/sources.cuh)
+  numbers,                    // an array of numbers, as loaded
+  complex,                    // an array of complex numbers, as loaded
+  transformed,                // an array of numbers under a transform
+  dot,                        // the products of two arrays
+  records_in_vectors,         // records (structs) read in whole vectors (agent/sources.cuh)
   records_in_staged_vectors,  // records of 1- and 2-byte fields in vectors of 112-688 bytes, staged
-  records_in_words,    // records read one per load, as one or two words of 4 bytes or more
-  records_in_loads,    // records read one per load, in up to 8 loads
-  records_in_more_loads,     // records read one per load, in 9 or more
-  records_of_narrow_fields,  // records read one per load, of more than 16 fields of 1 or 2 bytes
+  records_in_words,           // records read one per load, as one or two words of 4 bytes or more
+  records_in_loads,           // records read one per load, in up to 8 loads
+  records_in_more_loads,      // records read one per load, in 9 or more
+  records_of_narrow_fields,   // records read one per load, of more than 16 fields of 1 or 2 bytes
 };
 
 // argmin/argmax, or any other operator.
