@@ -260,9 +260,11 @@ std::vector<R> random_fields(std::uint64_t n, std::uint64_t seed, std::int64_t* 
   return h;
 }
 
-// Sums of the fields of n random records R from `offset_bytes` past a 16-byte boundary, and the
-// first record of the largest field sum (argmax, its partial batch loaded whole), exact under each
-// kernel, and on grids of several waves forced on 3 and 300 blocks.
+// Sums of the fields of n random records R from `offset_bytes` past a 16-byte boundary, and for
+// records of up to 9 fields the first record of the largest field sum (argmax, its partial batch
+// loaded whole), exact under each kernel, and on grids of several waves forced on 3 and 300 blocks.
+// argmin/argmax of wider records: argmin_argmax_of_floating_keys_in_staged_vectors (their kernels
+// took a third of this file's compile time).
 template <class R>
 void check_field_sums(std::uint64_t n, std::uint64_t seed, unsigned offset_bytes = 0) {
   std::int64_t want = 0;
@@ -277,12 +279,14 @@ void check_field_sums(std::uint64_t n, std::uint64_t seed, unsigned offset_bytes
     EXPECT_EQ(run_to_host<std::int64_t>(
                   [&](std::int64_t* o) { transform_reduce(d.get(), n, o, FieldSum{}, Sum{}, nullptr, opt); }),
               want);
-    if (n == 0) return;
-    const auto got = run_to_host<IndexedValue<std::int64_t>>([&](IndexedValue<std::int64_t>* o) {
-      transform_reduce(d.get(), n, o, FieldSum{}, ArgMax{}, nullptr, opt);
-    });
-    EXPECT_EQ(got.value, want_max.value);
-    EXPECT_EQ(got.index, want_max.index);
+    if constexpr (sizeof(R) / alignof(R) <= 9) {
+      if (n == 0) return;
+      const auto got = run_to_host<IndexedValue<std::int64_t>>([&](IndexedValue<std::int64_t>* o) {
+        transform_reduce(d.get(), n, o, FieldSum{}, ArgMax{}, nullptr, opt);
+      });
+      EXPECT_EQ(got.value, want_max.value);
+      EXPECT_EQ(got.index, want_max.index);
+    }
   };
   each_kernel(check);
   for (const std::uint64_t blocks : {3ull, 300ull}) {
