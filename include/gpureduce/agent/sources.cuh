@@ -201,7 +201,7 @@ inline constexpr unsigned shift_align_v = alignof(T) < 8 ? unsigned(alignof(T)) 
 // shifted vectors where a record loaded whole takes narrow loads (alignment below 4 bytes: a
 // 4-byte pixel of 1-byte alignment is four byte loads) or its vector spans several words; the
 // others (a pair of floats 4 bytes past an 8-byte boundary, a pair of doubles 8 bytes past a
-// 16-byte one) one record per load (H100, shifted_probe: 4-byte pixels from an odd address, 256 MB
+// 16-byte one) one record per load (H100: 4-byte pixels from an odd address, 256 MB
 // 138.98 -> 104.22 us, CUB 128.35; but pairs of floats of 1 MB 5.46 -> 6.77).
 template <class T>
 inline constexpr bool shifts_records_v = alignof(T) < 4 || vector_span_bytes(sizeof(T)) > vector_bytes;
@@ -317,7 +317,7 @@ struct PackedWordSource : ArraySource<T> {
 // 16-byte boundary it is loaded in aligned vectors too; elsewhere element by element, or, for
 // elements of 1 and 2 bytes (ShiftedB, a kernel of their own: with_product_source picks it), in
 // vectors shifted into place (thread/shifted_load.cuh). Wider elements keep the element loads,
-// as wide as the words a shifted vector is made of (H100, shifted_probe, b one element past a's
+// as wide as the words a shifted vector is made of (H100, b one element past a's
 // offset: int8 2^16 6.27 -> 5.31 us shifted; int32 2^16 5.41 -> 6.56).
 template <class T, class A, bool ShiftedB = false>
 struct ProductSource {
