@@ -26,10 +26,9 @@
 #include <gpureduce/kernel/atomic_end.cuh>
 #include <gpureduce/kernel/flagged_access.cuh>
 #include <gpureduce/kernel/grid_dependency.cuh>
+#include <gpureduce/kernel/ticket.cuh>
 #include <gpureduce/thread/accumulator.hpp>
 #include <gpureduce/thread/tree_key.hpp>
-
-#include <cuda/atomic>
 
 #include <cstdint>
 #include <cstring>
@@ -259,10 +258,7 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     const T block_total = block_reduce<BlockThreads, true>(acc, tree.op(), tree_identity, warp_partials);
     if (threadIdx.x == 0) {
       partials[blockIdx.x] = block_total;
-      // acq_rel: releases this block's partial; the last block acquires everyone's.
-      const unsigned ticket =
-          cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::memory_order_acq_rel);
-      is_last = ticket == gridDim.x - 1;
+      is_last = draw_ticket(counter) == gridDim.x - 1;  // releases this partial; the last acquires all
     }
     __syncthreads();
     if (!is_last) return;
@@ -272,7 +268,7 @@ __device__ __forceinline__ void grid_reduce(const Source& src, std::uint64_t n, 
     v = block_reduce<BlockThreads, true>(v, tree.op(), tree_identity, warp_partials);
     if (threadIdx.x == 0) {
       write(v);
-      cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*counter).store(0, cuda::memory_order_relaxed);
+      reset_tickets(counter);
     }
   }
 }
