@@ -1,0 +1,161 @@
+// Axis and segmented reductions: one result per row, column, slice of an N-D array, or segment.
+// Same conventions as the full reductions (reduce.cuh): asynchronous on `stream`, results in
+// device memory, errors as gpureduce::error (try_ forms: a Status), the same operators,
+// accumulators and NaN rules.
+//
+//   gpureduce::sum_axes(d_x, gpureduce::Shape{4096, 4096, 4}, {1}, d_out, stream);  // 4096 x 4 sums
+//   gpureduce::max_axes(d_x, gpureduce::Shape{{n, m}, {1, n}}, {-1}, d_out);       // column-major
+//   gpureduce::reduce_rows(d_m, rows, cols, ld, d_out, gpureduce::Sum{}, stream);   // one per row
+//   gpureduce::segmented_sum(d_x, segments, d_offsets, d_out, stream);              // CSR offsets
+//   gpureduce::segmented_argmax(d_x, segments, d_begin, d_end, d_best, stream);     // begin/end
+//
+// argmin/argmax index along the reduced axes (row-major over them) or within the segment, first
+// on ties; an empty row or segment gives the identity (argmin/argmax: the identity's value and
+// index -1).
+#pragma once
+
+#include <gpureduce/dispatch/dispatch_axis.cuh>
+#include <gpureduce/reduce.cuh>
+#include <gpureduce/shape.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace gpureduce {
+
+// Reduces `in`, laid out as `shape`, over `axes` with a built-in operator into `out`, laid out
+// row-major over the kept axes (in their order), or as `out_shape` (the kept axes' extents, or
+// every axis's with 1 on the reduced ones, as keepdim gives; any strides).
+template <class AccT = void, class T, class Out, class Op>
+Status try_reduce_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, const Shape& out_shape, Op op,
+                       cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
+  using A = detail::chosen_accumulator_t<AccT, T, Op>;
+  detail::check_types<T, Op, A, Out>();
+  return detail::dispatch_axes<A>(in, shape, axes, out, &out_shape, detail::with_options(op, opt), stream, opt);
+}
+
+template <class AccT = void, class T, class Out, class Op>
+Status try_reduce_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, Op op,
+                       cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
+  using A = detail::chosen_accumulator_t<AccT, T, Op>;
+  detail::check_types<T, Op, A, Out>();
+  return detail::dispatch_axes<A>(in, shape, axes, out, nullptr, detail::with_options(op, opt), stream, opt);
+}
+
+template <class AccT = void, class T, class Out, class Op>
+void reduce_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, Op op, cudaStream_t stream = nullptr,
+                 const Options& opt = {}) {
+  throw_if_error(try_reduce_axes<AccT>(in, shape, axes, out, op, stream, opt));
+}
+
+template <class AccT = void, class T, class Out, class Op>
+void reduce_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, const Shape& out_shape, Op op,
+                 cudaStream_t stream = nullptr, const Options& opt = {}) {
+  throw_if_error(try_reduce_axes<AccT>(in, shape, axes, out, out_shape, op, stream, opt));
+}
+
+// A caller's functor f(a, b) with its identity (as reduce's).
+template <class AccT = void, class T, class Out, class F, class Init>
+  requires detail::functor_and_identity<F, Init>
+Status try_reduce_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, F f, Init identity,
+                       cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
+  using A = std::conditional_t<std::is_void_v<AccT>, Init, AccT>;
+  static_assert(std::is_invocable_r_v<A, F, A, A>, "gpureduce: the functor must take two accumulators and return one");
+  using Op = detail::UserOp<F, A>;
+  detail::check_types<T, Op, A, Out>();
+  return detail::dispatch_axes<A>(in, shape, axes, out, nullptr, Op{f, static_cast<A>(identity)}, stream, opt);
+}
+
+template <class AccT = void, class T, class Out, class F, class Init>
+  requires detail::functor_and_identity<F, Init>
+void reduce_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, F f, Init identity,
+                 cudaStream_t stream = nullptr, const Options& opt = {}) {
+  throw_if_error(try_reduce_axes<AccT>(in, shape, axes, out, f, identity, stream, opt));
+}
+
+// One result per row of a rows x cols matrix whose rows are `ld` elements apart (row-major), or
+// per column.
+template <class AccT = void, class T, class Out, class Op>
+void reduce_rows(const T* in, std::int64_t rows, std::int64_t cols, std::int64_t ld, Out* out, Op op,
+                 cudaStream_t stream = nullptr, const Options& opt = {}) {
+  reduce_axes<AccT>(in, Shape{{rows, cols}, {ld, 1}}, {1}, out, op, stream, opt);
+}
+template <class AccT = void, class T, class Out, class Op>
+void reduce_columns(const T* in, std::int64_t rows, std::int64_t cols, std::int64_t ld, Out* out, Op op,
+                    cudaStream_t stream = nullptr, const Options& opt = {}) {
+  reduce_axes<AccT>(in, Shape{{rows, cols}, {ld, 1}}, {0}, out, op, stream, opt);
+}
+
+// Segment r is in[begin[r], end[r]) (int32 or int64 offsets, in device memory); out[r] its
+// result. An end at or before its begin is an empty segment.
+template <class AccT = void, class T, class Out, class Offset, class Op>
+  requires std::is_integral_v<Offset>
+Status try_segmented_reduce(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out,
+                            Op op, cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
+  using A = detail::chosen_accumulator_t<AccT, T, Op>;
+  detail::check_types<T, Op, A, Out>();
+  return detail::dispatch_segments<A>(in, segments, begin, end, out, detail::with_options(op, opt), stream);
+}
+
+// CSR offsets: segment r is in[offsets[r], offsets[r + 1]) (segments + 1 offsets).
+template <class AccT = void, class T, class Out, class Offset, class Op>
+  requires std::is_integral_v<Offset>
+Status try_segmented_reduce(const T* in, std::uint64_t segments, const Offset* offsets, Out* out, Op op,
+                            cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
+  return try_segmented_reduce<AccT>(in, segments, offsets, offsets ? offsets + 1 : nullptr, out, op, stream, opt);
+}
+
+// Fixed-size segments: segment r is in[r * size, (r + 1) * size).
+template <class AccT = void, class T, class Out, class Op>
+Status try_segmented_reduce(const T* in, std::uint64_t segments, std::uint64_t size, Out* out, Op op,
+                            cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
+  if (segments > std::uint64_t(INT64_MAX) || size > std::uint64_t(INT64_MAX))
+    return Status::fail(Errc::invalid_argument, "segment count or size exceeds 2^63 - 1");
+  return try_reduce_axes<AccT>(in, Shape{std::int64_t(segments), std::int64_t(size)}, {1}, out, op, stream, opt);
+}
+
+template <class AccT = void, class T, class Out, class... Args>
+void segmented_reduce(const T* in, std::uint64_t segments, Args&&... args) {
+  throw_if_error(try_segmented_reduce<AccT>(in, segments, std::forward<Args>(args)...));
+}
+
+// The named operators: sum_axes, max_axes, argmax_axes, ...; segmented_sum, segmented_max, ...
+// (and their try_ forms), each with the arguments of reduce_axes and segmented_reduce less the
+// operator.
+#define GPUREDUCE_NAMED_AXES(name, Op)                                                                      \
+  template <class AccT = void, class T, class Out>                                                          \
+  void name##_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, cudaStream_t stream = nullptr, \
+                   const Options& opt = {}) {                                                               \
+    reduce_axes<AccT>(in, shape, axes, out, Op{}, stream, opt);                                             \
+  }                                                                                                         \
+  template <class AccT = void, class T, class Out>                                                          \
+  Status try_##name##_axes(const T* in, const Shape& shape, const Axes& axes, Out* out,                     \
+                           cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {               \
+    return try_reduce_axes<AccT>(in, shape, axes, out, Op{}, stream, opt);                                  \
+  }                                                                                                         \
+  template <class AccT = void, class T, class Out, class Offsets>                                           \
+  void segmented_##name(const T* in, std::uint64_t segments, Offsets offsets, Out* out,                     \
+                        cudaStream_t stream = nullptr, const Options& opt = {}) {                           \
+    throw_if_error(try_segmented_reduce<AccT>(in, segments, offsets, out, Op{}, stream, opt));              \
+  }                                                                                                         \
+  template <class AccT = void, class T, class Out, class Offset>                                            \
+    requires(!std::is_same_v<std::remove_cv_t<Out>, CUstream_st>)                                           \
+  void segmented_##name(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out, \
+                        cudaStream_t stream = nullptr, const Options& opt = {}) {                           \
+    throw_if_error(try_segmented_reduce<AccT>(in, segments, begin, end, out, Op{}, stream, opt));           \
+  }
+GPUREDUCE_NAMED_AXES(sum, Sum)
+GPUREDUCE_NAMED_AXES(product, Product)
+GPUREDUCE_NAMED_AXES(min, Min)
+GPUREDUCE_NAMED_AXES(max, Max)
+GPUREDUCE_NAMED_AXES(minmax, MinMaxOp)
+GPUREDUCE_NAMED_AXES(argmin, ArgMin)
+GPUREDUCE_NAMED_AXES(argmax, ArgMax)
+GPUREDUCE_NAMED_AXES(bit_and, BitAnd)
+GPUREDUCE_NAMED_AXES(bit_or, BitOr)
+GPUREDUCE_NAMED_AXES(bit_xor, BitXor)
+GPUREDUCE_NAMED_AXES(all, All)
+GPUREDUCE_NAMED_AXES(any, Any)
+#undef GPUREDUCE_NAMED_AXES
+
+}  // namespace gpureduce

@@ -1,0 +1,237 @@
+// Dispatch of the axis and segmented reductions: checks the arguments, plans the shape
+// (axis_plan.hpp) and launches the kernel the plan and the row length call for
+// (kernel/axis_kernels.cuh). A reduction over every element of a contiguous run is the full
+// reduction (dispatch_reduce.cuh).
+#pragma once
+
+#include <gpureduce/dispatch/axis_plan.hpp>
+#include <gpureduce/dispatch/dispatch_reduce.cuh>
+#include <gpureduce/grid/arithmetic.hpp>
+#include <gpureduce/kernel/axis_kernels.cuh>
+
+#include <cuda_runtime_api.h>
+
+#include <bit>
+#include <cstdint>
+
+namespace gpureduce::detail {
+
+inline constexpr unsigned axis_threads = 256;
+
+// Work enough to fill the device: two waves of full-occupancy blocks of axis_threads.
+struct AxisDevice {
+  std::uint64_t target_blocks;
+  std::uint64_t target_warps;
+  std::uint64_t max_grid;
+};
+inline Status axis_device(int device, AxisDevice* d) {
+  int sms = 0;
+  if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
+    return Status::from_cuda(e);
+  const std::uint64_t resident = std::uint64_t(sms) * (2048 / axis_threads);
+  *d = {2 * resident, 2 * resident * (axis_threads / warp_threads), 8 * resident};
+  return Status::ok();
+}
+
+// Pieces per output so that `parallel` outputs x pieces reach `target`, each piece at least
+// `min_piece` of the `length` elements (a multiple of `multiple`); returns the piece length.
+inline std::uint64_t slice_length(std::uint64_t parallel, std::uint64_t target, std::uint64_t length,
+                                  std::uint64_t min_piece, std::uint64_t multiple) {
+  if (parallel >= target || length <= min_piece) return length;
+  std::uint64_t piece = ceil_div(length, ceil_div(target, parallel));
+  piece = piece < min_piece ? min_piece : piece;
+  return ceil_div(piece, multiple) * multiple;
+}
+
+// Temporary partials (sliced rows or columns), on the stream's pool: capturable, freed in stream
+// order after the combine.
+template <class A>
+struct Partials {
+  A* p = nullptr;
+  cudaStream_t stream;
+  Status alloc(std::uint64_t count) {
+    return Status::from_cuda(cudaMallocAsync(reinterpret_cast<void**>(&p), count * sizeof(A), stream));
+  }
+  ~Partials() {
+    if (p) cudaFreeAsync(p, stream);
+  }
+};
+
+template <class A, class Out, class T, class Rows, class Op>
+cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, std::uint64_t row_length,
+                        unsigned shift, std::uint64_t slice, Out* out, A* partials, Op op, const AxisDevice& dev,
+                        cudaStream_t stream) {
+  const std::uint64_t slices = slice == row_length || row_length == 0 ? 1 : ceil_div(row_length, slice);
+  const std::uint64_t pieces = num_rows * slices;
+  const auto launch = [&]<unsigned G, unsigned U, unsigned K>() {
+    constexpr unsigned per_block = axis_threads / G * U;
+    const std::uint64_t blocks = ceil_div(pieces, per_block);
+    const unsigned grid = unsigned(blocks < dev.max_grid ? blocks : dev.max_grid);
+    rows_kernel<axis_threads, G, U, K, A><<<grid, axis_threads, 0, stream>>>(in, rows, num_rows, shift, slices,
+                                                                             slices == 1 ? row_length : slice, out,
+                                                                             partials, op);
+    return cudaGetLastError();
+  };
+  const std::uint64_t piece = slices == 1 ? row_length : slice;
+  const unsigned inner = 1u << shift;
+  if (piece > warp_threads * 32 && inner == 1) return launch.template operator()<axis_threads, 1, 4>();
+  if (piece > warp_threads) return launch.template operator()<32, 1, 4>();
+  const unsigned g = std::bit_ceil(unsigned(piece < 2 ? 2 : piece));
+  switch (g < inner ? inner : g) {
+    case 2: return launch.template operator()<2, 4, 1>();
+    case 4: return launch.template operator()<4, 4, 1>();
+    case 8: return launch.template operator()<8, 4, 1>();
+    case 16: return launch.template operator()<16, 4, 1>();
+    default: return launch.template operator()<32, 4, 1>();
+  }
+}
+
+// Rows of `row_length` elements (x 2^shift interleaved columns), outputs = rows x 2^shift.
+template <class A, class Out, class T, class Op>
+Status run_uniform_rows(const T* in, const OuterMap& outer, std::uint64_t rows, std::uint64_t length,
+                        unsigned shift, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
+  const std::uint64_t row_length = length << shift;
+  const UniformRows r{outer, row_length};
+  // Few rows: slices of a row across groups, then their partials combined.
+  const bool block_rows = row_length > warp_threads * 32 && shift == 0;
+  const std::uint64_t slice =
+      block_rows ? slice_length(rows, dev.target_blocks, row_length, 16 * axis_threads, axis_threads)
+                 : slice_length(rows, dev.target_warps, row_length, 1024, std::uint64_t(warp_threads) << shift);
+  if (slice >= row_length)
+    return Status::from_cuda(launch_rows<A>(in, r, rows, row_length, shift, row_length, out, (A*)nullptr, op, dev,
+                                            stream));
+  const std::uint64_t slices = ceil_div(row_length, slice), outputs = rows << shift;
+  Partials<A> partials{nullptr, stream};
+  if (const Status s = partials.alloc(slices * outputs); !s) return s;
+  if (const cudaError_t e = launch_rows<A>(in, r, rows, row_length, shift, slice, out, partials.p, op, dev, stream))
+    return Status::from_cuda(e);
+  combine_kernel<axis_threads, A><<<unsigned(ceil_div(outputs, axis_threads)), axis_threads, 0, stream>>>(
+      partials.p, slices, outer, outputs, std::uint64_t(1) << shift, out, op);
+  return Status::from_cuda(cudaGetLastError());
+}
+
+template <class A, class Out, class T, class Op>
+Status run_columns(const T* in, const AxisPlan& plan, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
+  const OuterMap outer = outer_map(plan.kept);
+  const std::uint64_t rows = plan.outputs / std::uint64_t(plan.inner);
+  const std::uint64_t inner = std::uint64_t(plan.inner);
+  // A few adjacent columns over a dense run: rows of interleaved columns, read contiguously.
+  if (inner <= warp_threads && std::has_single_bit(inner) && plan.row_stride == plan.inner)
+    return run_uniform_rows<A>(in, outer, rows, plan.length, unsigned(std::countr_zero(inner)), out, op, dev, stream);
+  const std::uint64_t blocks = ceil_div(plan.outputs, axis_threads);
+  if (blocks > 0x7fffffffu) return Status::fail(Errc::invalid_argument, "axis reduction: too many outputs");
+  const std::uint64_t slice = slice_length(blocks, dev.target_blocks, plan.length, 64, 4);
+  const std::uint64_t slices = ceil_div(plan.length, slice);
+  if (slices > 65535) return Status::fail(Errc::invalid_argument, "axis reduction: too many slices");
+  Partials<A> partials{nullptr, stream};
+  if (slices > 1)
+    if (const Status s = partials.alloc(slices * plan.outputs); !s) return s;
+  columns_kernel<axis_threads, A><<<dim3(unsigned(blocks), unsigned(slices)), axis_threads, 0, stream>>>(
+      in, outer, plan.outputs, inner, plan.length, plan.row_stride, slice, out, partials.p, op);
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess || slices == 1) return Status::from_cuda(e);
+  combine_kernel<axis_threads, A><<<unsigned(ceil_div(plan.outputs, axis_threads)), axis_threads, 0, stream>>>(
+      partials.p, slices, outer, plan.outputs, inner, out, op);
+  return Status::from_cuda(cudaGetLastError());
+}
+
+// Pointer checks of an axis or segmented reduction: null, alignment, reach, size.
+template <class T, class Out>
+Status check_axis_pointers(const T* in, std::int64_t in_lo, std::int64_t in_hi, bool reads, const Out* out,
+                           std::int64_t out_lo, std::int64_t out_hi, int device) {
+  if (out == nullptr) return Status::fail(Errc::null_pointer, "result pointer is null");
+  if (misaligned(out, alignof(Out))) return Status::fail(Errc::invalid_argument, "result pointer is not aligned to its type");
+  if (const Status s = check_memory(out + out_lo, std::uint64_t(out_hi - out_lo + 1), sizeof(Out), result_messages,
+                                    device);
+      !s)
+    return s;
+  if (!reads) return Status::ok();
+  if (in == nullptr) return Status::fail(Errc::null_pointer, "input pointer is null");
+  if (misaligned(in, alignof(T)))
+    return Status::fail(Errc::invalid_argument, "input pointer is not aligned to its element type");
+  if (const Status s =
+          check_memory(in + in_lo, std::uint64_t(in_hi - in_lo + 1), sizeof(T), input_messages, device);
+      !s)
+    return s;
+  if (overlaps_elements(reinterpret_cast<std::uintptr_t>(out + out_lo), std::uint64_t(out_hi - out_lo + 1),
+                        sizeof(Out), reinterpret_cast<std::uintptr_t>(in + in_lo),
+                        std::uint64_t(in_hi - in_lo + 1) * sizeof(T)))
+    return Status::fail(Errc::invalid_argument, "result overlaps the input");
+  return Status::ok();
+}
+
+template <class A, class Out, class T, class Op>
+Status dispatch_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, const Shape* out_shape, Op op,
+                     cudaStream_t stream, const Options& opt) noexcept {
+  try {
+    AxisPlan plan;
+    if (const Status s = plan_axes(shape, axes, out_shape, is_arg_extreme_v<Op>, &plan); !s) return s;
+    if (plan.kernel == AxisKernel::none) return Status::ok();
+    StreamDeviceScope on_stream_device;
+    if (const Status s = on_stream_device.enter(stream); !s) return s;
+    const int device = on_stream_device.device();
+    if (const Status s = check_axis_pointers(in, plan.in_lo, plan.in_hi, plan.length > 0, out, plan.out_lo,
+                                             plan.out_hi, device);
+        !s)
+      return s;
+    const T* origin = in + plan.base;
+    // One contiguous run: the full reduction.
+    if (plan.kernel == AxisKernel::rows && plan.outputs == 1 && plan.length > 0)
+      return dispatch_reduce<A>(ArraySource<T>{origin, {}}, plan.length, out, op, stream, opt);
+    AxisDevice dev{};
+    if (const Status s = axis_device(device, &dev); !s) return s;
+    switch (plan.kernel) {
+      case AxisKernel::rows:
+        return run_uniform_rows<A>(origin, outer_map(plan.kept), plan.outputs, plan.length, 0, out, op, dev, stream);
+      case AxisKernel::columns: return run_columns<A>(origin, plan, out, op, dev, stream);
+      default: {
+        Dims red = plan.reduced;
+        const std::uint64_t warps_per_block = axis_threads / warp_threads;
+        const std::uint64_t blocks = ceil_div(plan.outputs, warps_per_block);
+        general_kernel<axis_threads, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), axis_threads, 0,
+                                          stream>>>(origin, outer_map(plan.kept), outer_map(red), plan.outputs,
+                                                    plan.length, out, op);
+        return Status::from_cuda(cudaGetLastError());
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    return Status::fail(Errc::cuda_error, "host allocation failed");
+  } catch (const std::system_error&) {
+    return Status::fail(Errc::cuda_error, "host mutex failed");
+  }
+}
+
+// Segment r of `segments` is [begin[r], end[r]) of `in`, its result out[r]. One warp per segment.
+template <class A, class Out, class T, class Offset, class Op>
+Status dispatch_segments(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out, Op op,
+                         cudaStream_t stream) noexcept {
+  try {
+    if (segments == 0) return Status::ok();
+    if (segments > std::uint64_t(INT64_MAX)) return Status::fail(Errc::invalid_argument, "segment count exceeds 2^63 - 1");
+    if (begin == nullptr || end == nullptr) return Status::fail(Errc::null_pointer, "offsets pointer is null");
+    StreamDeviceScope on_stream_device;
+    if (const Status s = on_stream_device.enter(stream); !s) return s;
+    const int device = on_stream_device.device();
+    if (out == nullptr) return Status::fail(Errc::null_pointer, "result pointer is null");
+    if (misaligned(out, alignof(Out)))
+      return Status::fail(Errc::invalid_argument, "result pointer is not aligned to its type");
+    if (misaligned(in, alignof(T)) || misaligned(begin, alignof(Offset)) || misaligned(end, alignof(Offset)))
+      return Status::fail(Errc::invalid_argument, "input or offsets pointer is not aligned to its type");
+    if (const Status s = check_memory(out, segments, sizeof(Out), result_messages, device); !s) return s;
+    if (const Status s = check_memory(begin, segments, sizeof(Offset), input_messages, device); !s) return s;
+    if (const Status s = check_memory(end, segments, sizeof(Offset), input_messages, device); !s) return s;
+    AxisDevice dev{};
+    if (const Status s = axis_device(device, &dev); !s) return s;
+    const OffsetRows<Offset> rows{begin, end};
+    const std::uint64_t blocks = ceil_div(segments, axis_threads / warp_threads);
+    rows_kernel<axis_threads, warp_threads, 1, 4, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
+                                                        axis_threads, 0, stream>>>(in, rows, segments, 0, 1, 0, out,
+                                                                                   (A*)nullptr, op);
+    return Status::from_cuda(cudaGetLastError());
+  } catch (const std::bad_alloc&) {
+    return Status::fail(Errc::cuda_error, "host allocation failed");
+  } catch (const std::system_error&) {
+    return Status::fail(Errc::cuda_error, "host mutex failed");
+  }
+}
+
+}  // namespace gpureduce::detail

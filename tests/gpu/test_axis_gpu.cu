@@ -1,0 +1,347 @@
+// Axis and segmented reductions (axis.cuh) against a host reference that walks every kept index
+// and, within it, the reduced elements row-major: integers and min/max/argmin/argmax exact,
+// floating sums within the summation bound of a long double reference.
+#include <gpureduce/axis.cuh>
+
+#include "reduce_checks.cuh"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace gpureduce::test {
+namespace {
+
+template <class Op>
+inline constexpr bool float_sum_op_v = std::is_same_v<Op, Sum>;
+
+// Row-major walk of `count` dimensions of `shape` picked by `pick` (true: picked).
+struct Walk {
+  std::vector<std::int64_t> extents, strides;
+  std::uint64_t size() const {
+    std::uint64_t n = 1;
+    for (auto e : extents) n *= std::uint64_t(e);
+    return n;
+  }
+  std::int64_t offset(std::uint64_t flat) const {
+    std::int64_t off = 0;
+    for (std::size_t k = extents.size(); k-- > 0;) {
+      const std::uint64_t e = std::uint64_t(extents[k]);
+      off += std::int64_t(flat % e) * strides[k];
+      flat /= e;
+    }
+    return off;
+  }
+};
+
+inline void split_dims(const Shape& s, const Axes& axes, Walk* kept, Walk* reduced) {
+  bool r[max_dims] = {};
+  for (int k = 0; k < axes.count; ++k) r[axes.axes[k] < 0 ? axes.axes[k] + s.ndim : axes.axes[k]] = true;
+  for (int d = 0; d < s.ndim; ++d) {
+    Walk& w = r[d] ? *reduced : *kept;
+    w.extents.push_back(s.extents[d]);
+    w.strides.push_back(s.strides[d]);
+  }
+}
+
+template <class A, class Out>
+void expect_same(const Out& got, const A& want, const std::string& what) {
+  if constexpr (requires { want.index; }) {
+    EXPECT_EQ(got.index, want.index) << what;
+    EXPECT_TRUE(same_value(ld(got.value), ld(want.value))) << what << ": " << double(ld(got.value)) << " vs "
+                                                            << double(ld(want.value));
+  } else if constexpr (requires { want.min; }) {
+    EXPECT_TRUE(same_value(ld(got.min), ld(want.min))) << what;
+    EXPECT_TRUE(same_value(ld(got.max), ld(want.max))) << what;
+  } else {
+    EXPECT_TRUE(same_value(ld(got), ld(convert_result<Out>(want)))) << what << ": " << double(ld(got)) << " vs "
+                                                                    << double(ld(convert_result<Out>(want)));
+  }
+}
+
+// The reference of output `o`'s reduction: `elements(f)` calls f(value, index) for each reduced
+// element in order.
+template <class T, class Op, class Out, class Elements>
+void check_output(const Out& got, Op op, std::uint64_t n, Elements&& elements, const std::string& what) {
+  using A = accumulator_t<T, Op>;
+  if constexpr (float_sum_op_v<Op> && is_floating_v<A>) {
+    reference::FloatSum ref;
+    elements([&](T x, std::int64_t) {
+      const long double v = reference::to_ld(x);
+      if (std::isnan(v)) {
+        if (op.nan == NanPolicy::propagate) ref.has_nan = true;
+        return;
+      }
+      ref.sum += v;
+      ref.abs_sum += std::fabs(v);
+    });
+    if (ref.has_nan || std::isnan(ref.sum)) {
+      EXPECT_TRUE(std::isnan(ld(got))) << what;
+      return;
+    }
+    const FloatCheck c = check_float_sum(got, ref.sum, ref.abs_sum, n, n + 64);
+    EXPECT_TRUE(c.ok) << what << ": got " << double(ld(got)) << " reference " << double(ref.sum);
+  } else {
+    A acc = op.template identity<A>();
+    elements([&](T x, std::int64_t i) { acc = op(acc, op.template lift<A>(x, i)); });
+    if constexpr (requires { acc.index; })
+      if (acc.index == highest<std::int64_t>()) acc.index = -1;
+    expect_same(got, acc, what);
+  }
+}
+
+// Reduces a view of `host` (origin at element `origin`) over `axes` and checks every output.
+template <class T, class Op, class Out = result_t<T, Op>>
+void check_axes(const std::vector<T>& host, std::int64_t origin, const Shape& shape, const Axes& axes, Op op,
+                const std::string& what, unsigned misalign = 0) {
+  Walk kept, reduced;
+  split_dims(shape, axes, &kept, &reduced);
+  const std::uint64_t outputs = kept.size(), n = reduced.size();
+  DeviceInput<T> d_in(host, misalign);
+  Out* d_out = nullptr;
+  ASSERT_EQ(cudaMalloc(&d_out, (outputs + 1) * sizeof(Out)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(d_out, 0xA5, (outputs + 1) * sizeof(Out)), cudaSuccess);
+  const Status s = try_reduce_axes(d_in.get() + origin, shape, axes, d_out, op);
+  ASSERT_TRUE(bool(s)) << what << ": " << s.message;
+  std::vector<Out> got(outputs);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
+  if (outputs) ASSERT_EQ(cudaMemcpy(got.data(), d_out, outputs * sizeof(Out), cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(d_out);
+  for (std::uint64_t o = 0; o < outputs; ++o) {
+    const std::int64_t base = origin + kept.offset(o);
+    check_output<T>(got[o], op, n,
+                    [&](auto&& f) {
+                      for (std::uint64_t p = 0; p < n; ++p) f(host[std::size_t(base + reduced.offset(p))], std::int64_t(p));
+                    },
+                    what + " output " + std::to_string(o));
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// Values in a small range, so that argmin/argmax see ties; floats integral (exact sums).
+template <class T>
+std::vector<T> tie_input(std::uint64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> v(n);
+  for (auto& x : v) x = convert<T>(float(int(rng() % 17) - 8));
+  return v;
+}
+
+template <class T, class Op>
+void check_matrix(std::int64_t rows, std::int64_t cols, int axis, Op op, const char* name) {
+  const std::uint64_t seed = test_seed() ^ std::uint64_t(rows * 1000003 + cols * 31 + axis);
+  const auto host = std::is_floating_point_v<T> && !is_arg_extreme_v<Op> ? random_input<T>(std::uint64_t(rows * cols), seed)
+                                                                          : tie_input<T>(std::uint64_t(rows * cols), seed);
+  check_axes(host, 0, Shape{rows, cols}, {axis}, op,
+             std::string(name) + " " + std::to_string(rows) + "x" + std::to_string(cols) + " axis " + std::to_string(axis));
+}
+
+TEST(AxisGpu, RowsOfEveryLengthClass) {
+  GPUREDUCE_REQUIRE_GPU();
+  for (std::int64_t cols : {0, 1, 2, 3, 5, 8, 17, 31, 32, 33, 100, 1000, 1025, 4097, 70001})
+    for (std::int64_t rows : {1, 3, 1000}) {
+      if (rows * cols > (1 << 24)) continue;
+      check_matrix<std::int32_t>(rows, cols, 1, Sum{}, "int32 sum");
+      check_matrix<float>(rows, cols, -1, Sum{}, "float sum");
+      check_matrix<float>(rows, cols, 1, ArgMax{}, "float argmax");
+      check_matrix<__half>(rows, cols, 1, ArgMin{}, "half argmin");
+    }
+}
+
+TEST(AxisGpu, ColumnsOfEveryWidth) {
+  GPUREDUCE_REQUIRE_GPU();
+  for (std::int64_t cols : {1, 2, 3, 4, 8, 16, 32, 33, 256, 1000})
+    for (std::int64_t rows : {0, 1, 7, 5000}) {
+      check_matrix<std::int32_t>(rows, cols, 0, Sum{}, "int32 sum");
+      check_matrix<float>(rows, cols, 0, Sum{}, "float sum");
+      check_matrix<float>(rows, cols, 0, Max{}, "float max");
+      check_matrix<float>(rows, cols, 0, ArgMax{}, "float argmax");
+    }
+}
+
+// Few long rows and few long columns: sliced over the device, then combined.
+TEST(AxisGpu, SlicedLongRowsAndColumns) {
+  GPUREDUCE_REQUIRE_GPU();
+  check_matrix<std::int32_t>(2, (1 << 22) + 3, 1, Sum{}, "int32 sum");
+  check_matrix<float>(3, (1 << 21) + 1, 1, Sum{}, "float sum");
+  check_matrix<float>(2, 1 << 21, 1, ArgMax{}, "float argmax");
+  check_matrix<std::int32_t>((1 << 20) + 1, 4, 0, Sum{}, "int32 sum");
+  check_matrix<float>(1 << 18, 64, 0, ArgMax{}, "float argmax");
+  check_matrix<float>(1 << 16, 256, 0, Sum{}, "float sum");
+  check_matrix<float>(100000, 3, 0, Max{}, "float max");
+}
+
+TEST(AxisGpu, ThreeDimensionsEveryAxisSet) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::vector<std::int64_t> e = {37, 64, 5};
+  const auto host = tie_input<std::int32_t>(37 * 64 * 5, test_seed() ^ 3);
+  const auto hf = random_input<float>(37 * 64 * 5, test_seed() ^ 4);
+  const std::vector<Axes> sets = {{}, {0}, {1}, {2}, {0, 1}, {0, 2}, {1, 2}, {0, 1, 2}, {-1, 0}};
+  for (const Axes& a : sets) {
+    const std::string what = "axes set of " + std::to_string(a.count);
+    check_axes(host, 0, Shape{37, 64, 5}, a, Sum{}, "int32 sum " + what);
+    check_axes(host, 0, Shape{37, 64, 5}, a, ArgMin{}, "int32 argmin " + what);
+    check_axes(hf, 0, Shape{37, 64, 5}, a, Sum{}, "float sum " + what);
+    check_axes(hf, 0, Shape{37, 64, 5}, a, MinMaxOp{}, "float minmax " + what);
+  }
+}
+
+// Transposed, sliced, reversed and broadcast views of one buffer.
+TEST(AxisGpu, StridedViews) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::int64_t n = 300, m = 70;
+  const auto host = tie_input<std::int32_t>(n * m, test_seed() ^ 5);
+  const auto hf = random_input<float>(n * m, test_seed() ^ 6);
+  for (int axis : {0, 1}) {
+    const std::string a = " axis " + std::to_string(axis);
+    check_axes(host, 0, Shape{{m, n}, {1, m}}, {axis}, Sum{}, "transposed int32 sum" + a);
+    check_axes(host, 0, Shape{{m, n}, {1, m}}, {axis}, ArgMin{}, "transposed argmin" + a);
+    check_axes(hf, 0, Shape{{n / 2, m / 3}, {2 * m, 3}}, {axis}, Sum{}, "sliced float sum" + a);
+    check_axes(host, n * m - 1, Shape{{n, m}, {-m, -1}}, {axis}, Sum{}, "reversed int32 sum" + a);
+    check_axes(host, n * m - 1, Shape{{n, m}, {-m, -1}}, {axis}, ArgMin{}, "reversed argmin" + a);
+    check_axes(host, 0, Shape{{n, 9, m}, {m, 0, 1}}, {axis, 1}, Sum{}, "broadcast int32 sum" + a);
+    check_axes(host, 0, Shape{{n, 9, m}, {m, 0, 1}}, {axis}, ArgMin{}, "broadcast argmin" + a);
+  }
+}
+
+// Every base offset of 1..15 bytes: int8 and int16 rows and columns.
+TEST(AxisGpu, MisalignedBases) {
+  GPUREDUCE_REQUIRE_GPU();
+  const auto h8 = tie_input<std::int8_t>(257 * 33, test_seed() ^ 7);
+  for (unsigned off = 1; off < 16; ++off) {
+    check_axes(h8, 0, Shape{257, 33}, {1}, Sum{}, "int8 rows at +" + std::to_string(off), off);
+    check_axes(h8, 0, Shape{257, 33}, {0}, Sum{}, "int8 columns at +" + std::to_string(off), off);
+  }
+}
+
+TEST(AxisGpu, NanPerRow) {
+  GPUREDUCE_REQUIRE_GPU();
+  std::vector<float> h = random_input<float>(64 * 40, test_seed() ^ 9);
+  for (int r = 0; r < 64; r += 3) h[std::size_t(r * 40 + r % 40)] = std::numeric_limits<float>::quiet_NaN();
+  for (int axis : {0, 1}) {
+    check_axes(h, 0, Shape{64, 40}, {axis}, Sum{}, "sum propagate");
+    check_axes(h, 0, Shape{64, 40}, {axis}, Sum{NanPolicy::ignore}, "nansum");
+    check_axes(h, 0, Shape{64, 40}, {axis}, Max{}, "max propagate");
+    check_axes(h, 0, Shape{64, 40}, {axis}, Max{NanPolicy::ignore}, "max ignore");
+    check_axes(h, 0, Shape{64, 40}, {axis}, ArgMax{}, "argmax propagate");
+    check_axes(h, 0, Shape{64, 40}, {axis}, ArgMax{NanPolicy::ignore}, "argmax ignore");
+  }
+}
+
+// A result laid out as given: keepdim, and a strided (transposed) result.
+TEST(AxisGpu, ResultLayouts) {
+  GPUREDUCE_REQUIRE_GPU();
+  const auto host = tie_input<std::int32_t>(6 * 7 * 8, test_seed() ^ 10);
+  DeviceInput<std::int32_t> d(host, 0);
+  std::int64_t* out = nullptr;
+  ASSERT_EQ(cudaMalloc(&out, 6 * 8 * sizeof(std::int64_t)), cudaSuccess);
+  // Result 8 x 6 transposed: out[i][k] with strides {1, 8} for kept axes (6, 8).
+  ASSERT_TRUE(bool(try_sum_axes(d.get(), Shape{6, 7, 8}, {1}, out)));
+  std::vector<std::int64_t> plain(48), strided(48), keep(48);
+  ASSERT_EQ(cudaMemcpy(plain.data(), out, 48 * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_TRUE(bool(try_reduce_axes(d.get(), Shape{6, 7, 8}, {1}, out, Shape{{6, 8}, {1, 6}}, Sum{})));
+  ASSERT_EQ(cudaMemcpy(strided.data(), out, 48 * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_TRUE(bool(try_reduce_axes(d.get(), Shape{6, 7, 8}, {1}, out, Shape{6, 1, 8}, Sum{})));
+  ASSERT_EQ(cudaMemcpy(keep.data(), out, 48 * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+  for (int i = 0; i < 6; ++i)
+    for (int k = 0; k < 8; ++k) {
+      std::int64_t want = 0;
+      for (int j = 0; j < 7; ++j) want += host[std::size_t((i * 7 + j) * 8 + k)];
+      EXPECT_EQ(plain[std::size_t(i * 8 + k)], want);
+      EXPECT_EQ(strided[std::size_t(k * 6 + i)], want);
+      EXPECT_EQ(keep[std::size_t(i * 8 + k)], want);
+    }
+  cudaFree(out);
+}
+
+template <class Offset>
+void check_segments(const std::vector<std::int64_t>& lengths) {
+  std::vector<Offset> offsets{0};
+  for (auto l : lengths) offsets.push_back(Offset(offsets.back() + l));
+  const std::uint64_t segments = lengths.size(), total = std::uint64_t(offsets.back());
+  const auto hf = random_input<float>(total, test_seed() ^ total);
+  const auto hi = tie_input<std::int32_t>(total, test_seed() ^ (total + 1));
+  DeviceInput<float> df(hf, 0);
+  DeviceInput<std::int32_t> di(hi, 0);
+  DeviceInput<Offset> doff(offsets, 0);
+  float* sums = nullptr;
+  IndexedValue<std::int32_t>* best = nullptr;
+  ASSERT_EQ(cudaMalloc(&sums, segments * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&best, segments * sizeof(*best)), cudaSuccess);
+  segmented_sum(df.get(), segments, doff.get(), sums);
+  segmented_argmin(di.get(), segments, doff.get(), doff.get() + 1, best);
+  std::vector<float> s(segments);
+  std::vector<IndexedValue<std::int32_t>> b(segments);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cudaMemcpy(s.data(), sums, segments * sizeof(float), cudaMemcpyDeviceToHost);
+  cudaMemcpy(b.data(), best, segments * sizeof(*best), cudaMemcpyDeviceToHost);
+  for (std::uint64_t r = 0; r < segments && !::testing::Test::HasFailure(); ++r) {
+    const auto walk = [&](const auto& h) {
+      return [&, b0 = offsets[r], e0 = offsets[r + 1]](auto&& f) {
+        for (auto k = b0; k < e0; ++k) f(h[std::size_t(k)], std::int64_t(k - b0));
+      };
+    };
+    const std::uint64_t n = std::uint64_t(offsets[r + 1] - offsets[r]);
+    const std::string what = "segment " + std::to_string(r) + " of length " + std::to_string(n);
+    check_output<float>(s[r], Sum{}, n, walk(hf), "sum " + what);
+    check_output<std::int32_t>(b[r], ArgMin{}, n, walk(hi), "argmin " + what);
+  }
+  cudaFree(sums);
+  cudaFree(best);
+}
+
+TEST(AxisGpu, SegmentsRaggedAndEmpty) {
+  GPUREDUCE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed() ^ 11);
+  std::vector<std::int64_t> lengths;
+  for (int k = 0; k < 3000; ++k) lengths.push_back(k % 7 == 0 ? 0 : std::int64_t(1) << (rng() % 14));
+  lengths.push_back(0);
+  check_segments<std::int32_t>(lengths);
+  check_segments<std::int64_t>(lengths);
+  check_segments<std::int32_t>({0});
+  check_segments<std::int64_t>({5, 0, 0, 100000, 1});
+}
+
+TEST(AxisGpu, FixedSizeSegments) {
+  GPUREDUCE_REQUIRE_GPU();
+  const auto h = tie_input<std::int32_t>(1000 * 12, test_seed() ^ 12);
+  DeviceInput<std::int32_t> d(h, 0);
+  std::int64_t* out = nullptr;
+  ASSERT_EQ(cudaMalloc(&out, 1000 * sizeof(std::int64_t)), cudaSuccess);
+  segmented_sum(d.get(), 1000, 12, out);
+  std::vector<std::int64_t> got(1000);
+  ASSERT_EQ(cudaMemcpy(got.data(), out, 8000, cudaMemcpyDeviceToHost), cudaSuccess);
+  for (int r = 0; r < 1000; ++r) {
+    std::int64_t want = 0;
+    for (int k = 0; k < 12; ++k) want += h[std::size_t(r * 12 + k)];
+    EXPECT_EQ(got[std::size_t(r)], want) << "segment " << r;
+  }
+  cudaFree(out);
+}
+
+// Bad arguments: a named error, nothing launched.
+TEST(AxisGpu, BadArgumentsAreNamed) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::vector<float> h(100, 1.0f);
+  DeviceInput<float> d(h, 0);
+  float* out = nullptr;
+  ASSERT_EQ(cudaMalloc(&out, 100 * sizeof(float)), cudaSuccess);
+  const auto message = [](Status s) { return std::string(s.message); };
+  EXPECT_EQ(message(try_sum_axes(d.get(), Shape{10, 10}, {2}, out)), "axis out of range for the array");
+  EXPECT_EQ(message(try_sum_axes(d.get(), Shape{10, 10}, {1, -1}, out)), "axes: the same axis twice");
+  EXPECT_EQ(message(try_sum_axes(d.get(), Shape{10, 10}, {1}, const_cast<float*>(d.get()) + 5)),
+            "result overlaps the input");
+  EXPECT_EQ(try_sum_axes(d.get(), Shape{20, 10}, {1}, out).code, Errc::invalid_argument);  // input too small
+  EXPECT_EQ(try_sum_axes(d.get(), Shape{10, -1}, {1}, out).code, Errc::invalid_argument);
+  EXPECT_EQ(try_sum_axes(static_cast<const float*>(nullptr), Shape{10, 10}, {1}, out).code, Errc::null_pointer);
+  const std::int64_t* no_offsets = nullptr;
+  EXPECT_EQ(try_segmented_reduce(d.get(), 3, no_offsets, out, Sum{}).code, Errc::null_pointer);
+  cudaFree(out);
+}
+
+}  // namespace
+}  // namespace gpureduce::test
