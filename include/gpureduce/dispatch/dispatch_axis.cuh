@@ -61,53 +61,80 @@ template <class A, class Out, class T, class Rows, class Op>
 cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, std::uint64_t row_length,
                         unsigned shift, std::uint64_t slice, Out* out, A* partials, Op op, const AxisDevice& dev,
                         cudaStream_t stream) {
-  const std::uint64_t slices = slice == row_length || row_length == 0 ? 1 : ceil_div(row_length, slice);
+  const std::uint64_t slices = slice >= row_length ? 1 : ceil_div(row_length, slice);
   const std::uint64_t pieces = num_rows * slices;
-  const auto launch = [&]<unsigned G, unsigned U, unsigned K>() {
+  const auto launch = [&]<unsigned G, unsigned U, unsigned K, bool Vectors>() {
     constexpr unsigned per_block = axis_threads / G * U;
     const std::uint64_t blocks = ceil_div(pieces, per_block);
     const unsigned grid = unsigned(blocks < dev.max_grid ? blocks : dev.max_grid);
-    rows_kernel<axis_threads, G, U, K, A><<<grid, axis_threads, 0, stream>>>(in, rows, num_rows, shift, slices,
-                                                                             slices == 1 ? row_length : slice, out,
-                                                                             partials, op);
+    rows_kernel<axis_threads, G, U, K, Vectors, A><<<grid, axis_threads, 0, stream>>>(
+        in, rows, num_rows, shift, slices, slices == 1 ? row_length : slice, out, partials, op);
     return cudaGetLastError();
   };
   const std::uint64_t piece = slices == 1 ? row_length : slice;
-  const unsigned inner = 1u << shift;
-  if (piece > warp_threads * 32 && inner == 1) return launch.template operator()<axis_threads, 1, 4>();
-  if (piece > warp_threads) return launch.template operator()<32, 1, 4>();
-  const unsigned g = std::bit_ceil(unsigned(piece < 2 ? 2 : piece));
-  switch (g < inner ? inner : g) {
-    case 2: return launch.template operator()<2, 4, 1>();
-    case 4: return launch.template operator()<4, 4, 1>();
-    case 8: return launch.template operator()<8, 4, 1>();
-    case 16: return launch.template operator()<16, 4, 1>();
-    default: return launch.template operator()<32, 4, 1>();
-  }
+  // Rows of more than 16 vectors per lane of a warp take a block, of more than one element per
+  // lane a warp; shorter ones the fewest lanes that hold them, four rows at a time.
+  if (shift == 0 && piece > 16 * warp_threads * Vector<T>::size) return launch.template operator()<axis_threads, 1, 4, true>();
+  if (shift == 0 && piece > warp_threads) return launch.template operator()<32, 1, 4, true>();
+  if (piece > warp_threads) return launch.template operator()<32, 1, 4, false>();
+  const std::uint64_t lanes = piece > (1u << shift) ? piece : (1u << shift);
+  if (lanes <= 4) return launch.template operator()<4, 4, 1, false>();
+  if (lanes <= 8) return launch.template operator()<8, 4, 1, false>();
+  return launch.template operator()<32, 4, 1, false>();
 }
 
-// Rows of `row_length` elements (x 2^shift interleaved columns), outputs = rows x 2^shift.
+// Folds the slices' partials into the outputs: a block per output where outputs are few and slices
+// many, a thread per output otherwise.
+template <class A, class Out, class Op>
+cudaError_t launch_combine(const A* partials, std::uint64_t slices, const OuterMap& outer, std::uint64_t outputs,
+                           std::uint64_t inner, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
+  if (outputs < dev.target_blocks && slices >= 64)
+    combine_kernel<axis_threads, true, A><<<unsigned(outputs), axis_threads, 0, stream>>>(partials, slices, outer,
+                                                                                         outputs, inner, out, op);
+  else
+    combine_kernel<axis_threads, false, A><<<unsigned(ceil_div(outputs, axis_threads)), axis_threads, 0, stream>>>(
+        partials, slices, outer, outputs, inner, out, op);
+  return cudaGetLastError();
+}
+
+// Rows back to back (rows x 2^log_length elements from a 16-byte aligned origin, results
+// contiguous), read as one stream of vectors.
+template <class T>
+bool dense_rows(const T* in, const OuterMap& outer, std::uint64_t length, unsigned shift) {
+  return shift == 0 && std::has_single_bit(length) && length <= warp_threads * Vector<T>::size &&
+         reinterpret_cast<std::uintptr_t>(in) % vector_bytes == 0 &&
+         (outer.count == 0 || (outer.count == 1 && outer.in[0] == std::int64_t(length) && outer.out[0] == 1));
+}
+
+// Rows of `length` elements (x 2^shift interleaved columns), outputs = rows x 2^shift.
 template <class A, class Out, class T, class Op>
 Status run_uniform_rows(const T* in, const OuterMap& outer, std::uint64_t rows, std::uint64_t length,
                         unsigned shift, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
+  if (length > 0 && dense_rows(in, outer, length, shift)) {
+    constexpr unsigned U = 4;
+    const std::uint64_t vectors = ceil_div(rows * length, Vector<T>::size);
+    const std::uint64_t blocks = ceil_div(vectors, axis_threads * U);
+    dense_rows_kernel<axis_threads, U, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), axis_threads,
+                                            0, stream>>>(in, rows, unsigned(std::countr_zero(length)), out, op);
+    return Status::from_cuda(cudaGetLastError());
+  }
   const std::uint64_t row_length = length << shift;
   const UniformRows r{outer, row_length};
   // Few rows: slices of a row across groups, then their partials combined.
-  const bool block_rows = row_length > warp_threads * 32 && shift == 0;
+  const bool block_rows = shift == 0 && row_length > 16 * warp_threads * Vector<T>::size;
   const std::uint64_t slice =
-      block_rows ? slice_length(rows, dev.target_blocks, row_length, 16 * axis_threads, axis_threads)
+      block_rows ? slice_length(rows, dev.target_blocks, row_length, 16 * axis_threads * Vector<T>::size, vector_bytes)
                  : slice_length(rows, dev.target_warps, row_length, 1024, std::uint64_t(warp_threads) << shift);
   if (slice >= row_length)
-    return Status::from_cuda(launch_rows<A>(in, r, rows, row_length, shift, row_length, out, (A*)nullptr, op, dev,
-                                            stream));
+    return Status::from_cuda(
+        launch_rows<A>(in, r, rows, row_length, shift, row_length, out, (A*)nullptr, op, dev, stream));
   const std::uint64_t slices = ceil_div(row_length, slice), outputs = rows << shift;
   Partials<A> partials{nullptr, stream};
   if (const Status s = partials.alloc(slices * outputs); !s) return s;
   if (const cudaError_t e = launch_rows<A>(in, r, rows, row_length, shift, slice, out, partials.p, op, dev, stream))
     return Status::from_cuda(e);
-  combine_kernel<axis_threads, A><<<unsigned(ceil_div(outputs, axis_threads)), axis_threads, 0, stream>>>(
-      partials.p, slices, outer, outputs, std::uint64_t(1) << shift, out, op);
-  return Status::from_cuda(cudaGetLastError());
+  return Status::from_cuda(
+      launch_combine<A>(partials.p, slices, outer, outputs, std::uint64_t(1) << shift, out, op, dev, stream));
 }
 
 template <class A, class Out, class T, class Op>
@@ -129,9 +156,7 @@ Status run_columns(const T* in, const AxisPlan& plan, Out* out, Op op, const Axi
   columns_kernel<axis_threads, A><<<dim3(unsigned(blocks), unsigned(slices)), axis_threads, 0, stream>>>(
       in, outer, plan.outputs, inner, plan.length, plan.row_stride, slice, out, partials.p, op);
   if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess || slices == 1) return Status::from_cuda(e);
-  combine_kernel<axis_threads, A><<<unsigned(ceil_div(plan.outputs, axis_threads)), axis_threads, 0, stream>>>(
-      partials.p, slices, outer, plan.outputs, inner, out, op);
-  return Status::from_cuda(cudaGetLastError());
+  return Status::from_cuda(launch_combine<A>(partials.p, slices, outer, plan.outputs, inner, out, op, dev, stream));
 }
 
 // Pointer checks of an axis or segmented reduction: null, alignment, reach, size.
@@ -223,7 +248,7 @@ Status dispatch_segments(const T* in, std::uint64_t segments, const Offset* begi
     if (const Status s = axis_device(device, &dev); !s) return s;
     const OffsetRows<Offset> rows{begin, end};
     const std::uint64_t blocks = ceil_div(segments, axis_threads / warp_threads);
-    rows_kernel<axis_threads, warp_threads, 1, 4, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
+    rows_kernel<axis_threads, warp_threads, 1, 4, true, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
                                                         axis_threads, 0, stream>>>(in, rows, segments, 0, 1, 0, out,
                                                                                    (A*)nullptr, op);
     return Status::from_cuda(cudaGetLastError());

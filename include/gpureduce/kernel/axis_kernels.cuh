@@ -1,20 +1,26 @@
 // The kernels of the axis and segmented reductions (dispatch/dispatch_axis.cuh picks one):
-//   rows_kernel     groups of G lanes (2..32, or the whole block) reduce one row each, U rows at a
-//                   time, lanes reading the row's elements G apart, K loads in flight per row.
-//                   A row is a contiguous run (Rows: the kept index's offset and a length, or a
-//                   segment's begin and end). Interleave I (a power of two dividing G): the row is
-//                   I adjacent columns' run of length x I, each lane on one column, for the column
-//                   sums of a few adjacent outputs read as rows. Sliced (S > 1): each group
-//                   reduces one slice of a row into a partial; combine_kernel folds them.
-//   columns_kernel  one thread per output; adjacent threads read adjacent columns, `row_stride`
-//                   apart down the reduced dimension, 4 loads in flight; sliced as rows_kernel.
-//   combine_kernel  folds each output's S partials in slice order (the same bits every run).
-//   general_kernel  one warp per output, the reduced dimensions walked by index: any strides.
+//   dense_rows_kernel  rows of a power-of-two length, back to back and 16-byte aligned: one stream
+//                      of 16-byte vectors, each thread folding its vector's rows (or its part of
+//                      a row, the row's threads then reducing by shuffles), 4 vectors in flight.
+//   rows_kernel        groups of G lanes (4, 8, 32, or the whole block) reduce one row each, U rows
+//                      at a time, K loads in flight per row; 16-byte vectors where the group is a
+//                      warp or a block (Vectors), scalar loads G apart otherwise. A row is a
+//                      contiguous run (Rows: the kept index's offset and a length, or a segment's
+//                      begin and end). Interleave I (a power of two dividing G, scalar loads): the
+//                      row is I adjacent columns' run of length x I, each lane on one column, for
+//                      the sums of a few adjacent columns read as rows. Sliced (S > 1): each group
+//                      reduces one slice of a row into a partial, which combine_kernel folds.
+//   columns_kernel     one thread per output; adjacent threads read adjacent columns, `row_stride`
+//                      apart down the reduced dimension, 4 loads in flight; sliced as rows_kernel.
+//   combine_kernel     folds each output's S partials in slice order (a thread per output), or in
+//                      a fixed block tree (a block per output, for a few outputs of many slices).
+//   general_kernel     one warp per output, the reduced dimensions walked by index: any strides.
 // Every fold and every shuffle tree has a fixed order, so a result's bits depend only on the
-// launch's shape (G, S, the row's length and alignment), never on timing.
+// launch's shape (the kernel, G, S, the row's length and alignment), never on timing.
 #pragma once
 
 #include <gpureduce/block/block_reduce.cuh>
+#include <gpureduce/agent/sources.cuh>
 #include <gpureduce/dispatch/axis_plan.hpp>
 #include <gpureduce/thread/accumulator.hpp>
 #include <gpureduce/thread/numeric.hpp>
@@ -111,14 +117,15 @@ __device__ __forceinline__ Out finish(A acc) {
   return convert_result<Out>(acc);
 }
 
-// Lanes i and i ^ offset of each group of G combine, for offset = G/2 .. Stop: lane i (< Stop)
-// of the group then holds the reduction of the lanes congruent to i modulo Stop. A fixed
-// butterfly; every lane of the warp takes part.
-template <unsigned G, class A, class Op>
-__device__ __forceinline__ A group_reduce(A v, const Op& op, unsigned stop) {
+// Butterfly over the lanes of a warp: lanes i and i ^ offset combine for offset = widest down to
+// stop (powers of two, widest <= 16). Lane i then holds the reduction of the lanes of its group
+// of 2 widest lanes that are congruent to it modulo stop. A fixed tree; every lane of the warp
+// takes part.
+template <class A, class Op>
+__device__ __forceinline__ A butterfly(A v, const Op& op, unsigned widest, unsigned stop) {
 #pragma unroll
-  for (unsigned offset = G / 2; offset >= 1; offset /= 2)
-    if (offset >= stop) {
+  for (unsigned offset = warp_threads / 2; offset >= 1; offset /= 2)
+    if (offset <= widest && offset >= stop) {
       A other;
       if constexpr (std::is_arithmetic_v<A> && sizeof(A) >= 4) {
         other = __shfl_xor_sync(0xffffffffu, v, offset);
@@ -136,16 +143,113 @@ __device__ __forceinline__ A group_reduce(A v, const Op& op, unsigned stop) {
   return v;
 }
 
+// Dense_rows_kernel: `rows` rows of 2^log_length elements from `in` (16-byte aligned), back to
+// back. Thread k of the stream folds vector k in a pairwise tree; where a row is longer than a
+// vector, the row's 2^log_length / V threads (adjacent lanes) finish by shuffles.
+template <unsigned Threads, unsigned U, class A, class Out, class T, class Op>
+__global__ void __launch_bounds__(Threads)
+    dense_rows_kernel(const T* in, std::uint64_t rows, unsigned log_length, Out* out, Op runtime_op) {
+  with_constant_nan(runtime_op, [&](auto op) {
+    constexpr unsigned V = Vector<T>::size;
+    const std::uint64_t length = std::uint64_t(1) << log_length;
+    const std::uint64_t n = rows << log_length;
+    const std::uint64_t vectors = (n + V - 1) / V;
+    const unsigned row_threads = length > V ? unsigned(length / V) : 1;  // <= 32
+    const A identity = op.template identity<A>();
+    for (std::uint64_t first = std::uint64_t(blockIdx.x) * Threads * U; first < vectors;
+         first += std::uint64_t(gridDim.x) * Threads * U) {
+      Vector<T> x[U];
+#pragma unroll
+      for (unsigned u = 0; u < U; ++u) {
+        const std::uint64_t k = first + u * Threads + threadIdx.x;
+        if ((k + 1) * V <= n) {
+          x[u] = reinterpret_cast<const Vector<T>*>(in)[k];
+        } else {
+#pragma unroll
+          for (unsigned j = 0; j < V; ++j)
+            if (k * V + j < n) x[u].v[j] = in[k * V + j];
+        }
+      }
+#pragma unroll
+      for (unsigned u = 0; u < U; ++u) {
+        const std::uint64_t k = first + u * Threads + threadIdx.x;
+        A a[V];
+#pragma unroll
+        for (unsigned j = 0; j < V; ++j)
+          a[j] = k * V + j < n ? lift_element<A>(op, x[u].v[j], std::int64_t((k * V + j) & (length - 1))) : identity;
+#pragma unroll
+        for (unsigned s = 1; s < V; s *= 2)
+          if (s < length)
+#pragma unroll
+            for (unsigned j = 0; j < V; j += 2 * s) a[j] = op(a[j], a[j + s]);
+        if (length <= V) {
+#pragma unroll
+          for (unsigned j = 0; j < V; ++j) {
+            const std::uint64_t row = (k * V + j) >> log_length;
+            if ((j & (length - 1)) == 0 && row < rows) out[row] = finish<Out>(a[j]);
+          }
+        } else {
+          const A total = butterfly(a[0], op, row_threads / 2, 1);
+          if (k % row_threads == 0 && k * V < n) out[(k * V) >> log_length] = finish<Out>(total);
+        }
+      }
+    }
+  });
+}
+
+// Folds elements [lo, hi) of the row at p into acc, lane `lane` of G taking every G-th element
+// (scalar, K loads in flight) or, with Vectors, every G-th 16-byte vector of the aligned body
+// and one element each of the head and tail. Index: the element's position >> shift.
+template <unsigned G, unsigned K, bool Vectors, class A, class T, class Op>
+__device__ __forceinline__ A fold_run(A acc, const T* p, std::uint64_t lo, std::uint64_t hi, unsigned lane,
+                                      unsigned shift, const Op& op) {
+  if constexpr (Vectors) {
+    constexpr unsigned V = Vector<T>::size;
+    const std::uint64_t misfit = (reinterpret_cast<std::uintptr_t>(p + lo) / sizeof(T)) % V;
+    std::uint64_t body = lo + (misfit ? V - misfit : 0);
+    body = body < hi ? body : hi;
+    const std::uint64_t vectors = (hi - body) / V;
+    const std::uint64_t tail = body + vectors * V;
+    if (lo + lane < body) acc = op(acc, lift_element<A>(op, p[lo + lane], std::int64_t(lo + lane)));
+    if (tail + lane < hi) acc = op(acc, lift_element<A>(op, p[tail + lane], std::int64_t(tail + lane)));
+    const Vector<T>* v = reinterpret_cast<const Vector<T>*>(p + body);
+    for (std::uint64_t k0 = lane; k0 < vectors; k0 += G * K) {
+      Vector<T> x[K];
+#pragma unroll
+      for (unsigned k = 0; k < K; ++k)
+        if (k0 + k * G < vectors) x[k] = v[k0 + k * G];
+#pragma unroll
+      for (unsigned k = 0; k < K; ++k)
+        if (k0 + k * G < vectors)
+#pragma unroll
+          for (unsigned j = 0; j < V; ++j)
+            acc = op(acc, lift_element<A>(op, x[k].v[j], std::int64_t(body + (k0 + k * G) * V + j)));
+    }
+  } else {
+    for (std::uint64_t j0 = lo + lane; j0 < hi; j0 += G * K) {
+      T x[K];
+#pragma unroll
+      for (unsigned k = 0; k < K; ++k)
+        if (j0 + k * G < hi) x[k] = p[j0 + k * G];
+#pragma unroll
+      for (unsigned k = 0; k < K; ++k)
+        if (j0 + k * G < hi) acc = op(acc, lift_element<A>(op, x[k], std::int64_t((j0 + k * G) >> shift)));
+    }
+  }
+  return acc;
+}
+
 // Rows_kernel: G lanes per row (G <= 32), or the whole block (G == Threads); U rows per group at a
-// time; K loads in flight per row. Interleave 2^shift columns per row (G <= 32 only). Sliced:
-// `slices` pieces per row, each of `slice` elements (a multiple of 2^shift), writing partials.
-template <unsigned Threads, unsigned G, unsigned U, unsigned K, class A, class Out, class T, class Rows, class Op>
+// time. Interleave 2^shift columns per row (scalar loads, G <= 32). Sliced: `slices` pieces per
+// row of `slice` elements (a multiple of 2^shift), writing partials.
+template <unsigned Threads, unsigned G, unsigned U, unsigned K, bool Vectors, class A, class Out, class T, class Rows,
+          class Op>
 __global__ void __launch_bounds__(Threads)
     rows_kernel(const T* in, Rows rows, std::uint64_t num_rows, unsigned shift, std::uint64_t slices,
                 std::uint64_t slice, Out* out, A* partials, Op runtime_op) {
-  static_assert(G <= warp_threads || G == Threads);
+  static_assert(G <= warp_threads || (G == Threads && U == 1));
+  static_assert(!Vectors || G >= warp_threads);
   with_constant_nan(runtime_op, [&](auto op) {
-    constexpr bool block_rows = G > warp_threads;
     constexpr unsigned groups = Threads / G;
     const unsigned lane = threadIdx.x % G;
     const unsigned group = threadIdx.x / G;
@@ -156,54 +260,33 @@ __global__ void __launch_bounds__(Threads)
          first += std::uint64_t(gridDim.x) * groups * U) {
       A acc[U];
       RowSpan span[U];
-      std::uint64_t lo[U], hi[U];
+      std::uint64_t row[U], slice_index[U];
 #pragma unroll
       for (unsigned u = 0; u < U; ++u) {
+        const std::uint64_t piece = first + u * groups + group;
         acc[u] = identity;
-        const std::uint64_t piece = first + u * groups + group;
-        lo[u] = hi[u] = 0;
-        if (piece < pieces) {
-          const std::uint64_t r = piece / slices, s = piece - r * slices;
-          span[u] = rows.row(r);
-          lo[u] = s * slice;
-          hi[u] = slices == 1 ? span[u].length : (lo[u] + slice < span[u].length ? lo[u] + slice : span[u].length);
-        }
-      }
-      // Lane `lane` reads elements lo + lane, lo + lane + G, ...: with an interleave, always of
-      // the same column (G is a multiple of it), at index (element >> shift) along the row.
-      std::uint64_t longest = 0;
-#pragma unroll
-      for (unsigned u = 0; u < U; ++u) longest = hi[u] - lo[u] > longest ? hi[u] - lo[u] : longest;
-      for (std::uint64_t j0 = lane; j0 < longest; j0 += G * K) {
-#pragma unroll
-        for (unsigned u = 0; u < U; ++u) {
-          T x[K];
-#pragma unroll
-          for (unsigned k = 0; k < K; ++k) {
-            const std::uint64_t j = lo[u] + j0 + k * G;
-            if (j < hi[u]) x[k] = in[span[u].in + std::int64_t(j)];
-          }
-#pragma unroll
-          for (unsigned k = 0; k < K; ++k) {
-            const std::uint64_t j = lo[u] + j0 + k * G;
-            if (j < hi[u]) acc[u] = op(acc[u], lift_element<A>(op, x[k], std::int64_t(j >> shift)));
-          }
-        }
+        row[u] = slices == 1 ? piece : piece / slices;
+        slice_index[u] = piece - row[u] * slices;
+        span[u] = piece < pieces ? rows.row(row[u]) : RowSpan{};
       }
 #pragma unroll
       for (unsigned u = 0; u < U; ++u) {
-        const std::uint64_t piece = first + u * groups + group;
-        if constexpr (block_rows) {
+        const std::uint64_t lo = slice_index[u] * slice;
+        const std::uint64_t hi = slices == 1 || lo + slice > span[u].length ? span[u].length : lo + slice;
+        acc[u] = fold_run<G, K, Vectors>(acc[u], in + span[u].in, lo, hi, lane, shift, op);
+      }
+#pragma unroll
+      for (unsigned u = 0; u < U; ++u) {
+        if constexpr (G == Threads) {
           __shared__ A warp_partials[warp_threads];
           acc[u] = block_reduce<Threads>(acc[u], op, identity, warp_partials);
           __syncthreads();  // warp_partials is reused by the next row
         } else {
-          acc[u] = group_reduce<G>(acc[u], op, inner);
+          acc[u] = butterfly(acc[u], op, G / 2, inner);
         }
-        if (piece < pieces && lane < (block_rows ? 1u : inner)) {
-          const std::uint64_t r = piece / slices, s = piece - r * slices;
+        if (first + u * groups + group < pieces && lane < (G == Threads ? 1u : inner)) {
           if (slices == 1) out[span[u].out + lane] = finish<Out>(acc[u]);
-          else partials[s * num_rows * inner + r * inner + lane] = acc[u];
+          else partials[slice_index[u] * num_rows * inner + row[u] * inner + lane] = acc[u];
         }
       }
     }
@@ -242,17 +325,24 @@ __global__ void __launch_bounds__(Threads)
   });
 }
 
-// Combine_kernel: output d folds partials[s * outputs + d], s = 0 .. slices - 1, in order, and is
-// written as rows_kernel's and columns_kernel's (kept index d / inner, column d % inner).
-template <unsigned Threads, class A, class Out, class Op>
+// Combine_kernel: output d folds partials[s * outputs + d], s = 0 .. slices - 1, and is written
+// as rows_kernel's and columns_kernel's (kept index d / inner, column d % inner). PerBlock: block d folds output d's partials, each thread every Threads-th slice in order, then a
+// block reduction; otherwise thread d folds them all in order.
+template <unsigned Threads, bool PerBlock, class A, class Out, class Op>
 __global__ void __launch_bounds__(Threads)
     combine_kernel(const A* partials, std::uint64_t slices, OuterMap outer, std::uint64_t outputs,
                    std::uint64_t inner, Out* out, Op runtime_op) {
   with_constant_nan(runtime_op, [&](auto op) {
-    const std::uint64_t d = std::uint64_t(blockIdx.x) * Threads + threadIdx.x;
+    const std::uint64_t d = PerBlock ? blockIdx.x : std::uint64_t(blockIdx.x) * Threads + threadIdx.x;
     if (d >= outputs) return;
-    A acc = partials[d];
-    for (std::uint64_t s = 1; s < slices; ++s) acc = op(acc, partials[s * outputs + d]);
+    A acc = op.template identity<A>();
+    for (std::uint64_t s = PerBlock ? threadIdx.x : 0; s < slices; s += PerBlock ? Threads : 1)
+      acc = op(acc, partials[s * outputs + d]);
+    if constexpr (PerBlock) {
+      __shared__ A warp_partials[warp_threads];
+      acc = block_reduce<Threads>(acc, op, op.template identity<A>(), warp_partials);
+      if (threadIdx.x != 0) return;
+    }
     const std::uint64_t o = d / inner, i = d - o * inner;
     std::int64_t in_off, out_off;
     outer.offsets(o, &in_off, &out_off);
@@ -279,7 +369,7 @@ __global__ void __launch_bounds__(Threads)
         reduced.offsets(p, &off, &unused);
         acc = op(acc, lift_element<A>(op, in[in_off + off], std::int64_t(p)));
       }
-      acc = group_reduce<warp_threads>(acc, op, 1);
+      acc = butterfly(acc, op, warp_threads / 2, 1);
       if (lane == 0) out[out_off] = finish<Out>(acc);
     }
   });
