@@ -114,9 +114,22 @@ Status try_segmented_reduce(const T* in, std::uint64_t segments, std::uint64_t s
   return try_reduce_axes<AccT>(in, Shape{std::int64_t(segments), std::int64_t(size)}, {1}, out, op, stream, opt);
 }
 
-template <class AccT = void, class T, class Out, class... Args>
-void segmented_reduce(const T* in, std::uint64_t segments, Args&&... args) {
-  throw_if_error(try_segmented_reduce<AccT>(in, segments, std::forward<Args>(args)...));
+template <class AccT = void, class T, class Out, class Offset, class Op>
+  requires std::is_integral_v<Offset>
+void segmented_reduce(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out, Op op,
+                      cudaStream_t stream = nullptr, const Options& opt = {}) {
+  throw_if_error(try_segmented_reduce<AccT>(in, segments, begin, end, out, op, stream, opt));
+}
+template <class AccT = void, class T, class Out, class Offset, class Op>
+  requires std::is_integral_v<Offset>
+void segmented_reduce(const T* in, std::uint64_t segments, const Offset* offsets, Out* out, Op op,
+                      cudaStream_t stream = nullptr, const Options& opt = {}) {
+  throw_if_error(try_segmented_reduce<AccT>(in, segments, offsets, out, op, stream, opt));
+}
+template <class AccT = void, class T, class Out, class Op>
+void segmented_reduce(const T* in, std::uint64_t segments, std::uint64_t size, Out* out, Op op,
+                      cudaStream_t stream = nullptr, const Options& opt = {}) {
+  throw_if_error(try_segmented_reduce<AccT>(in, segments, size, out, op, stream, opt));
 }
 
 // The named operators: sum_axes, max_axes, argmax_axes, ...; segmented_sum, segmented_max, ...

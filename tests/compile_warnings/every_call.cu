@@ -1,6 +1,7 @@
 // Every public call, for every element type, compiled with the warnings users turn on
 // (-Wall -Wextra -Wshadow -Wconversion through the host compiler, and every nvcc warning) as
 // errors: the library's headers must not break a -Werror build. Compiled only.
+#include <gpureduce/axis.cuh>
 #include <gpureduce/gpureduce.cuh>
 
 #include <cuda/std/complex>
@@ -71,6 +72,27 @@ void every_call(const T* d, std::uint64_t n, void* o, cudaStream_t s) {
   }
 }
 
+// The axis and segmented calls (axis.cuh), for a type of each kind.
+template <class T>
+void every_axis_call(const T* d, std::int64_t n, void* o, cudaStream_t s) {
+  using namespace gpureduce;
+  const Shape matrix{n, 3};
+  const auto* offsets = static_cast<const std::int32_t*>(o);
+  const auto* wide_offsets = static_cast<const std::int64_t*>(o);
+  sum_axes(d, matrix, {1}, static_cast<result_t<T, Sum>*>(o), s);
+  max_axes(d, Shape{{n, 4, 2}, {1, 0, -1}}, {0, 2}, static_cast<T*>(o), s, {.nan = NanPolicy::ignore});
+  argmax_axes(d, matrix, {-2}, static_cast<IndexedValue<T>*>(o), s);
+  minmax_axes(d, matrix, {0}, static_cast<MinMax<T>*>(o), s);
+  all_axes(d, matrix, {}, static_cast<bool*>(o), s);
+  reduce_axes(d, matrix, {1}, static_cast<T*>(o), Shape{n, 1}, Min{}, s);
+  reduce_rows(d, n, 3, 4, static_cast<result_t<T, Sum>*>(o), Sum{}, s);
+  reduce_columns(d, n, 3, 4, static_cast<T*>(o), Max{}, s);
+  segmented_sum(d, std::uint64_t(n), offsets, static_cast<result_t<T, Sum>*>(o), s);
+  segmented_argmin(d, std::uint64_t(n), wide_offsets, wide_offsets + 1, static_cast<IndexedValue<T>*>(o), s);
+  segmented_reduce(d, std::uint64_t(n), std::uint64_t(8), static_cast<T*>(o), Max{}, s);
+  static_cast<void>(try_segmented_reduce(d, std::uint64_t(n), offsets, static_cast<T*>(o), Min{}, s));
+}
+
 }  // namespace
 
 void every_type(void* d, std::uint64_t n, void* o, cudaStream_t s) {
@@ -108,6 +130,11 @@ void every_type(void* d, std::uint64_t n, void* o, cudaStream_t s) {
   gpureduce::transform_reduce(points, n, static_cast<gpureduce::IndexedValue<float>*>(o), Length2{},
                               gpureduce::ArgMax{}, s);
   static_cast<void>(gpureduce::transform_reduce_sync(points, n, Length2{}, gpureduce::Sum{}, s));
+  every_axis_call(static_cast<const std::int8_t*>(d), std::int64_t(n), o, s);
+  every_axis_call(i, std::int64_t(n), o, s);
+  every_axis_call(static_cast<const float*>(d), std::int64_t(n), o, s);
+  every_axis_call(static_cast<const __half*>(d), std::int64_t(n), o, s);
+  gpureduce::reduce_axes(i, gpureduce::Shape{std::int64_t(n)}, {0}, static_cast<int*>(o), Larger{}, 0, s);
   gpureduce::release_workspace(s);
   gpureduce::trim_workspace();
 }
