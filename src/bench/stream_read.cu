@@ -24,6 +24,17 @@ __global__ void stream_read_kernel(const int4* __restrict__ in, std::uint64_t ba
   if (acc == 0x9e3779b9u) sink[blockIdx.x] = acc;  // practically never taken; keeps the loads live
 }
 
+// Grid-stride 16-byte stores, four in flight per thread.
+__global__ void stream_write_kernel(int4* __restrict__ out, std::uint64_t batches, int value) {
+  constexpr std::uint64_t batch = std::uint64_t(read_threads) * read_unroll;
+  const int4 v{value, value, value, value};
+  for (std::uint64_t b = blockIdx.x; b < batches; b += gridDim.x) {
+    int4* p = out + b * batch + threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < read_unroll; ++k) p[k * read_threads] = v;
+  }
+}
+
 }  // namespace
 
 // The faster of one and three waves of resident blocks (H200, 4 GB after the bench's flush,
@@ -46,6 +57,26 @@ double measure_read_gbps(GpuTimer& timer, std::uint64_t bytes, int reps) {
     const TimingStats t = timer.measure(
         [&](cudaStream_t s) { stream_read_kernel<<<grid, read_threads, 0, s>>>(buf.get(), batches, sink.get()); },
         reps);
+    GPUREDUCE_CUDA(cudaGetLastError());
+    if (best_ms == 0 || t.median_ms < best_ms) best_ms = t.median_ms;
+  }
+  return double(batches * batch_bytes) / (best_ms * 1e6);
+}
+
+// The write ceiling the same way: a kernel that only stores, on one and on three waves.
+double measure_write_gbps(GpuTimer& timer, std::uint64_t bytes, int reps) {
+  constexpr std::uint64_t batch_bytes = std::uint64_t(read_threads) * read_unroll * sizeof(int4);
+  const std::uint64_t batches = bytes / batch_bytes;
+  DeviceBuffer<int4> buf(batches * batch_bytes / sizeof(int4));
+  int device = 0, sms = 0, per_sm = 0;
+  GPUREDUCE_CUDA(cudaGetDevice(&device));
+  GPUREDUCE_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  GPUREDUCE_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, stream_write_kernel, read_threads, 0));
+  double best_ms = 0;
+  for (const int waves : {1, 3}) {
+    const unsigned grid = unsigned(sms * per_sm * waves);
+    const TimingStats t = timer.measure(
+        [&](cudaStream_t s) { stream_write_kernel<<<grid, read_threads, 0, s>>>(buf.get(), batches, waves); }, reps);
     GPUREDUCE_CUDA(cudaGetLastError());
     if (best_ms == 0 || t.median_ms < best_ms) best_ms = t.median_ms;
   }

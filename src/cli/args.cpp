@@ -39,6 +39,10 @@ const char* const usage =
     "                         (Options::l2; default auto: evict-first up to 4x the L2 size)\n"
     "  --mode M               plain | exact: exact compares the exact sum (float types) with the\n"
     "                         plain sum of the same type instead of CUB (default plain)\n"
+    "  --axis                 axis and segmented reductions against CUB's DeviceSegmentedReduce:\n"
+    "                         rows and columns of every width, a 3-D middle axis and ragged\n"
+    "                         segments of arrays of --n elements (default 2^26,2^28; types default\n"
+    "                         float32,bfloat16,int32)\n"
     "  --json FILE, --seed S  as for ladder\n"
     "\n"
     "matmul options:\n"
@@ -197,6 +201,8 @@ Parsed parse_bench(const std::vector<std::string>& args) {
     } else if (opt == "--mode") {
       if (val != "plain" && val != "exact") return "--mode: '" + val + "' is not one of plain, exact";
       a.exact = val == "exact";
+    } else if (opt == "--axis") {
+      a.axis = true;
     } else if (opt == "--kernel") {
       if (val != "auto" && val != "one-block" && val != "grid")
         return "--kernel: '" + val + "' is not one of auto, one-block, grid";
@@ -215,10 +221,29 @@ Parsed parse_bench(const std::vector<std::string>& args) {
     return "";
   };
   const bool ok = take_options(
-      args, {},
+      args, {"--axis"},
       {"--types", "--ops", "--n", "--reps", "--json", "--seed", "--kernel", "--grid-blocks", "--l2", "--mode"}, r,
       take);
   if (!ok) return r;
+  if (a.axis) {
+    if (a.exact || a.kernel != "auto" || a.l2 != "auto" || a.grid_blocks != 0) {
+      r.error = "--axis: --mode, --kernel, --l2 and --grid-blocks apply to the full reductions only";
+      return r;
+    }
+    if (std::find(a.ops.begin(), a.ops.end(), BenchOp::dot) != a.ops.end()) {
+      r.error = "--axis: ops are sum, max and argmax";
+      return r;
+    }
+    if (std::find(args.begin(), args.end(), "--types") == args.end())
+      a.types = {ElemType::float32, ElemType::bfloat16, ElemType::int32};
+    if (a.sizes.empty()) a.sizes = {std::uint64_t(1) << 26, std::uint64_t(1) << 28};
+    for (const std::uint64_t n : a.sizes)
+      if (n < 1 << 20 || n >= std::uint64_t(1) << 31) {
+        r.error = "--axis: --n from 2^20 to below 2^31 elements";
+        return r;
+      }
+    return r;
+  }
   if (a.sizes.empty()) a.sizes = bench_sizes();
   if (a.exact) {
     const bool types_given = std::find(args.begin(), args.end(), "--types") != args.end();

@@ -36,6 +36,7 @@ struct BenchArgs {
   std::uint64_t grid_blocks = 0;  // > 0: the grid kernel's block count
   std::string l2 = "auto";        // auto | normal | evict-first (Options::l2)
   bool exact = false;             // --mode exact: the exact sum against the plain one
+  bool axis = false;              // --axis: the axis and segmented reductions
 };
 
 struct MatmulArgs {

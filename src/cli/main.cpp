@@ -59,7 +59,24 @@ int with_device(int ordinal, Body&& body) {
   return rc;
 }
 
+int run_axis_command(const BenchArgs& args, int device) {
+  return with_device(device, [&](const RunInfo& info, GpuTimer& timer) {
+    const double write_gbps = measure_write_gbps(timer, read_probe_bytes(info.device), 20);
+    std::cout << "write ceiling: " << write_gbps << " GB/s\n";
+    const AxisRun run{args.types, args.ops, args.sizes, args.reps, args.seed, info.measured_read_gbps, write_gbps};
+    const auto rows = run_axis(timer, run, [](const std::string& what) { std::cerr << "\r" << what << "      " << std::flush; });
+    std::cerr << "\n";
+    print_axis_table(std::cout, rows);
+    if (!write_json_file(args.json, [&](std::ostream& f) { write_axis_json(f, info, args, write_gbps, rows); }))
+      return exit_runtime_error;
+    const bool ok = std::all_of(rows.begin(), rows.end(), [](const AxisRow& r) { return r.verified; });
+    if (!ok) std::cerr << "gpureduce: error: some results disagree with their reference (rows marked NO)\n";
+    return ok ? exit_ok : exit_runtime_error;
+  });
+}
+
 int run_bench_command(const BenchArgs& args, int device) {
+  if (args.axis) return run_axis_command(args, device);
   return with_device(device, [&](const RunInfo& info, GpuTimer& timer) {
     const Kernel kernel = args.kernel == "one-block" ? Kernel::one_block
                           : args.kernel == "grid"    ? Kernel::grid

@@ -259,4 +259,63 @@ void write_matmul_json(std::ostream& os, const RunInfo& info, const MatmulArgs& 
   os << "\n";
 }
 
+namespace {
+std::string axis_shape(const AxisRow& r) {
+  std::string s;
+  for (std::size_t k = 0; k < r.shape.size(); ++k) s += (k ? "x" : "") + std::to_string(r.shape[k]);
+  if (r.segments) return std::to_string(r.segments) + " segs, mean " + std::to_string(int(std::lround(r.mean_segment)));
+  return s + " axis " + std::to_string(r.axes.empty() ? 0 : r.axes[0]);
+}
+}  // namespace
+
+void print_axis_table(std::ostream& os, const std::vector<AxisRow>& rows) {
+  char line[200];
+  std::snprintf(line, sizeof line, "%-9s %-8s %-6s %-30s %11s %9s %9s %8s %4s\n", "variant", "type", "op", "shape",
+                "median_ms", "GB/s", "floor_ms", "of_floor", "ok");
+  os << line;
+  for (const AxisRow& r : rows) {
+    std::snprintf(line, sizeof line, "%-9s %-8s %-6s %-30s %11.4f %9.1f %9.4f %7.0f%% %4s\n", r.variant.c_str(),
+                  elem_type_name(r.type), bench_op_name(r.op), axis_shape(r).c_str(), r.time.median_ms, r.gbps,
+                  r.floor_ms, 100 * r.floor_ms / r.time.median_ms, r.verified ? "yes" : "NO");
+    os << line;
+  }
+}
+
+void write_axis_json(std::ostream& os, const RunInfo& info, const BenchArgs& args, double write_gbps,
+                     const std::vector<AxisRow>& rows) {
+  JsonWriter w(os);
+  write_run_fields(w, info, "gpureduce bench --axis");
+  w.field("read_ceiling_gbps", info.measured_read_gbps).field("write_ceiling_gbps", write_gbps);
+  w.key("config").begin_object();
+  w.field("reps", args.reps).field("seed", args.seed);
+  w.field("timing", timing_method);
+  w.field("data", "device-generated hash: integers in [-100, 100], floating values in [-1, 1)");
+  w.field("floor", "input bytes at the read ceiling plus result bytes at the write ceiling");
+  w.field("verified", "against a sequential double reference on the GPU: integers, max and argmax exactly, "
+                      "floating sums within (length + 64) u sum|x|");
+  w.end_object();
+  w.key("rows").begin_array();
+  for (const AxisRow& r : rows) {
+    w.begin_object();
+    w.field("variant", r.variant).field("type", elem_type_name(r.type)).field("op", bench_op_name(r.op));
+    w.key("shape").begin_array();
+    for (const std::int64_t e : r.shape) w.value(std::uint64_t(e));
+    w.end_array();
+    if (r.segments) {
+      w.field("segments", r.segments).field("mean_segment", r.mean_segment);
+    } else {
+      w.key("axes").begin_array();
+      for (const int a : r.axes) w.value(a);
+      w.end_array();
+    }
+    w.field("bytes", r.bytes).field("median_ms", r.time.median_ms).field("min_ms", r.time.min_ms);
+    w.field("max_ms", r.time.max_ms).field("gbps", r.gbps).field("floor_ms", r.floor_ms);
+    w.field("verified", r.verified);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  os << "\n";
+}
+
 }  // namespace gpureduce::cli

@@ -2,6 +2,7 @@
 // files.
 #pragma once
 
+#include "../bench/axis_bench.hpp"
 #include "../bench/device_info.hpp"
 #include "../bench/ladder_bench.hpp"
 #include "../bench/matmul_bench.hpp"
@@ -32,6 +33,9 @@ void print_matmul_table(std::ostream& os, const MatmulArgs& args, const std::vec
 void write_matmul_json(std::ostream& os, const RunInfo& info, const MatmulArgs& args,
                        const std::vector<MatmulRow>& rows);
 void print_exact_accuracy(std::ostream& os, const ExactAccuracy& a);
+void print_axis_table(std::ostream& os, const std::vector<AxisRow>& rows);
+void write_axis_json(std::ostream& os, const RunInfo& info, const BenchArgs& args, double write_gbps,
+                     const std::vector<AxisRow>& rows);
 void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& args, const ExactAccuracy* accuracy,
                       const std::vector<ProductionRow>& rows);
 
