@@ -15,7 +15,7 @@
 namespace gpureduce {
 
 struct AxisRun {
-  std::vector<ElemType> types;
+  std::vector<ElemType> types;        // float32, bfloat16, int32 (the sweep's; --axis refuses others)
   std::vector<BenchOp> ops;           // sum, max, argmax
   std::vector<std::uint64_t> totals;  // elements per input
   int reps = 20;

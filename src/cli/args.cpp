@@ -41,8 +41,8 @@ const char* const usage =
     "                         plain sum of the same type instead of CUB (default plain)\n"
     "  --axis                 axis and segmented reductions against CUB's DeviceSegmentedReduce:\n"
     "                         rows and columns of every width, a 3-D middle axis and ragged\n"
-    "                         segments of arrays of --n elements (default 2^26,2^28; types default\n"
-    "                         float32,bfloat16,int32)\n"
+    "                         segments of arrays of --n elements (default 2^26,2^28) of float32,\n"
+    "                         bfloat16 and int32 (--types picks among them)\n"
     "  --json FILE, --seed S  as for ladder\n"
     "\n"
     "matmul options:\n"
@@ -236,6 +236,11 @@ Parsed parse_bench(const std::vector<std::string>& args) {
     }
     if (std::find(args.begin(), args.end(), "--types") == args.end())
       a.types = {ElemType::float32, ElemType::bfloat16, ElemType::int32};
+    for (const ElemType t : a.types)
+      if (t != ElemType::float32 && t != ElemType::bfloat16 && t != ElemType::int32) {
+        r.error = "--axis: types are float32, bfloat16 and int32";
+        return r;
+      }
     if (a.sizes.empty()) a.sizes = {std::uint64_t(1) << 26, std::uint64_t(1) << 28};
     for (const std::uint64_t n : a.sizes)
       if (n < 1 << 20 || n >= std::uint64_t(1) << 31) {
