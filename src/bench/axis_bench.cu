@@ -78,18 +78,37 @@ __device__ std::int64_t index_of(const R& r) {
   else return -1;
 }
 
-// Thread o walks output o's elements in order (double sums, the first largest) and counts the
-// outputs that `got` has wrong: integers and max/argmax exactly, floating sums beyond
-// (count + 64) u sum|x|, u of the float accumulator.
 template <class T, class A>
 struct ToSum {
   __host__ __device__ A operator()(T x) const { return detail::convert<A>(x); }
 };
 
-template <class T, class R>
+// Output o's reference: the sum and magnitude sum in double, and the first largest element.
+struct Reference {
+  double sum = 0, abs_sum = 0, best = 0;
+  std::int64_t best_index = -1;
+  __device__ void add(double x, std::int64_t k) {
+    sum += x;
+    abs_sum += fabs(x);
+    if (best_index < 0 || x > best || (x == best && k < best_index)) best = x, best_index = k;
+  }
+  __device__ void add(const Reference& r) {
+    sum += r.sum;
+    abs_sum += r.abs_sum;
+    if (r.best_index >= 0) add_best(r.best, r.best_index);
+  }
+  __device__ void add_best(double x, std::int64_t k) {
+    if (best_index < 0 || x > best || (x == best && k < best_index)) best = x, best_index = k;
+  }
+};
+
+// Output o's elements walked by `Lanes` threads (1: a thread per output; a block: one output per
+// block, for few long ones); counts the outputs that `got` has wrong: integers and max/argmax
+// exactly, floating sums beyond (count + 64) u sum|x|, u of the float accumulator.
+template <unsigned Lanes, class T, class R>
 __global__ void verify_kernel(const T* in, Walk c, const std::int32_t* offsets, BenchOp op, const R* got,
                               unsigned long long* bad) {
-  const std::uint64_t o = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
+  const std::uint64_t o = Lanes == 1 ? blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x : blockIdx.x;
   if (o >= c.outputs) return;
   std::int64_t base = 0, step = 1;
   std::uint64_t count = 0;
@@ -101,22 +120,24 @@ __global__ void verify_kernel(const T* in, Walk c, const std::int32_t* offsets, 
     step = c.step;
     count = c.count;
   }
-  double sum = 0, abs_sum = 0, best = 0;
-  std::int64_t best_index = -1;
-  for (std::uint64_t k = 0; k < count; ++k) {
-    const double x = as_double(in[base + std::int64_t(k) * step]);
-    sum += x;
-    abs_sum += fabs(x);
-    if (best_index < 0 || x > best) best = x, best_index = std::int64_t(k);
+  Reference ref;
+  for (std::uint64_t k = Lanes == 1 ? 0 : threadIdx.x; k < count; k += Lanes)
+    ref.add(as_double(in[base + std::int64_t(k) * step]), std::int64_t(k));
+  if constexpr (Lanes > 1) {
+    __shared__ Reference part[Lanes];
+    part[threadIdx.x] = ref;
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    for (unsigned t = 1; t < Lanes; ++t) ref.add(part[t]);
   }
   bool ok;
   if (op == BenchOp::sum) {
-    const double bound = std::is_integral_v<T> ? 0 : double(count + 64) * 0x1.0p-24 * abs_sum;
-    ok = fabs(value_of(got[o]) - sum) <= bound;
+    const double bound = std::is_integral_v<T> ? 0 : double(count + 64) * 0x1.0p-24 * ref.abs_sum;
+    ok = fabs(value_of(got[o]) - ref.sum) <= bound;
   } else if (op == BenchOp::max) {
-    ok = value_of(got[o]) == best;
+    ok = value_of(got[o]) == ref.best;
   } else {
-    ok = value_of(got[o]) == best && index_of(got[o]) == best_index;
+    ok = value_of(got[o]) == ref.best && index_of(got[o]) == ref.best_index;
   }
   if (!ok) atomicAdd(bad, 1ull);
 }
@@ -125,7 +146,10 @@ template <class T, class R>
 bool verify(const T* in, const Walk& c, const std::int32_t* offsets, BenchOp op, const R* got) {
   DeviceBuffer<unsigned long long> bad(1);
   GPUREDUCE_CUDA(cudaMemset(bad.get(), 0, sizeof(unsigned long long)));
-  verify_kernel<<<unsigned((c.outputs + 255) / 256), 256>>>(in, c, offsets, op, got, bad.get());
+  if (c.outputs < 65536)
+    verify_kernel<256><<<unsigned(c.outputs), 256>>>(in, c, offsets, op, got, bad.get());
+  else
+    verify_kernel<1><<<unsigned((c.outputs + 255) / 256), 256>>>(in, c, offsets, op, got, bad.get());
   GPUREDUCE_CUDA(cudaGetLastError());
   unsigned long long n = 0;
   GPUREDUCE_CUDA(cudaMemcpy(&n, bad.get(), sizeof n, cudaMemcpyDeviceToHost));
