@@ -12,11 +12,13 @@ and element type for that operator, `headline=OP:TYPE,TYPE;OP:TYPE@N,N` a few op
 a few sizes, and `detail=OP:TYPE,TYPE` the times, ratio and % of the read ceiling. From a
 `gpureduce bench --mode exact` file, `exact=TYPE,TYPE` gives the exact and plain sums' times and
 their throughput ratio, and `accuracy=float32` its ill-conditioned example. From a
-`gpureduce matmul` file, `matmul=N` gives the rung table at that N. `example=NAME` copies a marked
+`gpureduce matmul` file, `matmul=N` gives the rung table at that N. From a `gpureduce bench --axis`
+file, `axis=TYPE@N` gives each shape's time per operator against its floor and CUB's. `example=NAME` copies a marked
 snippet from a source file (so README examples compile and run as tests). --check exits 1 when a
 document is out of date (CTest runs this).
 usage: tools/render_results.py [--check] DOC.md..."""
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -199,6 +201,41 @@ def matmul_table(data, n):
     return "\n".join(out) + "\n"
 
 
+def axis_table(data, arg):
+    t, n = arg.split("@")
+    n = int(n)
+    ops = ["sum", "max", "argmax"]
+    rows = {}
+    for r in data["rows"]:
+        if r["type"] != t or math.prod(r["shape"]) not in (n, n - n % r["shape"][-1]):
+            continue
+        if "segments" in r:
+            key = (f"ragged, mean {r['mean_segment']:.0f}", f"{r['segments']:,} segments")
+        else:
+            key = (" x ".join(str(e) for e in r["shape"]), f"axis {r['axes'][0]}")
+        rows.setdefault(key, {}).setdefault(r["op"], {})[r["variant"]] = r
+    d = data["device"]
+    out = [f"{t}, {n:,} elements (2^{n.bit_length() - 1}); median microseconds, % of the floor (input at "
+           f"{data['read_ceiling_gbps']:.0f} GB/s read plus results at {data['write_ceiling_gbps']:.0f} GB/s "
+           f"written), and CUB DeviceSegmentedReduce's time over gpureduce's where it applies; {d['name']}, "
+           f"commit {data['commit'][:10]}, {data['date'][:10]}", "",
+           "| shape | reduced | " + " | ".join(ops) + " |", "|---|---|" + "---:|" * len(ops)]
+    for (shape, reduced), v in rows.items():
+        cells = []
+        for op in ops:
+            g = v.get(op, {}).get("gpureduce")
+            c = v.get(op, {}).get("cub")
+            if not g:
+                cells.append("")
+                continue
+            cell = f"{g['median_ms'] * 1e3:.1f} ({100 * g['floor_ms'] / g['median_ms']:.0f}%)"
+            if c:
+                cell += f", CUB {c['median_ms'] / g['median_ms']:.2f}x"
+            cells.append(cell + ("" if g["verified"] else " NO"))
+        out.append(f"| {shape} | {reduced} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
 def example(path, name):
     """The lines between `// [example: NAME]` and `// [/example]` in a test source, dedented."""
     text = path.read_text()
@@ -213,7 +250,7 @@ def example(path, name):
 def render(text):
     kinds = {"n": lambda d, a: ladder_table(d, int(a)), "sweep": lambda d, a: sweep_table(d, a.split(",")),
              "speedup": speedup_table, "detail": detail_table, "exact": exact_table,
-             "accuracy": accuracy_table, "matmul": matmul_table, "headline": headline_table}
+             "accuracy": accuracy_table, "matmul": matmul_table, "headline": headline_table, "axis": axis_table}
 
     def sub(m):
         if m.group(3) == "example":
