@@ -342,6 +342,9 @@ TEST(AxisGpu, BadArgumentsAreNamed) {
   EXPECT_EQ(try_sum_axes(static_cast<const float*>(nullptr), Shape{10, 10}, {1}, out).code, Errc::null_pointer);
   const std::int64_t* no_offsets = nullptr;
   EXPECT_EQ(try_segmented_reduce(d.get(), 3, no_offsets, out, Sum{}).code, Errc::null_pointer);
+  const std::int64_t* offsets = reinterpret_cast<const std::int64_t*>(out);
+  EXPECT_EQ(message(try_segmented_reduce(static_cast<const float*>(nullptr), 3, offsets, out, Sum{})),
+            "input pointer is null");
   cudaFree(out);
 }
 

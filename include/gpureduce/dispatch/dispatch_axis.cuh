@@ -233,6 +233,7 @@ Status dispatch_segments(const T* in, std::uint64_t segments, const Offset* begi
     if (segments == 0) return Status::ok();
     if (segments > std::uint64_t(INT64_MAX)) return Status::fail(Errc::invalid_argument, "segment count exceeds 2^63 - 1");
     if (begin == nullptr || end == nullptr) return Status::fail(Errc::null_pointer, "offsets pointer is null");
+    if (in == nullptr) return Status::fail(Errc::null_pointer, "input pointer is null");
     StreamDeviceScope on_stream_device;
     if (const Status s = on_stream_device.enter(stream); !s) return s;
     const int device = on_stream_device.device();
