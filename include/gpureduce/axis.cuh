@@ -3,7 +3,7 @@
 // device memory, errors as gpureduce::error (try_ forms: a Status), the same operators,
 // accumulators and NaN rules.
 //
-//   gpureduce::sum_axes(d_x, gpureduce::Shape{4096, 4096, 4}, {1}, d_out, stream);  // 4096 x 4 sums
+//   gpureduce::sum_axes(d_x, gpureduce::Shape{4096, 4096, 4}, {1}, d_out, stream);  // 4096 x 4
 //   gpureduce::max_axes(d_x, gpureduce::Shape{{n, m}, {1, n}}, {-1}, d_out);       // column-major
 //   gpureduce::reduce_rows(d_m, rows, cols, ld, d_out, gpureduce::Sum{}, stream);   // one per row
 //   gpureduce::segmented_sum(d_x, segments, d_offsets, d_out, stream);              // CSR offsets

@@ -245,7 +245,8 @@ void run_type(GpuTimer& timer, const AxisRun& run, ElemType type, std::uint64_t 
         if (op == BenchOp::sum) {
           // 16-bit floats summed in float, as gpureduce's accumulator: CUB adds what it reads.
           const auto widened = thrust::make_transform_iterator(in.get(), ToSum<T, Sum_t>{});
-          return cub::DeviceSegmentedReduce::Sum(tmp, bytes, widened, static_cast<Sum_t*>(o), segs, d_off, d_off + 1, s);
+          return cub::DeviceSegmentedReduce::Sum(tmp, bytes, widened, static_cast<Sum_t*>(o), segs, d_off,
+                                                 d_off + 1, s);
         }
         if (op == BenchOp::max)
           return cub::DeviceSegmentedReduce::Max(tmp, bytes, in.get(), static_cast<T*>(o), segs, d_off, d_off + 1, s);

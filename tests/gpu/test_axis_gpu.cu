@@ -117,7 +117,8 @@ void check_axes(const std::vector<T>& host, std::int64_t origin, const Shape& sh
     const std::int64_t base = origin + kept.offset(o);
     check_output<T>(got[o], op, n,
                     [&](auto&& f) {
-                      for (std::uint64_t p = 0; p < n; ++p) f(host[std::size_t(base + reduced.offset(p))], std::int64_t(p));
+                      for (std::uint64_t p = 0; p < n; ++p)
+                        f(host[std::size_t(base + reduced.offset(p))], std::int64_t(p));
                     },
                     what + " output " + std::to_string(o));
     if (::testing::Test::HasFailure()) return;
@@ -136,10 +137,12 @@ std::vector<T> tie_input(std::uint64_t n, std::uint64_t seed) {
 template <class T, class Op>
 void check_matrix(std::int64_t rows, std::int64_t cols, int axis, Op op, const char* name) {
   const std::uint64_t seed = test_seed() ^ std::uint64_t(rows * 1000003 + cols * 31 + axis);
-  const auto host = std::is_floating_point_v<T> && !is_arg_extreme_v<Op> ? random_input<T>(std::uint64_t(rows * cols), seed)
-                                                                          : tie_input<T>(std::uint64_t(rows * cols), seed);
+  const std::uint64_t n = std::uint64_t(rows * cols);
+  const bool uniform = std::is_floating_point_v<T> && !is_arg_extreme_v<Op>;
+  const auto host = uniform ? random_input<T>(n, seed) : tie_input<T>(n, seed);
   check_axes(host, 0, Shape{rows, cols}, {axis}, op,
-             std::string(name) + " " + std::to_string(rows) + "x" + std::to_string(cols) + " axis " + std::to_string(axis));
+             std::string(name) + " " + std::to_string(rows) + "x" + std::to_string(cols) + " axis " +
+                 std::to_string(axis));
 }
 
 TEST(AxisGpu, RowsOfEveryLengthClass) {

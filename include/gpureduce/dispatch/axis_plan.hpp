@@ -2,7 +2,8 @@
 // reduced ones, size-1 dimensions dropped, and adjacent dimensions that are contiguous in memory
 // merged, so that most requests become rows (each output reads one contiguous run), columns (the
 // outputs' innermost dimension is contiguous in the input and in the result) or, failing both, the
-// general form (any strides). Host arithmetic only, tested on the CPU (tests/cpu/test_axis_plan.cpp).
+// general form (any strides). Host arithmetic only, tested on the CPU
+// (tests/cpu/test_axis_plan.cpp).
 #pragma once
 
 #include <gpureduce/error.hpp>

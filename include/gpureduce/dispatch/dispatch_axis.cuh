@@ -74,7 +74,8 @@ cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, s
   const std::uint64_t piece = slices == 1 ? row_length : slice;
   // Rows of more than 16 vectors per lane of a warp take a block, of more than one element per
   // lane a warp; shorter ones the fewest lanes that hold them, four rows at a time.
-  if (shift == 0 && piece > 16 * warp_threads * Vector<T>::size) return launch.template operator()<axis_threads, 1, 4, true>();
+  if (shift == 0 && piece > 16 * warp_threads * Vector<T>::size)
+    return launch.template operator()<axis_threads, 1, 4, true>();
   if (shift == 0 && piece > warp_threads) return launch.template operator()<32, 1, 4, true>();
   if (piece > warp_threads) return launch.template operator()<32, 1, 4, false>();
   const std::uint64_t lanes = piece > (1u << shift) ? piece : (1u << shift);
@@ -164,7 +165,8 @@ template <class T, class Out>
 Status check_axis_pointers(const T* in, std::int64_t in_lo, std::int64_t in_hi, bool reads, const Out* out,
                            std::int64_t out_lo, std::int64_t out_hi, int device) {
   if (out == nullptr) return Status::fail(Errc::null_pointer, "result pointer is null");
-  if (misaligned(out, alignof(Out))) return Status::fail(Errc::invalid_argument, "result pointer is not aligned to its type");
+  if (misaligned(out, alignof(Out)))
+    return Status::fail(Errc::invalid_argument, "result pointer is not aligned to its type");
   if (const Status s = check_memory(out + out_lo, std::uint64_t(out_hi - out_lo + 1), sizeof(Out), result_messages,
                                     device);
       !s)
@@ -231,7 +233,8 @@ Status dispatch_segments(const T* in, std::uint64_t segments, const Offset* begi
                          cudaStream_t stream) noexcept {
   try {
     if (segments == 0) return Status::ok();
-    if (segments > std::uint64_t(INT64_MAX)) return Status::fail(Errc::invalid_argument, "segment count exceeds 2^63 - 1");
+    if (segments > std::uint64_t(INT64_MAX))
+      return Status::fail(Errc::invalid_argument, "segment count exceeds 2^63 - 1");
     if (begin == nullptr || end == nullptr) return Status::fail(Errc::null_pointer, "offsets pointer is null");
     if (in == nullptr) return Status::fail(Errc::null_pointer, "input pointer is null");
     StreamDeviceScope on_stream_device;

@@ -326,7 +326,8 @@ __global__ void __launch_bounds__(Threads)
 }
 
 // Combine_kernel: output d folds partials[s * outputs + d], s = 0 .. slices - 1, and is written
-// as rows_kernel's and columns_kernel's (kept index d / inner, column d % inner). PerBlock: block d folds output d's partials, each thread every Threads-th slice in order, then a
+// as rows_kernel's and columns_kernel's (kept index d / inner, column d % inner). PerBlock: block
+// d folds output d's partials, each thread every Threads-th slice in order, then a
 // block reduction; otherwise thread d folds them all in order.
 template <unsigned Threads, bool PerBlock, class A, class Out, class Op>
 __global__ void __launch_bounds__(Threads)
