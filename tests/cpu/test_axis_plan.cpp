@@ -109,6 +109,24 @@ TEST(AxisPlan, ResultShapes) {
   EXPECT_EQ(error(Shape{4, 5, 6}, {1}, &wrong_keep), "result shape: a reduced axis kept with an extent other than 1");
 }
 
+// The kernels' index map: kept index -> input and result offsets, here of a transposed result.
+TEST(AxisPlan, DimsMapIndicesToOffsets) {
+  const Shape transposed{{4, 6}, {1, 4}};
+  const AxisPlan p = plan(Shape{4, 5, 6}, {1}, false, &transposed);
+  for (std::uint64_t o = 0; o < 24; ++o) {
+    std::int64_t in = -1, out = -1;
+    p.kept.offsets(o, &in, &out);
+    const std::int64_t i = std::int64_t(o / 6), k = std::int64_t(o % 6);
+    EXPECT_EQ(in, i * 30 + k) << o;
+    EXPECT_EQ(out, i + 4 * k) << o;
+  }
+  const AxisPlan rows = plan(Shape{{7, 3}, {5, 1}}, {1});
+  std::int64_t in = -1, out = -1;
+  rows.kept.offsets(6, &in, &out);
+  EXPECT_EQ(in, 30);
+  EXPECT_EQ(out, 6);
+}
+
 TEST(AxisPlan, ErrorsAreNamed) {
   EXPECT_EQ(error(Shape{4, 5}, {2}), "axis out of range for the array");
   EXPECT_EQ(error(Shape{4, 5}, {-3}), "axis out of range for the array");

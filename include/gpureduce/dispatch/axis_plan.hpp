@@ -6,6 +6,7 @@
 // (tests/cpu/test_axis_plan.cpp).
 #pragma once
 
+#include <gpureduce/config.hpp>
 #include <gpureduce/error.hpp>
 #include <gpureduce/shape.hpp>
 
@@ -22,11 +23,32 @@ enum class AxisKernel : unsigned char {
 };
 
 // Dimensions of one kind, outermost first, with input strides and (kept ones) result strides.
+// offsets(): the input and result offsets (elements) of row-major index o over them; the kernels
+// map kept and reduced indices with it.
 struct Dims {
   int count = 0;
   std::int64_t extents[max_dims] = {};
   std::int64_t in[max_dims] = {};
   std::int64_t out[max_dims] = {};
+
+  GPUREDUCE_HD void offsets(std::uint64_t o, std::int64_t* in_off, std::int64_t* out_off) const {
+    if (count <= 1) {
+      *in_off = count ? std::int64_t(o) * in[0] : 0;
+      *out_off = count ? std::int64_t(o) * out[0] : 0;
+      return;
+    }
+    std::int64_t a = 0, b = 0;
+    for (int k = count - 1; k >= 0; --k) {
+      const std::uint64_t e = std::uint64_t(extents[k]);
+      const std::uint64_t q = o / e;
+      const std::int64_t r = std::int64_t(o - q * e);
+      a += r * in[k];
+      b += r * out[k];
+      o = q;
+    }
+    *in_off = a;
+    *out_off = b;
+  }
 };
 
 struct AxisPlan {

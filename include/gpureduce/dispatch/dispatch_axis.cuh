@@ -87,7 +87,7 @@ cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, s
 // Folds the slices' partials into the outputs: a block per output where outputs are few and slices
 // many, a thread per output otherwise.
 template <class A, class Out, class Op>
-cudaError_t launch_combine(const A* partials, std::uint64_t slices, const OuterMap& outer, std::uint64_t outputs,
+cudaError_t launch_combine(const A* partials, std::uint64_t slices, const Dims& outer, std::uint64_t outputs,
                            std::uint64_t inner, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
   if (outputs < dev.target_blocks && slices >= 64)
     combine_kernel<axis_threads, true, A><<<unsigned(outputs), axis_threads, 0, stream>>>(partials, slices, outer,
@@ -101,7 +101,7 @@ cudaError_t launch_combine(const A* partials, std::uint64_t slices, const OuterM
 // Rows back to back (rows x 2^log_length elements from a 16-byte aligned origin, results
 // contiguous), read as one stream of vectors.
 template <class T>
-bool dense_rows(const T* in, const OuterMap& outer, std::uint64_t length, unsigned shift) {
+bool dense_rows(const T* in, const Dims& outer, std::uint64_t length, unsigned shift) {
   return shift == 0 && std::has_single_bit(length) && length <= warp_threads * Vector<T>::size &&
          reinterpret_cast<std::uintptr_t>(in) % vector_bytes == 0 &&
          (outer.count == 0 || (outer.count == 1 && outer.in[0] == std::int64_t(length) && outer.out[0] == 1));
@@ -109,7 +109,7 @@ bool dense_rows(const T* in, const OuterMap& outer, std::uint64_t length, unsign
 
 // Rows of `length` elements (x 2^shift interleaved columns), outputs = rows x 2^shift.
 template <class A, class Out, class T, class Op>
-Status run_uniform_rows(const T* in, const OuterMap& outer, std::uint64_t rows, std::uint64_t length,
+Status run_uniform_rows(const T* in, const Dims& outer, std::uint64_t rows, std::uint64_t length,
                         unsigned shift, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
   if (length > 0 && dense_rows(in, outer, length, shift)) {
     constexpr unsigned U = 4;
@@ -140,7 +140,7 @@ Status run_uniform_rows(const T* in, const OuterMap& outer, std::uint64_t rows, 
 
 template <class A, class Out, class T, class Op>
 Status run_columns(const T* in, const AxisPlan& plan, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
-  const OuterMap outer = outer_map(plan.kept);
+  const Dims& outer = plan.kept;
   const std::uint64_t rows = plan.outputs / std::uint64_t(plan.inner);
   const std::uint64_t inner = std::uint64_t(plan.inner);
   // A few adjacent columns over a dense run: rows of interleaved columns, read contiguously.
@@ -208,14 +208,13 @@ Status dispatch_axes(const T* in, const Shape& shape, const Axes& axes, Out* out
     if (const Status s = axis_device(device, &dev); !s) return s;
     switch (plan.kernel) {
       case AxisKernel::rows:
-        return run_uniform_rows<A>(origin, outer_map(plan.kept), plan.outputs, plan.length, 0, out, op, dev, stream);
+        return run_uniform_rows<A>(origin, plan.kept, plan.outputs, plan.length, 0, out, op, dev, stream);
       case AxisKernel::columns: return run_columns<A>(origin, plan, out, op, dev, stream);
       default: {
-        Dims red = plan.reduced;
         const std::uint64_t warps_per_block = axis_threads / warp_threads;
         const std::uint64_t blocks = ceil_div(plan.outputs, warps_per_block);
         general_kernel<axis_threads, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), axis_threads, 0,
-                                          stream>>>(origin, outer_map(plan.kept), outer_map(red), plan.outputs,
+                                          stream>>>(origin, plan.kept, plan.reduced, plan.outputs,
                                                     plan.length, out, op);
         return Status::from_cuda(cudaGetLastError());
       }
@@ -240,12 +239,11 @@ Status dispatch_segments(const T* in, std::uint64_t segments, const Offset* begi
     StreamDeviceScope on_stream_device;
     if (const Status s = on_stream_device.enter(stream); !s) return s;
     const int device = on_stream_device.device();
-    if (out == nullptr) return Status::fail(Errc::null_pointer, "result pointer is null");
-    if (misaligned(out, alignof(Out)))
-      return Status::fail(Errc::invalid_argument, "result pointer is not aligned to its type");
+    // The result as an axis reduction's (segments results); the input's extent is in device memory.
+    if (const Status s = check_axis_pointers(in, 0, 0, false, out, 0, std::int64_t(segments) - 1, device); !s)
+      return s;
     if (misaligned(in, alignof(T)) || misaligned(begin, alignof(Offset)) || misaligned(end, alignof(Offset)))
       return Status::fail(Errc::invalid_argument, "input or offsets pointer is not aligned to its type");
-    if (const Status s = check_memory(out, segments, sizeof(Out), result_messages, device); !s) return s;
     if (const Status s = check_memory(begin, segments, sizeof(Offset), input_messages, device); !s) return s;
     if (const Status s = check_memory(end, segments, sizeof(Offset), input_messages, device); !s) return s;
     AxisDevice dev{};

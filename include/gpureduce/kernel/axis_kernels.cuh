@@ -32,44 +32,6 @@
 
 namespace gpureduce::detail {
 
-// Kept index -> input and result offsets (elements), over up to max_dims merged dimensions.
-struct OuterMap {
-  int count = 0;
-  std::int64_t extents[max_dims] = {};
-  std::int64_t in[max_dims] = {};
-  std::int64_t out[max_dims] = {};
-
-  __host__ __device__ void offsets(std::uint64_t o, std::int64_t* in_off, std::int64_t* out_off) const {
-    if (count <= 1) {
-      *in_off = count ? std::int64_t(o) * in[0] : 0;
-      *out_off = count ? std::int64_t(o) * out[0] : 0;
-      return;
-    }
-    std::int64_t a = 0, b = 0;
-    for (int k = count - 1; k >= 0; --k) {
-      const std::uint64_t e = std::uint64_t(extents[k]);
-      const std::uint64_t q = o / e;
-      const std::int64_t r = std::int64_t(o - q * e);
-      a += r * in[k];
-      b += r * out[k];
-      o = q;
-    }
-    *in_off = a;
-    *out_off = b;
-  }
-};
-
-inline OuterMap outer_map(const Dims& d) {
-  OuterMap m;
-  m.count = d.count;
-  for (int k = 0; k < d.count; ++k) {
-    m.extents[k] = d.extents[k];
-    m.in[k] = d.in[k];
-    m.out[k] = d.out[k];
-  }
-  return m;
-}
-
 // A row: its first element's offset, its length and its result's offset.
 struct RowSpan {
   std::int64_t in = 0;
@@ -79,7 +41,7 @@ struct RowSpan {
 
 // Rows of one length from the kept dimensions' offsets (axis reductions, fixed-size segments).
 struct UniformRows {
-  OuterMap outer;
+  Dims outer;
   std::uint64_t length;  // elements per row: the reduced length x the interleave
   __device__ RowSpan row(std::uint64_t r) const {
     RowSpan s;
@@ -298,7 +260,7 @@ __global__ void __launch_bounds__(Threads)
 // slice.
 template <unsigned Threads, class A, class Out, class T, class Op>
 __global__ void __launch_bounds__(Threads)
-    columns_kernel(const T* in, OuterMap outer, std::uint64_t outputs, std::uint64_t inner, std::uint64_t length,
+    columns_kernel(const T* in, Dims outer, std::uint64_t outputs, std::uint64_t inner, std::uint64_t length,
                    std::int64_t row_stride, std::uint64_t slice, Out* out, A* partials, Op runtime_op) {
   with_constant_nan(runtime_op, [&](auto op) {
     const std::uint64_t d = std::uint64_t(blockIdx.x) * Threads + threadIdx.x;
@@ -331,7 +293,7 @@ __global__ void __launch_bounds__(Threads)
 // block reduction; otherwise thread d folds them all in order.
 template <unsigned Threads, bool PerBlock, class A, class Out, class Op>
 __global__ void __launch_bounds__(Threads)
-    combine_kernel(const A* partials, std::uint64_t slices, OuterMap outer, std::uint64_t outputs,
+    combine_kernel(const A* partials, std::uint64_t slices, Dims outer, std::uint64_t outputs,
                    std::uint64_t inner, Out* out, Op runtime_op) {
   with_constant_nan(runtime_op, [&](auto op) {
     const std::uint64_t d = PerBlock ? blockIdx.x : std::uint64_t(blockIdx.x) * Threads + threadIdx.x;
@@ -355,7 +317,7 @@ __global__ void __launch_bounds__(Threads)
 // index over the reduced dimensions), then the warp reduces.
 template <unsigned Threads, class A, class Out, class T, class Op>
 __global__ void __launch_bounds__(Threads)
-    general_kernel(const T* in, OuterMap outer, OuterMap reduced, std::uint64_t outputs, std::uint64_t length,
+    general_kernel(const T* in, Dims outer, Dims reduced, std::uint64_t outputs, std::uint64_t length,
                    Out* out, Op runtime_op) {
   with_constant_nan(runtime_op, [&](auto op) {
     constexpr unsigned warps = Threads / warp_threads;
