@@ -13,9 +13,10 @@ a few sizes, and `detail=OP:TYPE,TYPE` the times, ratio and % of the read ceilin
 `gpureduce bench --mode exact` file, `exact=TYPE,TYPE` gives the exact and plain sums' times and
 their throughput ratio, and `accuracy=float32` its ill-conditioned example. From a
 `gpureduce matmul` file, `matmul=N` gives the rung table at that N. From a `gpureduce bench --axis`
-file, `axis=TYPE@N` gives each shape's time per operator against its floor and CUB's. `example=NAME` copies a marked
-snippet from a source file (so README examples compile and run as tests). --check exits 1 when a
-document is out of date (CTest runs this).
+file, `axis=TYPE@N` gives each shape's time per operator against its floor and CUB's, and the
+exact sum's against the sum's. `example=NAME` copies a marked snippet from a source file (so
+README examples compile and run as tests). --check exits 1 when a document is out of date (CTest
+runs this).
 usage: tools/render_results.py [--check] DOC.md..."""
 import json
 import math
@@ -220,6 +221,10 @@ def axis_table(data, arg):
            f"written), and CUB DeviceSegmentedReduce's time over gpureduce's where it applies; {d['name']}, "
            f"commit {data['commit'][:10]}, {data['date'][:10]}", "",
            "| shape | reduced | " + " | ".join(ops) + " |", "|---|---|" + "---:|" * len(ops)]
+    exact = any("gpureduce-exact" in ops_of.get("sum", {}) for ops_of in rows.values())
+    if exact:  # the exact sum's time, and its throughput over the plain sum's
+        out[-2] += " exact sum |"
+        out[-1] += "---:|"
     for (shape, reduced), v in rows.items():
         cells = []
         for op in ops:
@@ -232,6 +237,10 @@ def axis_table(data, arg):
             if c:
                 cell += f", CUB {c['median_ms'] / g['median_ms']:.2f}x"
             cells.append(cell + ("" if g["verified"] else " NO"))
+        if exact:
+            e, g = v.get("sum", {}).get("gpureduce-exact"), v.get("sum", {}).get("gpureduce")
+            cells.append(f"{e['median_ms'] * 1e3:.1f} ({g['median_ms'] / e['median_ms']:.2f}x)"
+                         + ("" if e["verified"] else " NO") if e and g else "")
         out.append(f"| {shape} | {reduced} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 

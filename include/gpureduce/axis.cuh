@@ -8,6 +8,7 @@
 //   gpureduce::reduce_rows(d_m, rows, cols, ld, d_out, gpureduce::Sum{}, stream);   // one per row
 //   gpureduce::segmented_sum(d_x, segments, d_offsets, d_out, stream);              // CSR offsets
 //   gpureduce::segmented_argmax(d_x, segments, d_begin, d_end, d_best, stream);     // begin/end
+//   gpureduce::exact_sum_axes(d_x, gpureduce::Shape{rows, cols}, {1}, d_out);       // rounded once
 //
 // argmin/argmax index along the reduced axes (row-major over them) or within the segment, first
 // on ties; an empty row or segment gives the identity (argmin/argmax: the identity's value and
@@ -15,6 +16,7 @@
 #pragma once
 
 #include <gpureduce/dispatch/dispatch_axis.cuh>
+#include <gpureduce/dispatch/dispatch_exact_axis.cuh>
 #include <gpureduce/reduce.cuh>
 #include <gpureduce/shape.hpp>
 
@@ -130,6 +132,65 @@ template <class AccT = void, class T, class Out, class Op>
 void segmented_reduce(const T* in, std::uint64_t segments, std::uint64_t size, Out* out, Op op,
                       cudaStream_t stream = nullptr, const Options& opt = {}) {
   throw_if_error(try_segmented_reduce<AccT>(in, segments, size, out, op, stream, opt));
+}
+
+// Exact sums per result (docs/exact.md): each the real sum of its elements (float, double, __half
+// or __nv_bfloat16) rounded once to nearest even into Out (a floating type), so that its bits
+// depend on those values alone, not on the layout, the batch, the result's position or the GPU.
+// NaN propagate; NanPolicy::ignore is refused. Arguments as sum_axes and segmented_sum.
+template <class T, class Out>
+Status try_exact_sum_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, cudaStream_t stream = nullptr,
+                          const Options& opt = {}) noexcept {
+  static_assert(detail::exact::is_exact_type_v<T>, "gpureduce: exact sums take float, double, __half or __nv_bfloat16");
+  return detail::dispatch_exact_axes<detail::exact::SumOf<T>>(in, shape, axes, out, nullptr, stream, opt);
+}
+template <class T, class Out>
+Status try_exact_sum_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, const Shape& out_shape,
+                          cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
+  static_assert(detail::exact::is_exact_type_v<T>, "gpureduce: exact sums take float, double, __half or __nv_bfloat16");
+  return detail::dispatch_exact_axes<detail::exact::SumOf<T>>(in, shape, axes, out, &out_shape, stream, opt);
+}
+template <class T, class Out>
+void exact_sum_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, cudaStream_t stream = nullptr,
+                    const Options& opt = {}) {
+  throw_if_error(try_exact_sum_axes(in, shape, axes, out, stream, opt));
+}
+template <class T, class Out>
+void exact_sum_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, const Shape& out_shape,
+                    cudaStream_t stream = nullptr, const Options& opt = {}) {
+  throw_if_error(try_exact_sum_axes(in, shape, axes, out, out_shape, stream, opt));
+}
+
+template <class T, class Out, class Offset>
+  requires std::is_integral_v<Offset>
+Status try_exact_segmented_sum(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out,
+                               cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
+  static_assert(detail::exact::is_exact_type_v<T>, "gpureduce: exact sums take float, double, __half or __nv_bfloat16");
+  return detail::dispatch_exact_segments<detail::exact::SumOf<T>>(in, segments, begin, end, out, stream, opt);
+}
+template <class T, class Out, class Offset>
+  requires std::is_integral_v<Offset>
+Status try_exact_segmented_sum(const T* in, std::uint64_t segments, const Offset* offsets, Out* out,
+                               cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
+  return try_exact_segmented_sum(in, segments, offsets, offsets ? offsets + 1 : nullptr, out, stream, opt);
+}
+template <class T, class Out>
+Status try_exact_segmented_sum(const T* in, std::uint64_t segments, std::uint64_t size, Out* out,
+                               cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
+  if (segments > std::uint64_t(INT64_MAX) || size > std::uint64_t(INT64_MAX))
+    return Status::fail(Errc::invalid_argument, "segment count or size exceeds 2^63 - 1");
+  return try_exact_sum_axes(in, Shape{std::int64_t(segments), std::int64_t(size)}, {1}, out, stream, opt);
+}
+template <class T, class Out, class Offsets>
+void exact_segmented_sum(const T* in, std::uint64_t segments, Offsets offsets, Out* out, cudaStream_t stream = nullptr,
+                         const Options& opt = {}) {
+  throw_if_error(try_exact_segmented_sum(in, segments, offsets, out, stream, opt));
+}
+template <class T, class Out, class Offset>
+  requires(!std::is_same_v<std::remove_cv_t<Out>, CUstream_st>)
+void exact_segmented_sum(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out,
+                         cudaStream_t stream = nullptr, const Options& opt = {}) {
+  throw_if_error(try_exact_segmented_sum(in, segments, begin, end, out, stream, opt));
 }
 
 // The named operators: sum_axes, max_axes, argmax_axes, ...; segmented_sum, segmented_max, ...

@@ -4,8 +4,10 @@
 
 #include <cuda_runtime_api.h>
 
+#include <new>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
 namespace gpureduce {
 
@@ -47,5 +49,20 @@ class error : public std::runtime_error {
 inline void throw_if_error(const Status& s) {
   if (!s) throw error(s);
 }
+
+namespace detail {
+// Runs the host part of a call, f() -> Status, with its failures to allocate host memory or to
+// lock a mutex returned as a Status: the try_ calls throw nothing.
+template <class F>
+Status host_guarded(F&& f) noexcept {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return Status::fail(Errc::cuda_error, "host allocation failed");
+  } catch (const std::system_error&) {
+    return Status::fail(Errc::cuda_error, "host mutex failed");
+  }
+}
+}  // namespace detail
 
 }  // namespace gpureduce

@@ -47,12 +47,9 @@ concept functor_and_identity = !has_identity<F> && !std::is_convertible_v<Init, 
 // it, or where NaN were to be skipped: the exact sum propagates NaN.
 template <class Terms, class Out, class Source>
 Status dispatch_exact_sum(Source src, std::uint64_t n, Out* out, cudaStream_t stream, const Options& opt) {
-  if (opt.nan == NanPolicy::ignore)
-    return Status::fail(Errc::invalid_argument,
-                        "exact sums propagate NaN: NanPolicy::ignore is not supported (filter the NaN first, or "
-                        "use sum with NanPolicy::ignore)");
+  if (const Status s = check_exact_call<Out>(opt); !s) return s;
   if constexpr (exact::is_exact_type_v<Out>) return dispatch_exact<Terms>(src, n, out, stream, opt);
-  else return Status::fail(Errc::invalid_argument, "an exact sum writes float, double, __half or __nv_bfloat16");
+  else return Status::ok();  // not reached: check_exact_call refuses other result types
 }
 
 template <class Op>

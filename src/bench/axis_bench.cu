@@ -239,6 +239,18 @@ void run_type(GpuTimer& timer, const AxisRun& run, ElemType type, std::uint64_t 
                 : op == BenchOp::max ? verify(in.get(), c.walk, ref_off, op, reinterpret_cast<const T*>(out.get()))
                                      : verify(in.get(), c.walk, ref_off, op, reinterpret_cast<const Arg_t*>(out.get()));
       add("gpureduce", t, ok, out_bytes);
+      if constexpr (!std::is_integral_v<T>)
+        if (op == BenchOp::sum) {  // the exact sum per result, into the same type
+          const auto exact = [&](cudaStream_t s) {
+            auto* o = reinterpret_cast<Sum_t*>(out.get());
+            if (!c.offsets.empty()) return exact_segmented_sum(in.get(), outputs, d_off, o, s);
+            exact_sum_axes(in.get(), Shape(std::span<const std::int64_t>(c.shape.data(), c.shape.size())), {c.axis}, o,
+                           s);
+          };
+          const TimingStats et = timer.measure(exact, run.reps);
+          add("gpureduce-exact", et, verify(in.get(), c.walk, ref_off, op, reinterpret_cast<const Sum_t*>(out.get())),
+              out_bytes);
+        }
       if (!cub) continue;
       const auto cub_call = [&](void* tmp, std::size_t& bytes, cudaStream_t s) {
         void* o = out.get();

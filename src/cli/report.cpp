@@ -270,11 +270,11 @@ std::string axis_shape(const AxisRow& r) {
 
 void print_axis_table(std::ostream& os, const std::vector<AxisRow>& rows) {
   char line[200];
-  std::snprintf(line, sizeof line, "%-9s %-8s %-6s %-30s %11s %9s %9s %8s %4s\n", "variant", "type", "op", "shape",
+  std::snprintf(line, sizeof line, "%-15s %-8s %-6s %-30s %11s %9s %9s %8s %4s\n", "variant", "type", "op", "shape",
                 "median_ms", "GB/s", "floor_ms", "of_floor", "ok");
   os << line;
   for (const AxisRow& r : rows) {
-    std::snprintf(line, sizeof line, "%-9s %-8s %-6s %-30s %11.4f %9.1f %9.4f %7.0f%% %4s\n", r.variant.c_str(),
+    std::snprintf(line, sizeof line, "%-15s %-8s %-6s %-30s %11.4f %9.1f %9.4f %7.0f%% %4s\n", r.variant.c_str(),
                   elem_type_name(r.type), bench_op_name(r.op), axis_shape(r).c_str(), r.time.median_ms, r.gbps,
                   r.floor_ms, 100 * r.floor_ms / r.time.median_ms, r.verified ? "yes" : "NO");
     os << line;

@@ -115,6 +115,10 @@ void every_type(void* d, std::uint64_t n, void* o, cudaStream_t s) {
   gpureduce::exact_sum(static_cast<const float*>(d), n, static_cast<float*>(o), s);
   gpureduce::exact_dot(static_cast<const float*>(d), static_cast<const float*>(d), n, static_cast<double*>(o), s);
   static_cast<void>(gpureduce::try_exact_sum(static_cast<const double*>(d), n, static_cast<double*>(o), s));
+  gpureduce::exact_sum_axes(static_cast<const __half*>(d), gpureduce::Shape{std::int64_t(n), 3}, {1},
+                            static_cast<float*>(o), s);
+  gpureduce::exact_segmented_sum(static_cast<const float*>(d), n, static_cast<const std::int64_t*>(o),
+                                 static_cast<double*>(o), s);
   static_cast<void>(gpureduce::try_sum(i, n, static_cast<std::int64_t*>(o), s));
   static_cast<void>(gpureduce::try_argmax(i, n, static_cast<gpureduce::IndexedValue<int>*>(o), s));
   const auto* z = static_cast<const cuda::std::complex<float>*>(d);

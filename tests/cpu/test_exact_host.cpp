@@ -1,6 +1,7 @@
 // The host exact sum (gpureduce::exact_sum_host, the same code the GPU kernel runs per thread and
 // per block) against the GMP/MPFR oracle, bit for bit, for float, double, __half and bfloat16.
 #include <gpureduce/exact/host.hpp>
+#include <gpureduce/exact/pair_round.hpp>
 
 #include "../common/exact_oracle.hpp"
 #include "../common/test_seed.hpp"
@@ -160,6 +161,41 @@ TYPED_TEST(ExactHost, special_values) {
   EXPECT_EQ(bits_of(sum({})), bits_of(zero));
   for (const std::vector<T>& x : {std::vector<T>{nzero}, {nzero, zero, nzero}, {one, nan}, {inf, ninf}, {inf, one}})
     expect_exact(x, "special");
+}
+
+// round_pair (the exact per-row sums' cheap end): x = h + l (h = fl(x)) rounded once into Out, or
+// declined; where it answers, the oracle's rounding of x. Pairs over the whole double range, of
+// every ratio of l to h's ulp, and on Out's midpoints, their neighbours and its subnormals.
+template <class Out>
+void expect_pair(double a, double b, int& answered) {
+  const gpureduce::detail::exact::TwoSum t = gpureduce::detail::exact::two_sum(a, b);
+  if (t.s - t.s != 0) return;
+  Out got;
+  if (!gpureduce::detail::exact::round_pair(t.s, t.e, &got)) return;
+  ++answered;
+  const Out want = oracle::exact_sum<Out>(std::vector<double>{t.s, t.e});
+  ASSERT_TRUE(same(got, want)) << std::hexfloat << "h=" << t.s << " l=" << t.e << std::hex << " got 0x"
+                               << bits_of(got) << " want 0x" << bits_of(want);
+}
+
+TYPED_TEST(ExactHost, pair_rounding_matches_the_oracle) {
+  using Out = TypeParam;
+  const Layout l = layout_of<Out>();
+  std::mt19937_64 rng(test_seed());
+  int answered = 0;
+  for (int k = 0; k < 20000; ++k) {
+    // Near Out's values: a value of Out, plus a fraction of its ulp (midpoints among them), plus
+    // a tiny term below the double's ulp.
+    const double v = gpureduce::detail::convert<double>(random_finite<Out>(rng));
+    const double ulp = std::ldexp(1.0, std::max(std::ilogb(v == 0 ? 1.0 : v), 1 - l.bias()) - l.frac_bits);
+    const double frac = double(int(rng() % 9) - 4) / 8;  // -1/2 .. 1/2 of an ulp
+    const double tiny = std::ldexp(double(int(rng() % 3) - 1), std::ilogb(v == 0 ? 1.0 : v) - 60);
+    expect_pair<Out>(v + frac * ulp, tiny, answered);
+    // Anywhere: two random doubles.
+    expect_pair<Out>(random_finite<double>(rng), random_finite<double>(rng) * std::ldexp(1.0, -int(rng() % 80)),
+                     answered);
+  }
+  EXPECT_GT(answered, 20000);  // most pairs answered, not declined
 }
 
 TEST(ExactHostDot, float_products_exact) {

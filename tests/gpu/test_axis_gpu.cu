@@ -3,6 +3,7 @@
 // floating sums within the summation bound of a long double reference.
 #include <gpureduce/axis.cuh>
 
+#include "axis_walk.hpp"
 #include "reduce_checks.cuh"
 
 #include <gtest/gtest.h>
@@ -18,35 +19,6 @@ namespace {
 
 template <class Op>
 inline constexpr bool float_sum_op_v = std::is_same_v<Op, Sum>;
-
-// Row-major walk of `count` dimensions of `shape` picked by `pick` (true: picked).
-struct Walk {
-  std::vector<std::int64_t> extents, strides;
-  std::uint64_t size() const {
-    std::uint64_t n = 1;
-    for (auto e : extents) n *= std::uint64_t(e);
-    return n;
-  }
-  std::int64_t offset(std::uint64_t flat) const {
-    std::int64_t off = 0;
-    for (std::size_t k = extents.size(); k-- > 0;) {
-      const std::uint64_t e = std::uint64_t(extents[k]);
-      off += std::int64_t(flat % e) * strides[k];
-      flat /= e;
-    }
-    return off;
-  }
-};
-
-inline void split_dims(const Shape& s, const Axes& axes, Walk* kept, Walk* reduced) {
-  bool r[max_dims] = {};
-  for (int k = 0; k < axes.count; ++k) r[axes.axes[k] < 0 ? axes.axes[k] + s.ndim : axes.axes[k]] = true;
-  for (int d = 0; d < s.ndim; ++d) {
-    Walk& w = r[d] ? *reduced : *kept;
-    w.extents.push_back(s.extents[d]);
-    w.strides.push_back(s.strides[d]);
-  }
-}
 
 template <class A, class Out>
 void expect_same(const Out& got, const A& want, const std::string& what) {

@@ -186,26 +186,34 @@ Status check_axis_pointers(const T* in, std::int64_t in_lo, std::int64_t in_hi, 
   return Status::ok();
 }
 
+// What every axis reduction does first: plans the shape, enters the stream's device and checks the
+// pointers. plan->kernel is AxisKernel::none where there is nothing to launch.
+template <class T, class Out>
+Status prepare_axes(const T* in, const Shape& shape, const Axes& axes, const Out* out, const Shape* out_shape,
+                    bool ordered, AxisPlan* plan, StreamDeviceScope& on_stream_device, cudaStream_t stream) {
+  if (const Status s = plan_axes(shape, axes, out_shape, ordered, plan); !s || plan->kernel == AxisKernel::none)
+    return s;
+  if (const Status s = on_stream_device.enter(stream); !s) return s;
+  return check_axis_pointers(in, plan->in_lo, plan->in_hi, plan->length > 0, out, plan->out_lo, plan->out_hi,
+                             on_stream_device.device());
+}
+
 template <class A, class Out, class T, class Op>
 Status dispatch_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, const Shape* out_shape, Op op,
                      cudaStream_t stream, const Options& opt) noexcept {
-  try {
+  return host_guarded([&]() -> Status {
     AxisPlan plan;
-    if (const Status s = plan_axes(shape, axes, out_shape, is_arg_extreme_v<Op>, &plan); !s) return s;
-    if (plan.kernel == AxisKernel::none) return Status::ok();
     StreamDeviceScope on_stream_device;
-    if (const Status s = on_stream_device.enter(stream); !s) return s;
-    const int device = on_stream_device.device();
-    if (const Status s = check_axis_pointers(in, plan.in_lo, plan.in_hi, plan.length > 0, out, plan.out_lo,
-                                             plan.out_hi, device);
-        !s)
+    if (const Status s = prepare_axes(in, shape, axes, out, out_shape, is_arg_extreme_v<Op>, &plan, on_stream_device,
+                                      stream);
+        !s || plan.kernel == AxisKernel::none)
       return s;
     const T* origin = in + plan.base;
     // One contiguous run: the full reduction.
     if (plan.kernel == AxisKernel::rows && plan.outputs == 1 && plan.length > 0)
       return dispatch_reduce<A>(ArraySource<T>{origin, {}}, plan.length, out, op, stream, opt);
     AxisDevice dev{};
-    if (const Status s = axis_device(device, &dev); !s) return s;
+    if (const Status s = axis_device(on_stream_device.device(), &dev); !s) return s;
     switch (plan.kernel) {
       case AxisKernel::rows:
         return run_uniform_rows<A>(origin, plan.kept, plan.outputs, plan.length, 0, out, op, dev, stream);
@@ -219,46 +227,45 @@ Status dispatch_axes(const T* in, const Shape& shape, const Axes& axes, Out* out
         return Status::from_cuda(cudaGetLastError());
       }
     }
-  } catch (const std::bad_alloc&) {
-    return Status::fail(Errc::cuda_error, "host allocation failed");
-  } catch (const std::system_error&) {
-    return Status::fail(Errc::cuda_error, "host mutex failed");
-  }
+  });
+}
+
+// What every segmented reduction does first: the counts and pointers checked, the stream's device
+// entered.
+template <class T, class Out, class Offset>
+Status prepare_segments(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, const Out* out,
+                        StreamDeviceScope& on_stream_device, cudaStream_t stream) {
+  if (segments > std::uint64_t(INT64_MAX))
+    return Status::fail(Errc::invalid_argument, "segment count exceeds 2^63 - 1");
+  if (begin == nullptr || end == nullptr) return Status::fail(Errc::null_pointer, "offsets pointer is null");
+  if (in == nullptr) return Status::fail(Errc::null_pointer, "input pointer is null");
+  if (const Status s = on_stream_device.enter(stream); !s) return s;
+  const int device = on_stream_device.device();
+  // The result as an axis reduction's (segments results); the input's extent is in device memory.
+  if (const Status s = check_axis_pointers(in, 0, 0, false, out, 0, std::int64_t(segments) - 1, device); !s) return s;
+  if (misaligned(in, alignof(T)) || misaligned(begin, alignof(Offset)) || misaligned(end, alignof(Offset)))
+    return Status::fail(Errc::invalid_argument, "input or offsets pointer is not aligned to its type");
+  if (const Status s = check_memory(begin, segments, sizeof(Offset), input_messages, device); !s) return s;
+  return check_memory(end, segments, sizeof(Offset), input_messages, device);
 }
 
 // Segment r of `segments` is [begin[r], end[r]) of `in`, its result out[r]. One warp per segment.
 template <class A, class Out, class T, class Offset, class Op>
 Status dispatch_segments(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out, Op op,
                          cudaStream_t stream) noexcept {
-  try {
+  return host_guarded([&]() -> Status {
     if (segments == 0) return Status::ok();
-    if (segments > std::uint64_t(INT64_MAX))
-      return Status::fail(Errc::invalid_argument, "segment count exceeds 2^63 - 1");
-    if (begin == nullptr || end == nullptr) return Status::fail(Errc::null_pointer, "offsets pointer is null");
-    if (in == nullptr) return Status::fail(Errc::null_pointer, "input pointer is null");
     StreamDeviceScope on_stream_device;
-    if (const Status s = on_stream_device.enter(stream); !s) return s;
-    const int device = on_stream_device.device();
-    // The result as an axis reduction's (segments results); the input's extent is in device memory.
-    if (const Status s = check_axis_pointers(in, 0, 0, false, out, 0, std::int64_t(segments) - 1, device); !s)
-      return s;
-    if (misaligned(in, alignof(T)) || misaligned(begin, alignof(Offset)) || misaligned(end, alignof(Offset)))
-      return Status::fail(Errc::invalid_argument, "input or offsets pointer is not aligned to its type");
-    if (const Status s = check_memory(begin, segments, sizeof(Offset), input_messages, device); !s) return s;
-    if (const Status s = check_memory(end, segments, sizeof(Offset), input_messages, device); !s) return s;
+    if (const Status s = prepare_segments(in, segments, begin, end, out, on_stream_device, stream); !s) return s;
     AxisDevice dev{};
-    if (const Status s = axis_device(device, &dev); !s) return s;
+    if (const Status s = axis_device(on_stream_device.device(), &dev); !s) return s;
     const OffsetRows<Offset> rows{begin, end};
     const std::uint64_t blocks = ceil_div(segments, axis_threads / warp_threads);
     rows_kernel<axis_threads, warp_threads, 1, 4, true, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
                                                         axis_threads, 0, stream>>>(in, rows, segments, 0, 1, 0, out,
                                                                                    (A*)nullptr, op);
     return Status::from_cuda(cudaGetLastError());
-  } catch (const std::bad_alloc&) {
-    return Status::fail(Errc::cuda_error, "host allocation failed");
-  } catch (const std::system_error&) {
-    return Status::fail(Errc::cuda_error, "host mutex failed");
-  }
+  });
 }
 
 }  // namespace gpureduce::detail

@@ -36,9 +36,21 @@ Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, 
                     Launch{unsigned(blocks), Threads, stream, opt.dependent_launch}, src, n, out, ws));
 }
 
+// Whether an exact sum can run: it propagates NaN, and writes a floating type.
+template <class Out>
+Status check_exact_call(const Options& opt) {
+  if (opt.nan == NanPolicy::ignore)
+    return Status::fail(Errc::invalid_argument,
+                        "exact sums propagate NaN: NanPolicy::ignore is not supported (filter the NaN first, or "
+                        "use sum with NanPolicy::ignore)");
+  if constexpr (!exact::is_exact_type_v<Out>)
+    return Status::fail(Errc::invalid_argument, "an exact sum writes float, double, __half or __nv_bfloat16");
+  return Status::ok();
+}
+
 template <class Terms, class Out, class Source>
 Status dispatch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, const Options& opt) noexcept {
-  try {
+  return host_guarded([&]() -> Status {
     const RelaxedCaptureScope relaxed;
     if (n > exact::max_count) return Status::fail(Errc::invalid_argument, "exact sum: count exceeds 2^40");
     StreamDeviceScope on_stream_device;
@@ -54,11 +66,7 @@ Status dispatch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream
     if (force.threads != 0 && force.threads != exact::threads)
       return Status::fail(Errc::invalid_argument, "forced exact-sum block size must be 0, 128, 256 or 512");
     return launch_exact<Terms, exact::threads>(src, n, out, stream, opt, device, force);
-  } catch (const std::bad_alloc&) {
-    return Status::fail(Errc::cuda_error, "host allocation failed");
-  } catch (const std::system_error&) {
-    return Status::fail(Errc::cuda_error, "host mutex failed");
-  }
+  });
 }
 
 }  // namespace gpureduce::detail

@@ -356,7 +356,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
   constexpr auto grid_combiner =
       grid_combiner_kernel<tuning.grid_threads, tuning.grid_min_blocks, tuning.grid_unroll, A, Out, Source, Op>();
 
-  try {
+  return host_guarded([&]() -> Status {
     const RelaxedCaptureScope relaxed;
     StreamDeviceScope on_stream_device;
     if (const Status s = check_call(src, n, out, stream, opt, on_stream_device); !s) return s;
@@ -402,11 +402,7 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
     return Status::from_cuda(
         launch_kernel(kernel, Launch{unsigned(plan.blocks), tuning.grid_threads, stream, opt.dependent_launch}, src,
                       n, out, ws, op));
-  } catch (const std::bad_alloc&) {
-    return Status::fail(Errc::cuda_error, "host allocation failed");
-  } catch (const std::system_error&) {
-    return Status::fail(Errc::cuda_error, "host mutex failed");
-  }
+  });
 }
 
 }  // namespace gpureduce::detail

@@ -272,7 +272,7 @@ inline Status workspace_result(cudaStream_t stream, unsigned char** out, std::mu
 // work. Call it before destroying a stream that reduced without Options::workspace, in programs
 // that create and destroy streams: a slot is otherwise kept for the life of the process.
 inline Status try_release_workspace(cudaStream_t stream) noexcept {
-  try {
+  return detail::host_guarded([&]() -> Status {
     // First: the other queries are refused during capture, and refusing them ends the capture.
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     if (const cudaError_t e = cudaStreamIsCapturing(stream, &capture); e != cudaSuccess) return Status::from_cuda(e);
@@ -283,11 +283,7 @@ inline Status try_release_workspace(cudaStream_t stream) noexcept {
     detail::WorkspacePool* pool = nullptr;
     if (const Status s = detail::WorkspacePool::current(&pool); !s) return s;
     return pool->release(stream);
-  } catch (const std::bad_alloc&) {
-    return Status::fail(Errc::cuda_error, "host allocation failed");
-  } catch (const std::system_error&) {
-    return Status::fail(Errc::cuda_error, "host mutex failed");
-  }
+  });
 }
 
 inline void release_workspace(cudaStream_t stream) { throw_if_error(try_release_workspace(stream)); }
@@ -298,15 +294,11 @@ inline void release_workspace(cudaStream_t stream) { throw_if_error(try_release_
 // synchronises the device; do not call it while a thread captures a graph in the global mode. The
 // next reduction that needs a slot allocates again.
 inline Status try_trim_workspace() noexcept {
-  try {
+  return detail::host_guarded([&]() -> Status {
     detail::WorkspacePool* pool = nullptr;
     if (const Status s = detail::WorkspacePool::current(&pool); !s) return s;
     return pool->trim();
-  } catch (const std::system_error&) {
-    return Status::fail(Errc::cuda_error, "host mutex failed");
-  } catch (const std::bad_alloc&) {
-    return Status::fail(Errc::cuda_error, "host allocation failed");
-  }
+  });
 }
 
 inline void trim_workspace() { throw_if_error(try_trim_workspace()); }

@@ -19,6 +19,7 @@ enum Flag : unsigned {
   flag_pos_inf = 2,
   flag_neg_inf = 4,
   flag_not_neg_zero = 8,  // no input, or one that is not -0.0 (a zero sum is -0.0 only if all are)
+  flags_special = flag_nan | flag_pos_inf | flag_neg_inf,
 };
 
 // The exact value of the double v (finite, a multiple of 2^lsb_exp) as signed 32-bit chunks for

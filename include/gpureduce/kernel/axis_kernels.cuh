@@ -88,17 +88,7 @@ __device__ __forceinline__ A butterfly(A v, const Op& op, unsigned widest, unsig
 #pragma unroll
   for (unsigned offset = warp_threads / 2; offset >= 1; offset /= 2)
     if (offset <= widest && offset >= stop) {
-      A other;
-      if constexpr (std::is_arithmetic_v<A> && sizeof(A) >= 4) {
-        other = __shfl_xor_sync(0xffffffffu, v, offset);
-      } else {
-        constexpr int words = (sizeof(A) + 3) / 4;
-        unsigned w[words] = {};
-        __builtin_memcpy(w, &v, sizeof(A));
-#pragma unroll
-        for (int k = 0; k < words; ++k) w[k] = __shfl_xor_sync(0xffffffffu, w[k], offset);
-        __builtin_memcpy(&other, w, sizeof(A));
-      }
+      const A other = shuffle_xor(v, offset);
       // The lower lane's value first, so both lanes hold the same bits.
       v = (threadIdx.x & offset) ? op(other, v) : op(v, other);
     }
@@ -159,34 +149,46 @@ __global__ void __launch_bounds__(Threads)
   });
 }
 
+// Visits elements [lo, hi) of the run at p as lane `lane` of G: every G-th 16-byte vector of the
+// aligned body, K loads in flight (vector(x, index of x.v[0])), and one element each of the head
+// and the tail (element(x, index)).
+template <unsigned G, unsigned K, class T, class Element, class VectorFn>
+__device__ __forceinline__ void visit_vectors(const T* p, std::uint64_t lo, std::uint64_t hi, unsigned lane,
+                                              Element&& element, VectorFn&& vector) {
+  constexpr unsigned V = Vector<T>::size;
+  const std::uint64_t misfit = (reinterpret_cast<std::uintptr_t>(p + lo) / sizeof(T)) % V;
+  std::uint64_t body = lo + (misfit ? V - misfit : 0);
+  body = body < hi ? body : hi;
+  const std::uint64_t vectors = (hi - body) / V;
+  const std::uint64_t tail = body + vectors * V;
+  if (lo + lane < body) element(p[lo + lane], lo + lane);
+  if (tail + lane < hi) element(p[tail + lane], tail + lane);
+  const Vector<T>* v = reinterpret_cast<const Vector<T>*>(p + body);
+  for (std::uint64_t k0 = lane; k0 < vectors; k0 += G * K) {
+    Vector<T> x[K];
+#pragma unroll
+    for (unsigned k = 0; k < K; ++k)
+      if (k0 + k * G < vectors) x[k] = v[k0 + k * G];
+#pragma unroll
+    for (unsigned k = 0; k < K; ++k)
+      if (k0 + k * G < vectors) vector(x[k], body + (k0 + k * G) * V);
+  }
+}
+
 // Folds elements [lo, hi) of the row at p into acc, lane `lane` of G taking every G-th element
-// (scalar, K loads in flight) or, with Vectors, every G-th 16-byte vector of the aligned body
-// and one element each of the head and tail. Index: the element's position >> shift.
+// (scalar, K loads in flight) or, with Vectors, as visit_vectors. Index: the element's position
+// >> shift.
 template <unsigned G, unsigned K, bool Vectors, class A, class T, class Op>
 __device__ __forceinline__ A fold_run(A acc, const T* p, std::uint64_t lo, std::uint64_t hi, unsigned lane,
                                       unsigned shift, const Op& op) {
   if constexpr (Vectors) {
-    constexpr unsigned V = Vector<T>::size;
-    const std::uint64_t misfit = (reinterpret_cast<std::uintptr_t>(p + lo) / sizeof(T)) % V;
-    std::uint64_t body = lo + (misfit ? V - misfit : 0);
-    body = body < hi ? body : hi;
-    const std::uint64_t vectors = (hi - body) / V;
-    const std::uint64_t tail = body + vectors * V;
-    if (lo + lane < body) acc = op(acc, lift_element<A>(op, p[lo + lane], std::int64_t(lo + lane)));
-    if (tail + lane < hi) acc = op(acc, lift_element<A>(op, p[tail + lane], std::int64_t(tail + lane)));
-    const Vector<T>* v = reinterpret_cast<const Vector<T>*>(p + body);
-    for (std::uint64_t k0 = lane; k0 < vectors; k0 += G * K) {
-      Vector<T> x[K];
+    visit_vectors<G, K>(
+        p, lo, hi, lane, [&](T x, std::uint64_t i) { acc = op(acc, lift_element<A>(op, x, std::int64_t(i))); },
+        [&](const Vector<T>& x, std::uint64_t i) {
 #pragma unroll
-      for (unsigned k = 0; k < K; ++k)
-        if (k0 + k * G < vectors) x[k] = v[k0 + k * G];
-#pragma unroll
-      for (unsigned k = 0; k < K; ++k)
-        if (k0 + k * G < vectors)
-#pragma unroll
-          for (unsigned j = 0; j < V; ++j)
-            acc = op(acc, lift_element<A>(op, x[k].v[j], std::int64_t(body + (k0 + k * G) * V + j)));
-    }
+          for (unsigned j = 0; j < Vector<T>::size; ++j)
+            acc = op(acc, lift_element<A>(op, x.v[j], std::int64_t(i + j)));
+        });
   } else {
     for (std::uint64_t j0 = lo + lane; j0 < hi; j0 += G * K) {
       T x[K];
