@@ -230,35 +230,38 @@ Status dispatch_axes(const T* in, const Shape& shape, const Axes& axes, Out* out
   });
 }
 
-// What every segmented reduction does first: the counts and pointers checked, the stream's device
-// entered.
-template <class T, class Out, class Offset>
-Status prepare_segments(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, const Out* out,
-                        StreamDeviceScope& on_stream_device, cudaStream_t stream) {
-  if (segments > std::uint64_t(INT64_MAX))
-    return Status::fail(Errc::invalid_argument, "segment count exceeds 2^63 - 1");
-  if (begin == nullptr || end == nullptr) return Status::fail(Errc::null_pointer, "offsets pointer is null");
-  if (in == nullptr) return Status::fail(Errc::null_pointer, "input pointer is null");
-  if (const Status s = on_stream_device.enter(stream); !s) return s;
-  const int device = on_stream_device.device();
-  // The result as an axis reduction's (segments results); the input's extent is in device memory.
-  if (const Status s = check_axis_pointers(in, 0, 0, false, out, 0, std::int64_t(segments) - 1, device); !s) return s;
-  if (misaligned(in, alignof(T)) || misaligned(begin, alignof(Offset)) || misaligned(end, alignof(Offset)))
-    return Status::fail(Errc::invalid_argument, "input or offsets pointer is not aligned to its type");
-  if (const Status s = check_memory(begin, segments, sizeof(Offset), input_messages, device); !s) return s;
-  return check_memory(end, segments, sizeof(Offset), input_messages, device);
+// A segmented reduction: the counts and pointers checked, the stream's device entered, then
+// launch(dev) with the device's size; no segments, nothing launched.
+template <class T, class Out, class Offset, class Launch>
+Status run_segments(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, const Out* out,
+                    cudaStream_t stream, Launch&& launch) noexcept {
+  return host_guarded([&]() -> Status {
+    if (segments == 0) return Status::ok();
+    if (segments > std::uint64_t(INT64_MAX))
+      return Status::fail(Errc::invalid_argument, "segment count exceeds 2^63 - 1");
+    if (begin == nullptr || end == nullptr) return Status::fail(Errc::null_pointer, "offsets pointer is null");
+    if (in == nullptr) return Status::fail(Errc::null_pointer, "input pointer is null");
+    StreamDeviceScope on_stream_device;
+    if (const Status s = on_stream_device.enter(stream); !s) return s;
+    const int device = on_stream_device.device();
+    // The result as an axis reduction's (segments results); the input's extent is in device memory.
+    if (const Status s = check_axis_pointers(in, 0, 0, false, out, 0, std::int64_t(segments) - 1, device); !s)
+      return s;
+    if (misaligned(in, alignof(T)) || misaligned(begin, alignof(Offset)) || misaligned(end, alignof(Offset)))
+      return Status::fail(Errc::invalid_argument, "input or offsets pointer is not aligned to its type");
+    if (const Status s = check_memory(begin, segments, sizeof(Offset), input_messages, device); !s) return s;
+    if (const Status s = check_memory(end, segments, sizeof(Offset), input_messages, device); !s) return s;
+    AxisDevice dev{};
+    if (const Status s = axis_device(device, &dev); !s) return s;
+    return launch(dev);
+  });
 }
 
 // Segment r of `segments` is [begin[r], end[r]) of `in`, its result out[r]. One warp per segment.
 template <class A, class Out, class T, class Offset, class Op>
 Status dispatch_segments(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out, Op op,
                          cudaStream_t stream) noexcept {
-  return host_guarded([&]() -> Status {
-    if (segments == 0) return Status::ok();
-    StreamDeviceScope on_stream_device;
-    if (const Status s = prepare_segments(in, segments, begin, end, out, on_stream_device, stream); !s) return s;
-    AxisDevice dev{};
-    if (const Status s = axis_device(on_stream_device.device(), &dev); !s) return s;
+  return run_segments(in, segments, begin, end, out, stream, [&](const AxisDevice& dev) {
     const OffsetRows<Offset> rows{begin, end};
     const std::uint64_t blocks = ceil_div(segments, axis_threads / warp_threads);
     rows_kernel<axis_threads, warp_threads, 1, 4, true, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),

@@ -89,22 +89,15 @@ Status dispatch_exact_axes(const T* in, const Shape& shape, const Axes& axes, Ou
   return Status::ok();  // not reached: check_exact_call refuses other result types
 }
 
-// One warp per segment.
+// One warp per segment (their lengths are in device memory: one slice each).
 template <class Terms, class Out, class T, class Offset>
 Status dispatch_exact_segments(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out,
                                cudaStream_t stream, const Options& opt) noexcept {
   if (const Status s = check_exact_call<Out>(opt); !s) return s;
-  if constexpr (exact::is_exact_type_v<Out>) {
-    return host_guarded([&]() -> Status {
-      if (segments == 0) return Status::ok();
-      StreamDeviceScope on_stream_device;
-      if (const Status s = prepare_segments(in, segments, begin, end, out, on_stream_device, stream); !s) return s;
-      AxisDevice dev{};
-      if (const Status s = axis_device(on_stream_device.device(), &dev); !s) return s;
-      // Segment lengths are in device memory: one slice each.
+  if constexpr (exact::is_exact_type_v<Out>)
+    return run_segments(in, segments, begin, end, out, stream, [&](const AxisDevice& dev) {
       return run_exact_pieces<Terms>(in, ExactRuns<OffsetRows<Offset>>{{begin, end}}, segments, 0, out, dev, stream);
     });
-  }
   return Status::ok();  // not reached: check_exact_call refuses other result types
 }
 
