@@ -25,6 +25,43 @@
 
 namespace gpureduce {
 
+namespace detail {
+template <class Offset>
+Status check_offsets(std::uint64_t segments, const Offset* begin, const Offset* end, std::uint64_t n, bool csr,
+                     cudaStream_t stream, std::uint64_t* first_bad) noexcept {
+  if (first_bad) *first_bad = ~std::uint64_t(0);
+  if (segments == 0) return Status::ok();
+  if (begin == nullptr || end == nullptr) return Status::fail(Errc::null_pointer, "offsets pointer is null");
+  if (segments > std::uint64_t(INT64_MAX))
+    return Status::fail(Errc::invalid_argument, "segment count exceeds 2^63 - 1");
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (const cudaError_t e = cudaStreamIsCapturing(stream, &capture); e != cudaSuccess) return Status::from_cuda(e);
+  if (capture != cudaStreamCaptureStatusNone)
+    return Status::fail(Errc::invalid_argument, "check_segments waits for its stream: not while it is captured");
+  return host_guarded([&]() -> Status {
+    try {
+      const auto first = reduce_to_host<unsigned long long>(stream, [&](unsigned long long* d) {
+        throw_if_error(Status::from_cuda(cudaMemsetAsync(d, 0xff, sizeof *d, stream)));
+        const std::uint64_t blocks = ceil_div(segments, axis_threads);
+        offsets_check_kernel<<<unsigned(blocks < 4096 ? blocks : 4096), axis_threads, 0, stream>>>(
+            segments, begin, end, n, csr, d);
+        throw_if_error(Status::from_cuda(cudaGetLastError()));
+      });
+      if (first == ~0ull) return Status::ok();
+      if (first_bad) *first_bad = first >> 2;
+      switch (OffsetsRule(first & 3)) {
+        case OffsetsRule::begin_outside:
+          return Status::fail(Errc::invalid_argument, "a segment begins outside the input");
+        case OffsetsRule::end_outside: return Status::fail(Errc::invalid_argument, "a segment ends outside the input");
+        default: return Status::fail(Errc::invalid_argument, "CSR offsets decrease");
+      }
+    } catch (const error& e) {
+      return e.status();
+    }
+  });
+}
+}  // namespace detail
+
 // Reduces `in`, laid out as `shape`, over `axes` with a built-in operator into `out`, laid out
 // row-major over the kept axes (in their order), or as `out_shape` (the kept axes' extents, or
 // every axis's with 1 on the reduced ones, as keepdim gives; any strides).
@@ -191,6 +228,24 @@ template <class T, class Out, class Offset>
 void exact_segmented_sum(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out,
                          cudaStream_t stream = nullptr, const Options& opt = {}) {
   throw_if_error(try_exact_segmented_sum(in, segments, begin, end, out, stream, opt));
+}
+
+// Checks segment offsets for an input of n elements on the device and waits for the answer (so
+// not on a stream being captured): every begin and end within [0, n], and CSR offsets
+// non-decreasing. Errc::invalid_argument names the rule; *first_bad (where given) receives the
+// first segment that breaks it. The segmented calls do not check their offsets, which stay in
+// device memory: call this where they come from outside.
+template <class Offset>
+  requires std::is_integral_v<Offset>
+Status check_segments(std::uint64_t segments, const Offset* begin, const Offset* end, std::uint64_t n,
+                      cudaStream_t stream = nullptr, std::uint64_t* first_bad = nullptr) noexcept {
+  return detail::check_offsets(segments, begin, end, n, false, stream, first_bad);
+}
+template <class Offset>
+  requires std::is_integral_v<Offset>
+Status check_segments(std::uint64_t segments, const Offset* offsets, std::uint64_t n, cudaStream_t stream = nullptr,
+                      std::uint64_t* first_bad = nullptr) noexcept {
+  return detail::check_offsets(segments, offsets, offsets ? offsets + 1 : nullptr, n, true, stream, first_bad);
 }
 
 // The named operators: sum_axes, max_axes, argmax_axes, ...; segmented_sum, segmented_max, ...

@@ -236,7 +236,7 @@ TEST(AxisGpu, ResultLayouts) {
 }
 
 template <class Offset>
-void check_segments(const std::vector<std::int64_t>& lengths) {
+void check_segment_results(const std::vector<std::int64_t>& lengths) {
   std::vector<Offset> offsets{0};
   for (auto l : lengths) offsets.push_back(Offset(offsets.back() + l));
   const std::uint64_t segments = lengths.size(), total = std::uint64_t(offsets.back());
@@ -277,10 +277,10 @@ TEST(AxisGpu, SegmentsRaggedAndEmpty) {
   std::vector<std::int64_t> lengths;
   for (int k = 0; k < 3000; ++k) lengths.push_back(k % 7 == 0 ? 0 : std::int64_t(1) << (rng() % 14));
   lengths.push_back(0);
-  check_segments<std::int32_t>(lengths);
-  check_segments<std::int64_t>(lengths);
-  check_segments<std::int32_t>({0});
-  check_segments<std::int64_t>({5, 0, 0, 100000, 1});
+  check_segment_results<std::int32_t>(lengths);
+  check_segment_results<std::int64_t>(lengths);
+  check_segment_results<std::int32_t>({0});
+  check_segment_results<std::int64_t>({5, 0, 0, 100000, 1});
 }
 
 TEST(AxisGpu, FixedSizeSegments) {
@@ -298,6 +298,37 @@ TEST(AxisGpu, FixedSizeSegments) {
     EXPECT_EQ(got[std::size_t(r)], want) << "segment " << r;
   }
   cudaFree(out);
+}
+
+// check_segments: the first segment that breaks a rule, by name; refused while capturing.
+TEST(AxisGpu, CheckSegmentsNamesTheFirstBadSegment) {
+  GPUREDUCE_REQUIRE_GPU();
+  const auto check = [](const std::vector<std::int64_t>& offsets, std::uint64_t n, const char* want,
+                        std::uint64_t want_bad) {
+    DeviceInput<std::int64_t> d(offsets, 0);
+    std::uint64_t bad = 0;
+    const Status s = check_segments(offsets.size() - 1, d.get(), n, nullptr, &bad);
+    EXPECT_EQ(std::string(s.message), want);
+    EXPECT_EQ(bad, want_bad);
+  };
+  check({0, 3, 3, 10}, 10, "success", ~std::uint64_t(0));
+  check({0, 5, 4, 10}, 10, "CSR offsets decrease", 1);
+  check({0, 3, 11, 10}, 10, "a segment ends outside the input", 1);
+  check({-1, 3, 3, 10}, 10, "a segment begins outside the input", 0);
+  // begin/end arrays: an end before its begin is an empty segment, not an error.
+  const std::vector<std::int32_t> h{0, 5, 4, 2};
+  DeviceInput<std::int32_t> d(h, 0);
+  EXPECT_TRUE(bool(check_segments(2, d.get(), d.get() + 2, 10)));
+  EXPECT_EQ(check_segments(2, d.get(), d.get() + 2, 4).code, Errc::invalid_argument);  // begin 5 > n
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  EXPECT_EQ(std::string(check_segments(2, d.get(), d.get() + 2, 10, s).message),
+            "check_segments waits for its stream: not while it is captured");
+  cudaGraph_t g = nullptr;
+  ASSERT_EQ(cudaStreamEndCapture(s, &g), cudaSuccess);
+  cudaGraphDestroy(g);
+  cudaStreamDestroy(s);
 }
 
 // Bad arguments: a named error, nothing launched.

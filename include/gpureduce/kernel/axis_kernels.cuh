@@ -15,6 +15,7 @@
 //   combine_kernel     folds each output's S partials in slice order (a thread per output), or in
 //                      a fixed block tree (a block per output, for a few outputs of many slices).
 //   general_kernel     one warp per output, the reduced dimensions walked by index: any strides.
+//   offsets_check_kernel  the first segment whose offsets break a rule (check_segments).
 // Every fold and every shuffle tree has a fixed order, so a result's bits depend only on the
 // launch's shape (the kernel, G, S, the row's length and alignment), never on timing.
 #pragma once
@@ -338,6 +339,25 @@ __global__ void __launch_bounds__(Threads)
       if (lane == 0) out[out_off] = finish<Out>(acc);
     }
   });
+}
+
+// The rules check_segments holds offsets to, as offsets_check_kernel reports them.
+enum class OffsetsRule : unsigned { begin_outside = 1, end_outside = 2, csr_decreasing = 3 };
+
+// Offsets_check_kernel: *first = min over the segments r that break a rule of (r << 2 | rule): a
+// begin or end outside [0, n], or (csr) an end before its begin. ~0 where none does.
+template <class Offset>
+__global__ void offsets_check_kernel(std::uint64_t segments, const Offset* begin, const Offset* end, std::uint64_t n,
+                                     bool csr, unsigned long long* first) {
+  for (std::uint64_t r = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; r < segments;
+       r += std::uint64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t b = std::int64_t(begin[r]), e = std::int64_t(end[r]);
+    const OffsetsRule rule = b < 0 || std::uint64_t(b) > n   ? OffsetsRule::begin_outside
+                             : e < 0 || std::uint64_t(e) > n ? OffsetsRule::end_outside
+                             : csr && e < b                  ? OffsetsRule::csr_decreasing
+                                                             : OffsetsRule{};
+    if (rule != OffsetsRule{}) atomicMin(first, (r << 2) | unsigned(rule));
+  }
 }
 
 }  // namespace gpureduce::detail
