@@ -48,6 +48,11 @@ int with_device(int ordinal, Body&& body) {
     std::cerr << "gpureduce: error: no usable CUDA GPU (" << why << ")\n";
     return exit_runtime_error;
   }
+#if defined(GPUREDUCE_COMPILE_CHECK)
+  std::cerr << "gpureduce: error: this build's device code is an unoptimised compile check (configured where no "
+               "GPU was present): reconfigure with -DGPUREDUCE_SASS=ON to measure\n";
+  return exit_runtime_error;
+#endif
   cudaStream_t stream = nullptr;
   GPUREDUCE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   GpuTimer timer(stream, device->l2_bytes);
