@@ -12,7 +12,8 @@
 namespace gpureduce::detail {
 
 // Results of at most this many elements take a thread each; of at most exact_group_rows, where
-// they are many, eight lanes each.
+// they are many, eight lanes each (H200, float32 2^26: rows of 256 at 1.05x of the plain sum's
+// throughput, against 0.45x a warp each; bench --axis, variant gpureduce-exact).
 inline constexpr std::uint64_t exact_thread_rows = 32;
 inline constexpr std::uint64_t exact_group_rows = 2048;
 
