@@ -18,6 +18,7 @@ enum class Errc {
   empty_input,        // argmin/argmax of zero elements
   invalid_argument,   // a count or option out of range
   cuda_error,         // a CUDA call failed: see Status::cuda
+  nccl_error,         // an NCCL call failed (gpureduce/nccl.cuh): the message is NCCL's
 };
 
 struct Status {

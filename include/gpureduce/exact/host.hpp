@@ -3,6 +3,7 @@
 // rounded value of the exact sum; the CPU tests check both against MPFR.
 #pragma once
 
+#include <gpureduce/exact/exchange.hpp>
 #include <gpureduce/exact/expansion.hpp>
 #include <gpureduce/exact/format.hpp>
 #include <gpureduce/exact/superaccumulator.hpp>
@@ -12,10 +13,11 @@
 
 namespace gpureduce::detail::exact {
 
-// sum in[0, n) of terms(i) (a double, exact), rounded once into Out; batch(i, e, put) adds the K
-// terms from i to the expansion e, as the kernel adds one vector.
-template <class Terms, class Out, int K, class TermAt, class BatchAt>
-Out host_sum(std::uint64_t n, TermAt&& term, BatchAt&& batch) {
+// The exchange vector (exchange.hpp) of in[0, n), terms(i) (a double, exact), into
+// x[0, exchange_words(words)); batch(i, e, put) adds the K terms from i to the expansion e, as the
+// kernel adds one vector.
+template <class Terms, int K, class TermAt, class BatchAt>
+void host_exchange(std::uint64_t n, TermAt&& term, BatchAt&& batch, std::int64_t* x) {
   if (n > max_count) throw std::invalid_argument("gpureduce: exact sums take at most 2^40 elements");
   constexpr TermRange r = Terms::range;
   std::int64_t w[r.words()] = {};
@@ -29,8 +31,31 @@ Out host_sum(std::uint64_t n, TermAt&& term, BatchAt&& batch) {
       normalize(w);
   }
   for (; i < n; ++i) e.add(term(i), put);
-  const unsigned flags = e.finish(put) | (n == 0 ? flag_not_neg_zero : 0u);  // the empty sum is +0
-  return round_to<Out>(w, r.lsb_exp, flags);
+  const unsigned flags = e.finish(put);
+  for (int j = 0; j < exchange_words(r.words()); ++j) x[j] = exchange_word(w, r.words(), j, flags, n);
+}
+
+// The same, rounded once into Out.
+template <class Terms, class Out, int K, class TermAt, class BatchAt>
+Out host_sum(std::uint64_t n, TermAt&& term, BatchAt&& batch) {
+  constexpr int words = Terms::range.words();
+  std::int64_t x[exchange_words(words)];
+  host_exchange<Terms, K>(n, term, batch, x);
+  return round_exchange<Out, words>(x, Terms::range.lsb_exp);
+}
+
+// The exchange vector of in[0, n), read in vectors of 16 bytes as the kernel reads them.
+template <class T>
+void exchange_host(const T* in, std::uint64_t n, std::int64_t* x) {
+  constexpr int K = 16 / sizeof(T);
+  host_exchange<SumOf<T>, K>(
+      n, [&](std::uint64_t i) { return convert<double>(in[i]); },
+      [&](std::uint64_t i, auto& e, const auto& put) {
+        T y[K];
+        for (int k = 0; k < K; ++k) y[k] = in[i + k];
+        e.add_values(y, put);
+      },
+      x);
 }
 
 }  // namespace gpureduce::detail::exact
@@ -43,14 +68,10 @@ template <class Out = void, class T>
 auto exact_sum_host(const T* in, std::uint64_t n) {
   static_assert(detail::exact::is_exact_type_v<T>, "gpureduce: exact sums take float, double, __half or __nv_bfloat16");
   using R = std::conditional_t<std::is_void_v<Out>, T, Out>;
-  constexpr int K = 16 / sizeof(T);
-  return detail::exact::host_sum<detail::exact::SumOf<T>, R, K>(
-      n, [&](std::uint64_t i) { return detail::convert<double>(in[i]); },
-      [&](std::uint64_t i, auto& e, const auto& put) {
-        T y[K];
-        for (int k = 0; k < K; ++k) y[k] = in[i + k];
-        e.add_values(y, put);
-      });
+  constexpr int words = detail::exact::SumOf<T>::range.words();
+  std::int64_t x[detail::exact::exchange_words(words)];
+  detail::exact::exchange_host(in, n, x);
+  return detail::exact::round_exchange<R, words>(x, detail::exact::SumOf<T>::range.lsb_exp);
 }
 
 // The exact dot product of two float arrays (each product is exact in double), rounded once.

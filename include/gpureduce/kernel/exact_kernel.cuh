@@ -9,6 +9,7 @@
 
 #include <gpureduce/agent/thread_partial.cuh>
 #include <gpureduce/dispatch/exact_plan.hpp>
+#include <gpureduce/exact/exchange.hpp>
 #include <gpureduce/exact/expansion.hpp>
 #include <gpureduce/exact/superaccumulator.hpp>
 #include <gpureduce/grid/exact_packets.hpp>
@@ -18,6 +19,7 @@
 #include <gpureduce/warp/warp_redux.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace gpureduce::detail {
 
@@ -140,6 +142,23 @@ __device__ __forceinline__ void combine_packets(FlaggedPartial* slots, unsigned 
   }
 }
 
+// Warp 0's end of an exact sum: the grid's words sums[0, Words) rounded once into *out, or, into
+// an exchange vector (exact/exchange.hpp, for nccl.cuh), carried one step and written with the
+// flags and the count.
+template <class Out, int Words>
+__device__ __forceinline__ void finish_exact(const std::int64_t* sums, int lsb_exp, unsigned flags, std::uint64_t n,
+                                             Out* out) {
+  const unsigned lane = threadIdx.x % warp_threads;
+  if constexpr (std::is_same_v<Out, exact::ExchangeWord>) {
+    for (int i = int(lane); i < exact::exchange_words(Words); i += warp_threads)
+      out[i].v = exact::exchange_word(sums, Words, i, flags, n);
+  } else {
+    const unsigned all_flags = flags | (n == 0 ? exact::flag_not_neg_zero : 0u);  // the empty sum is +0
+    const Out r = warp_round_to<Out, Words>(sums, lsb_exp, all_flags);
+    if (lane == 0) *out = r;
+  }
+}
+
 // EvictFirst: the vectors loaded evict-first in L2, as the plain grids load inputs of up to 4x
 // the L2 size (thread/vector_load.cuh, docs/design.md, "Loads").
 template <unsigned BlockThreads, int Unroll, class Terms, class Out, class Source, bool EvictFirst = false>
@@ -162,11 +181,7 @@ __global__ void __launch_bounds__(BlockThreads)
     __syncthreads();
     combine_packets<BlockThreads, words>(slots, readers, sums, &block_flags);
     __syncthreads();
-    if (threadIdx.x < warp_threads) {
-      const unsigned all_flags = block_flags | (n == 0 ? exact::flag_not_neg_zero : 0u);  // the empty sum is +0
-      const Out r = warp_round_to<Out, words>(sums, range.lsb_exp, all_flags);
-      if (threadIdx.x == 0) *out = r;
-    }
+    if (threadIdx.x < warp_threads) finish_exact<Out, words>(sums, range.lsb_exp, block_flags, n, out);
     return;
   }
 
@@ -201,9 +216,7 @@ __global__ void __launch_bounds__(BlockThreads)
   if (threadIdx.x >= warp_threads) return;
   const unsigned reader_flags = warp_allreduce(lane < warps ? warp_flags[lane] : 0u, BitOr{});
   if (gridDim.x == 1) {
-    const unsigned all_flags = reader_flags | (n == 0 ? exact::flag_not_neg_zero : 0u);
-    const Out r = warp_round_to<Out, words>(sums, range.lsb_exp, all_flags);
-    if (threadIdx.x == 0) *out = r;
+    finish_exact<Out, words>(sums, range.lsb_exp, reader_flags, n, out);
     return;
   }
   // Publish: lane p of warp 0 stores packet p, the words as they are (the combiner carries).
