@@ -33,6 +33,13 @@ struct Root {
   int rank = -1;
 };
 
+// Frees the device memory the calls on `comm` keep between calls (a few bytes a rank, more for
+// axis reductions), once the device has finished with it: call it before ncclCommDestroy(comm).
+inline Status try_release(ncclComm_t comm) noexcept {
+  return detail::host_guarded([&] { return detail::RankScratchPool::instance().release(comm); });
+}
+inline void release(ncclComm_t comm) { throw_if_error(try_release(comm)); }
+
 // The shard in[0, n) of this rank reduced with a built-in operator over every rank's shard.
 template <class AccT = void, class T, class Out, class Op>
 Status try_reduce(const T* in, std::uint64_t n, Out* out, Op op, ncclComm_t comm, cudaStream_t stream,

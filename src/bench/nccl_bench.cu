@@ -117,6 +117,7 @@ std::vector<Row> run_ranks(int k, int max_log2, int reps, std::uint64_t l2_bytes
       cudaFree(out);
       cudaFree(flush);
       cudaStreamDestroy(s);
+      nccl::release(comm);
       ncclCommDestroy(comm);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "rank %d: %s\n", r, e.what());

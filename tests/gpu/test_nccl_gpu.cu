@@ -91,6 +91,7 @@ struct OneRank {
   ~OneRank() {
     cudaStreamSynchronize(stream);
     cudaStreamDestroy(stream);
+    EXPECT_TRUE(bool(nccl::try_release(comm)));
     ncclCommDestroy(comm);
   }
 };

@@ -5,8 +5,9 @@
 set -uo pipefail
 bin=$1
 reference=""
-for setting in "" "NCCL_ALGO=Ring" "NCCL_ALGO=Tree" "NCCL_PROTO=LL" "NCCL_PROTO=Simple" \
-               "NCCL_MIN_NCHANNELS=1 NCCL_MAX_NCHANNELS=1" "NCCL_MIN_NCHANNELS=32"; do
+# NCCL_ALGO per collective (NCCL 2.24 and later): all-gather and reduce have no tree algorithm.
+for setting in "" "NCCL_ALGO=allreduce:ring" "NCCL_ALGO=allreduce:tree" "NCCL_PROTO=LL" "NCCL_PROTO=LL128" \
+               "NCCL_PROTO=Simple" "NCCL_MIN_NCHANNELS=1 NCCL_MAX_NCHANNELS=1" "NCCL_MIN_NCHANNELS=32"; do
   if ! out=$(env $setting NCCL_NVLS_ENABLE=0 "$bin" 2>&1); then
     echo "$out"
     echo "FAILED under '${setting:-defaults}'"
