@@ -14,7 +14,8 @@ a few sizes, and `detail=OP:TYPE,TYPE` the times, ratio and % of the read ceilin
 their throughput ratio, and `accuracy=float32` its ill-conditioned example. From a
 `gpureduce matmul` file, `matmul=N` gives the rung table at that N. From a `gpureduce bench --axis`
 file, `axis=TYPE@N` gives each shape's time per operator against its floor and CUB's, and the
-exact sum's against the sum's. `example=NAME` copies a marked snippet from a source file (so
+exact sum's against the sum's. From a `gpureduce_nccl_bench` file, `nccl=RANKS` gives the
+distributed sums' times at that count of GPUs against NCCL's all-reduce. `example=NAME` copies a marked snippet from a source file (so
 README examples compile and run as tests). --check exits 1 when a document is out of date (CTest
 runs this).
 usage: tools/render_results.py [--check] DOC.md..."""
@@ -245,6 +246,27 @@ def axis_table(data, arg):
     return "\n".join(out) + "\n"
 
 
+def nccl_table(data, arg):
+    k = int(arg)
+    t = {}
+    for r in data["rows"]:
+        if r["ranks"] == k:
+            t.setdefault(r["elements"], {})[r["variant"]] = r["median_us"]
+    v = data["nccl_version"]
+    out = [f"float32 over {k} GPU{'s' if k > 1 else ''} ({data['gpu']}, NCCL {v // 10000}.{v // 100 % 100}.{v % 100}), median "
+           f"microseconds of the slowest rank, L2 flushed; the sum against the local sum plus an all-reduce of "
+           f"one float, the exact sum against the sum; commit {data['commit'][:10]}, {data['date'][:10]}", "",
+           "| elements in all | all-reduce of 1 float | local sum | local sum + all-reduce | nccl::sum | "
+           "vs local + all-reduce of 1 | nccl::exact_sum | exact vs sum |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for n, v in sorted(t.items()):
+        ar, loc, both = v["nccl_allreduce_1_float"], v["local_sum"], v["local_sum+nccl_allreduce"]
+        s, e = v["gpureduce_nccl_sum"], v["gpureduce_nccl_exact_sum"]
+        out.append(f"| 2^{n.bit_length() - 1} | {ar:.1f} | {loc:.1f} | {both:.1f} | {s:.1f} | {s / (loc + ar):.2f}x "
+                   f"| {e:.1f} | {e / s:.2f}x |")
+    return "\n".join(out) + "\n"
+
+
 def example(path, name):
     """The lines between `// [example: NAME]` and `// [/example]` in a test source, dedented."""
     text = path.read_text()
@@ -259,7 +281,8 @@ def example(path, name):
 def render(text):
     kinds = {"n": lambda d, a: ladder_table(d, int(a)), "sweep": lambda d, a: sweep_table(d, a.split(",")),
              "speedup": speedup_table, "detail": detail_table, "exact": exact_table,
-             "accuracy": accuracy_table, "matmul": matmul_table, "headline": headline_table, "axis": axis_table}
+             "accuracy": accuracy_table, "matmul": matmul_table, "headline": headline_table, "axis": axis_table,
+             "nccl": nccl_table}
 
     def sub(m):
         if m.group(3) == "example":
