@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <ctime>
 #include <fstream>
 #include <regex>
 
@@ -48,6 +49,15 @@ std::optional<DeviceInfo> query_device(std::string& error) {
   d.cuda_driver_api = std::to_string(api / 1000) + "." + std::to_string(api % 1000 / 10);
   d.driver = kernel_driver_version();
   return d;
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 }  // namespace gpureduce

@@ -26,4 +26,7 @@ struct DeviceInfo {
 // The current device, or nullopt with `error` saying why there is none.
 std::optional<DeviceInfo> query_device(std::string& error);
 
+// Now, as the results files date their runs: 2026-11-29T16:48:56Z.
+std::string utc_now_iso8601();
+
 }  // namespace gpureduce

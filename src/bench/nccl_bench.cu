@@ -15,7 +15,6 @@
 #include <barrier>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -130,15 +129,6 @@ std::vector<Row> run_ranks(int k, int max_log2, int reps, std::uint64_t l2_bytes
   return rows;
 }
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -231,7 +221,7 @@ int main(int argc, char** argv) {
         .field("driver", info->driver.c_str())
         .field("nccl_version", nccl_version)
         .field("commit", commit ? commit : "unknown")
-        .field("date", utc_now().c_str())
+        .field("date", utc_now_iso8601().c_str())
         .field("type", "float32")
         .field("reps", reps);
     w.key("rows").begin_array();

@@ -7,7 +7,6 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 
 #include "gpureduce_build_commit.hpp"  // GPUREDUCE_GIT_COMMIT, written at build time
 
@@ -49,15 +48,6 @@ void write_run_fields(JsonWriter& w, const RunInfo& info, const char* tool) {
 }
 
 }  // namespace
-
-std::string utc_now_iso8601() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string build_commit() {
   const char* env = std::getenv("GPUREDUCE_COMMIT");

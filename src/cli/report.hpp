@@ -39,7 +39,6 @@ void write_axis_json(std::ostream& os, const RunInfo& info, const BenchArgs& arg
 void write_bench_json(std::ostream& os, const RunInfo& info, const BenchArgs& args, const ExactAccuracy* accuracy,
                       const std::vector<ProductionRow>& rows);
 
-std::string utc_now_iso8601();
 std::string build_commit();  // $GPUREDUCE_COMMIT if set, else the commit the binary was built from
 
 }  // namespace gpureduce::cli
