@@ -6,6 +6,7 @@
 //   gpureduce::nccl::sum(d_shard, n, d_out, comm, stream);        // combined in rank order
 //   gpureduce::nccl::argmax(d_shard, n, d_best, comm, stream);    // index in the whole array
 //   gpureduce::nccl::sum(d_shard, n, d_out, comm, stream, gpureduce::nccl::Root{0});
+//   gpureduce::nccl::release(comm);  // the calls' scratch, before ncclCommDestroy(comm)
 //
 // Shards are the array's consecutive pieces in rank order (rank 0 holds its first elements); any
 // may be empty. Each call enqueues the local reduction, one NCCL collective and one small kernel on
@@ -134,6 +135,32 @@ template <class AccT = void, class T, class Out, class Op>
 void reduce_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, Op op, ncclComm_t comm,
                  cudaStream_t stream, Root to = {}, const Options& opt = {}) {
   throw_if_error(try_reduce_axes<AccT>(in, shape, axes, out, op, comm, stream, to, opt));
+}
+
+// A segmented reduction (axis.cuh) whose segments are spread over the ranks: every rank passes
+// the same number of segments, segment r's part on this rank being in[begin[r], end[r]) of its
+// shard (empty where it has none); out[r] combines the parts over the ranks as reduce does. Not
+// argmin/argmax (an index within a segment spread over ranks).
+template <class AccT = void, class T, class Out, class Offset, class Op>
+  requires std::is_integral_v<Offset>
+Status try_segmented_reduce(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out,
+                            Op op, ncclComm_t comm, cudaStream_t stream, Root to = {},
+                            const Options& opt = {}) noexcept {
+  static_assert(!detail::is_arg_extreme_v<Op>,
+                "gpureduce: argmin/argmax of segments spread over ranks are not supported");
+  using A = detail::chosen_accumulator_t<AccT, T, Op>;
+  detail::check_types<T, Op, A, Out>();
+  const Op o = detail::with_options(op, opt);
+  return detail::dispatch_ranks<A>(1, segments, out, o, comm, to.rank, stream, [&](A* mine) {
+    return gpureduce::try_segmented_reduce<A>(in, segments, begin, end, mine, o, stream, opt);
+  });
+}
+
+template <class AccT = void, class T, class Out, class Offset, class Op>
+  requires std::is_integral_v<Offset>
+void segmented_reduce(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out, Op op,
+                      ncclComm_t comm, cudaStream_t stream, Root to = {}, const Options& opt = {}) {
+  throw_if_error(try_segmented_reduce<AccT>(in, segments, begin, end, out, op, comm, stream, to, opt));
 }
 
 }  // namespace gpureduce::nccl

@@ -111,7 +111,7 @@ R run_into(Call&& call, cudaStream_t stream) {
 }
 
 // Every path with one rank gives the local call's bits: exact (float, bfloat16), gathered (float
-// sum, argmax with ties and NaN, minmax, bitwise), direct (int32 sum, max), axis, and to a root.
+// sum, argmax with ties, minmax, bitwise), direct (int32 sum, max), axis, segments, and to a root.
 TEST(NcclOneRankGpu, EveryPathEqualsTheLocalCall) {
   GPUREDUCE_REQUIRE_GPU();
   OneRank r;
@@ -172,6 +172,24 @@ TEST(NcclOneRankGpu, EveryPathEqualsTheLocalCall) {
   GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(r.stream));
   GPUREDUCE_CHECK_CUDA(cudaMemcpy(got.data(), d_cols, cols * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
   EXPECT_EQ(got, want);
+  // Ragged segments (CSR, some empty): the local segment sums.
+  std::vector<std::int64_t> offsets{0};
+  std::mt19937_64 rng(test_seed());
+  while (offsets.back() < std::int64_t(n)) offsets.push_back(std::min<std::int64_t>(offsets.back() + rng() % 3000, n));
+  const std::size_t segments = offsets.size() - 1;
+  std::vector<std::int64_t> seg_want(segments, 0), seg_got(segments, 0x5a5a);
+  for (std::size_t r = 0; r < segments; ++r)
+    for (std::int64_t i = offsets[r]; i < offsets[r + 1]; ++i) seg_want[r] += xi[std::size_t(i)];
+  DeviceInput<std::int64_t> d_off(offsets, 0);
+  std::int64_t* d_seg = nullptr;
+  GPUREDUCE_CHECK_CUDA(cudaMalloc(&d_seg, segments * sizeof(std::int64_t)));
+  const Status t = nccl::try_segmented_reduce(di.get(), segments, d_off.get(), d_off.get() + 1, d_seg, Sum{}, r.comm,
+                                              r.stream);
+  ASSERT_TRUE(bool(t)) << t.message;
+  GPUREDUCE_CHECK_CUDA(cudaStreamSynchronize(r.stream));
+  GPUREDUCE_CHECK_CUDA(cudaMemcpy(seg_got.data(), d_seg, segments * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(seg_got, seg_want);
+  cudaFree(d_seg);
   cudaFree(d_cols);
 }
 

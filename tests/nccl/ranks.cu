@@ -2,8 +2,9 @@
 // communicator per rank: the same arrays, cut into uneven shards (some empty), reduced on every
 // count of ranks. Checked here: exact sums bit-identical to exact_sum_host of the whole array on
 // every rank and count; integer sums and maxima exact; argmax the first index of the maximum,
-// planted in two shards; a result to a root lands there only. Printed ("bits" lines): the fast
-// float sums and column sums, which run_ranks.sh compares across NCCL's algorithms and channels.
+// planted in two shards; int32 sums of segments spread over ranks exact; a result to a root lands
+// there only. Printed ("bits" lines): the fast float sums, column sums and segment sums, which
+// run_ranks.sh compares across NCCL's algorithms and channels.
 // Exit status 0 when every check holds, 1 otherwise; "SKIPPED" without a GPU.
 #include <gpureduce/nccl.cuh>
 
@@ -52,11 +53,26 @@ struct Results {
   std::int32_t int_max;
   gpureduce::IndexedValue<float> best;
   std::vector<float> column_sums;
+  std::vector<std::int64_t> segment_sums;  // int32, exact
+  std::vector<float> float_segment_sums;
 };
 
 // Rank r of k: its shard [cut[r], cut[r+1]) of each array (the matrix's rows for the columns).
+// Segment s of the whole array, [offsets[s], offsets[s + 1]), as this rank's part of it: begin and
+// end within the shard [first, first + count).
+std::vector<std::int64_t> local_part(const std::vector<std::int64_t>& offsets, std::size_t first, std::size_t count,
+                                     bool ends) {
+  std::vector<std::int64_t> v(offsets.size() - 1);
+  for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+    const std::int64_t e = offsets[s + (ends ? 1 : 0)];
+    v[s] = std::clamp<std::int64_t>(e - std::int64_t(first), 0, std::int64_t(count));
+  }
+  return v;
+}
+
 void run_rank(int r, int k, ncclUniqueId id, const std::vector<std::size_t>& row_cut, const std::vector<float>& x,
-              const std::vector<double>& xd, const std::vector<std::int32_t>& xi, Results& out) {
+              const std::vector<double>& xd, const std::vector<std::int32_t>& xi,
+              const std::vector<std::int64_t>& offsets, Results& out) {
   CUDA(cudaSetDevice(r));
   ncclComm_t comm = nullptr;
   CHECK(ncclCommInitRank(&comm, k, id, r) == ncclSuccess, "rank %d of %d", r, k);
@@ -92,13 +108,35 @@ void run_rank(int r, int k, ncclUniqueId id, const std::vector<std::size_t>& row
   OK(nccl::try_sum(d_xi, count, &d->int_sum, comm, stream));
   OK(nccl::try_max(d_xi, count, &d->int_max, comm, stream));
   OK(nccl::try_argmax(d_x, count, &d->best, comm, stream));
+  const std::size_t segments = offsets.size() - 1;
+  const std::vector<std::int64_t> begin = local_part(offsets, first, count, false),
+                                  end = local_part(offsets, first, count, true);
+  std::int64_t *d_begin = nullptr, *d_end = nullptr, *d_seg = nullptr;
+  float* d_fseg = nullptr;
+  CUDA(cudaMalloc(&d_begin, segments * sizeof(std::int64_t)));
+  CUDA(cudaMalloc(&d_end, segments * sizeof(std::int64_t)));
+  CUDA(cudaMalloc(&d_seg, segments * sizeof(std::int64_t)));
+  CUDA(cudaMalloc(&d_fseg, segments * sizeof(float)));
+  CUDA(cudaMemcpy(d_begin, begin.data(), segments * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+  CUDA(cudaMemcpy(d_end, end.data(), segments * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+  CUDA(cudaMemset(d_seg, 0x5a, segments * sizeof(std::int64_t)));
+  CUDA(cudaMemset(d_fseg, 0x5a, segments * sizeof(float)));
+  OK(nccl::try_segmented_reduce(d_xi, segments, d_begin, d_end, d_seg, gpureduce::Sum{}, comm, stream));
+  OK(nccl::try_segmented_reduce(d_x, segments, d_begin, d_end, d_fseg, gpureduce::Sum{}, comm, stream));
   const gpureduce::Shape piece{std::int64_t(row_cut[r + 1] - row_cut[r]), std::int64_t(cols)};
   OK(nccl::try_reduce_axes(d_x, piece, gpureduce::Axes{0}, d_cols, gpureduce::Sum{}, comm, stream));
   CUDA(cudaStreamSynchronize(stream));
   Out h{};
   CUDA(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-  out = {h.exact, h.exact_root, h.fast, h.exact_double, h.int_sum, h.int_max, h.best, std::vector<float>(cols)};
+  out = {h.exact, h.exact_root, h.fast, h.exact_double, h.int_sum, h.int_max, h.best, std::vector<float>(cols),
+         std::vector<std::int64_t>(segments), std::vector<float>(segments)};
   CUDA(cudaMemcpy(out.column_sums.data(), d_cols, cols * sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA(cudaMemcpy(out.segment_sums.data(), d_seg, segments * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
+  CUDA(cudaMemcpy(out.float_segment_sums.data(), d_fseg, segments * sizeof(float), cudaMemcpyDeviceToHost));
+  cudaFree(d_begin);
+  cudaFree(d_end);
+  cudaFree(d_seg);
+  cudaFree(d_fseg);
   cudaFree(d);
   cudaFree(d_cols);
   cudaFree(d_x);
@@ -140,6 +178,13 @@ int main() {
     want_int += v;
     want_max = std::max(want_max, v);
   }
+  // Ragged segments over the whole array (some empty, some longer than a shard).
+  std::vector<std::int64_t> offsets{0};
+  while (offsets.back() < std::int64_t(n))
+    offsets.push_back(std::min<std::int64_t>(offsets.back() + std::int64_t(rng() % (rng() % 8 ? 5000 : 3000000)), n));
+  std::vector<std::int64_t> want_segments(offsets.size() - 1, 0);
+  for (std::size_t s = 0; s + 1 < offsets.size(); ++s)
+    for (std::int64_t i = offsets[s]; i < offsets[s + 1]; ++i) want_segments[s] += xi[std::size_t(i)];
   for (int k = 1; k <= devices && k <= 8; k *= 2) {
     // Row cuts: uneven, and with 4 or more ranks one shard empty.
     std::vector<std::size_t> cut{0, rows};
@@ -153,7 +198,7 @@ int main() {
     std::vector<std::thread> threads;
     for (int r = 0; r < k; ++r)
       threads.emplace_back(run_rank, r, k, id, std::cref(cut), std::cref(x), std::cref(xd), std::cref(xi),
-                           std::ref(res[std::size_t(r)]));
+                           std::cref(offsets), std::ref(res[std::size_t(r)]));
     for (auto& t : threads) t.join();
     for (int r = 0; r < k; ++r) {
       const Results& g = res[std::size_t(r)];
@@ -168,6 +213,10 @@ int main() {
             (long long)g.best.index);
       CHECK(bits_of(g.fast) == bits_of(res[0].fast), "k=%d rank %d fast sum differs from rank 0's", k, r);
       CHECK(g.column_sums == res[0].column_sums, "k=%d rank %d columns differ from rank 0's", k, r);
+      CHECK(g.segment_sums == want_segments, "k=%d rank %d int32 segment sums", k, r);
+      CHECK(std::memcmp(g.float_segment_sums.data(), res[0].float_segment_sums.data(),
+                        g.float_segment_sums.size() * sizeof(float)) == 0,
+            "k=%d rank %d float segment sums differ from rank 0's", k, r);
     }
     // The fast sums: within n ulp-sized errors of the largest partial, n * 2^-24 * sum |x|.
     double abs_sum = 0;
@@ -175,8 +224,10 @@ int main() {
     CHECK(std::abs(double(res[0].fast) - double(want_exact)) <= double(n) * 0x1p-24 * abs_sum, "k=%d fast sum", k);
     std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the column sums' bits
     for (float v : res[0].column_sums) h = (h ^ bits_of(v)) * 1099511628211ull;
-    std::printf("bits k=%d fast_sum=0x%08llx column_sums=0x%016llx\n", k, (unsigned long long)bits_of(res[0].fast),
-                (unsigned long long)h);
+    std::uint64_t hs = 1469598103934665603ull;
+    for (float v : res[0].float_segment_sums) hs = (hs ^ bits_of(v)) * 1099511628211ull;
+    std::printf("bits k=%d fast_sum=0x%08llx column_sums=0x%016llx segment_sums=0x%016llx\n", k,
+                (unsigned long long)bits_of(res[0].fast), (unsigned long long)h, (unsigned long long)hs);
     std::printf("k=%d exact=0x%08llx (%a) checked\n", k, (unsigned long long)bits_of(res[0].exact),
                 double(res[0].exact));
   }
