@@ -28,7 +28,8 @@ namespace {
 using namespace gpureduce;
 
 __global__ void fill(float* x, std::uint64_t n, std::uint64_t seed) {
-  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += std::uint64_t(gridDim.x) * blockDim.x) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n; i += stride) {
     std::uint64_t h = (i + seed) * 0x9E3779B97F4A7C15ull;
     h ^= h >> 31;
     x[i] = float(std::int64_t(h >> 40) - (std::int64_t(1) << 23)) * 0x1p-23f;  // [-1, 1)
@@ -105,7 +106,7 @@ std::vector<Row> run_ranks(int k, int max_log2, int reps, std::uint64_t l2_bytes
           if (r == 0) {  // the slowest rank of each sample, then the median
             std::vector<double> slowest(std::size_t(reps), 0);
             for (const auto& m : ms)
-              for (int i = 0; i < reps; ++i) slowest[std::size_t(i)] = std::max(slowest[std::size_t(i)], m[std::size_t(i)]);
+              for (std::size_t i = 0; i < slowest.size(); ++i) slowest[i] = std::max(slowest[i], m[i]);
             std::nth_element(slowest.begin(), slowest.begin() + reps / 2, slowest.end());
             rows.push_back({k, total, variants[v], slowest[std::size_t(reps / 2)] * 1e3});
           }
@@ -205,9 +206,8 @@ int main(int argc, char** argv) {
               "nccl_sum", "loc_exact", "nccl_exact", "sum/bas", "exa/sum");
   for (const Row& r : rows) {
     if (r.variant != variants[0]) continue;
-    const double t[variant_count] = {time_of(r.ranks, r.elements, variants[0]), time_of(r.ranks, r.elements, variants[1]),
-                                     time_of(r.ranks, r.elements, variants[2]), time_of(r.ranks, r.elements, variants[3]),
-                                     time_of(r.ranks, r.elements, variants[4]), time_of(r.ranks, r.elements, variants[5])};
+    double t[variant_count];
+    for (int v = 0; v < variant_count; ++v) t[v] = time_of(r.ranks, r.elements, variants[v]);
     std::printf("%5d %12llu %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %8.3f %8.3f\n", r.ranks,
                 (unsigned long long)r.elements, t[0], t[1], t[2], t[3], t[4], t[5], t[3] / (t[1] + t[0]), t[5] / t[3]);
   }

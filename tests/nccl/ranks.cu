@@ -47,7 +47,7 @@ constexpr std::size_t rows = 4099, cols = 1000;  // the float array, also a rows
 constexpr std::size_t n = rows * cols;
 
 struct Results {
-  float exact, exact_root, fast;
+  float exact, exact_root, fast, fast_root;
   double exact_double;
   std::int64_t int_sum;
   std::int32_t int_max;
@@ -89,7 +89,7 @@ void run_rank(int r, int k, ncclUniqueId id, const std::vector<std::size_t>& row
   CUDA(cudaMemcpy(d_xd, xd.data() + first, count * sizeof(double), cudaMemcpyHostToDevice));
   CUDA(cudaMemcpy(d_xi, xi.data() + first, count * sizeof(std::int32_t), cudaMemcpyHostToDevice));
   struct Out {
-    float exact, exact_root, fast;
+    float exact, exact_root, fast, fast_root;
     double exact_double;
     std::int64_t int_sum;
     std::int32_t int_max;
@@ -104,6 +104,7 @@ void run_rank(int r, int k, ncclUniqueId id, const std::vector<std::size_t>& row
   OK(nccl::try_exact_sum(d_x, count, &d->exact, comm, stream));
   OK(nccl::try_exact_sum(d_x, count, &d->exact_root, comm, stream, nccl::Root{k - 1}));
   OK(nccl::try_sum(d_x, count, &d->fast, comm, stream));
+  OK(nccl::try_sum(d_x, count, &d->fast_root, comm, stream, nccl::Root{k - 1}));
   OK(nccl::try_exact_sum(d_xd, count, &d->exact_double, comm, stream));
   OK(nccl::try_sum(d_xi, count, &d->int_sum, comm, stream));
   OK(nccl::try_max(d_xi, count, &d->int_max, comm, stream));
@@ -128,8 +129,8 @@ void run_rank(int r, int k, ncclUniqueId id, const std::vector<std::size_t>& row
   CUDA(cudaStreamSynchronize(stream));
   Out h{};
   CUDA(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-  out = {h.exact, h.exact_root, h.fast, h.exact_double, h.int_sum, h.int_max, h.best, std::vector<float>(cols),
-         std::vector<std::int64_t>(segments), std::vector<float>(segments)};
+  out = {h.exact, h.exact_root, h.fast, h.fast_root, h.exact_double, h.int_sum, h.int_max, h.best,
+         std::vector<float>(cols), std::vector<std::int64_t>(segments), std::vector<float>(segments)};
   CUDA(cudaMemcpy(out.column_sums.data(), d_cols, cols * sizeof(float), cudaMemcpyDeviceToHost));
   CUDA(cudaMemcpy(out.segment_sums.data(), d_seg, segments * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
   CUDA(cudaMemcpy(out.float_segment_sums.data(), d_fseg, segments * sizeof(float), cudaMemcpyDeviceToHost));
@@ -206,6 +207,7 @@ int main() {
             (unsigned long long)bits_of(g.exact), (unsigned long long)bits_of(want_exact));
       CHECK(bits_of(g.exact_double) == bits_of(want_double), "k=%d rank %d exact double", k, r);
       CHECK((r == k - 1) == (bits_of(g.exact_root) == bits_of(want_exact)), "k=%d rank %d root result", k, r);
+      CHECK((r == k - 1) == (bits_of(g.fast_root) == bits_of(res[0].fast)), "k=%d rank %d gathered root", k, r);
       CHECK(g.int_sum == want_int, "k=%d rank %d int sum %lld want %lld", k, r, (long long)g.int_sum,
             (long long)want_int);
       CHECK(g.int_max == want_max, "k=%d rank %d int max", k, r);

@@ -70,8 +70,10 @@ inline Status check_comm(ncclComm_t comm, int root, int device, RankInfo* info) 
   if (const Status s = from_nccl(ncclCommCount(comm, &info->ranks)); !s) return s;
   if (const Status s = from_nccl(ncclCommUserRank(comm, &info->rank)); !s) return s;
   if (const Status s = from_nccl(ncclCommCuDevice(comm, &comm_device)); !s) return s;
-  if (comm_device != device) return Status::fail(Errc::invalid_argument, "the stream is not on the communicator's device");
-  if (root < -1 || root >= info->ranks) return Status::fail(Errc::invalid_argument, "root is not a rank of the communicator");
+  if (comm_device != device)
+    return Status::fail(Errc::invalid_argument, "the stream is not on the communicator's device");
+  if (root < -1 || root >= info->ranks)
+    return Status::fail(Errc::invalid_argument, "root is not a rank of the communicator");
   info->lands = root < 0 || root == info->rank;
   return Status::ok();
 }
@@ -139,7 +141,8 @@ Status enter_rank_call(ncclComm_t comm, int root, cudaStream_t stream, const Out
   if (const Status s = check_comm(comm, root, scope.device(), info); !s) return s;
   if (!info->lands) return Status::ok();
   if (out == nullptr) return Status::fail(Errc::null_pointer, "result pointer is null");
-  if (misaligned(out, alignof(Out))) return Status::fail(Errc::invalid_argument, "result pointer is not aligned to its type");
+  if (misaligned(out, alignof(Out)))
+    return Status::fail(Errc::invalid_argument, "result pointer is not aligned to its type");
   return check_memory(out, outputs, sizeof(Out), result_messages, scope.device());
 }
 
@@ -164,10 +167,13 @@ Status dispatch_ranks(std::uint64_t n, std::uint64_t outputs, Out* out, Op op, n
       return from_nccl(root < 0 ? ncclAllReduce(mine, out, outputs, type, nccl_op<Op>(), comm, stream)
                                 : ncclReduce(mine, out, outputs, type, nccl_op<Op>(), root, comm, stream));
     } else {
+      // The all-gather runs in place (this rank's block at its offset, as NCCL documents it); the
+      // gather sends from a block of its own past the ranks' blocks.
       const std::size_t block = rank_block_bytes(outputs, sizeof(A));
-      if (const Status s = pool.take(comm, stream, std::size_t(info.ranks) * block, &scratch); !s) return s;
+      const std::size_t blocks_count = std::size_t(info.ranks) + (root < 0 ? 0 : 1);
+      if (const Status s = pool.take(comm, stream, blocks_count * block, &scratch); !s) return s;
       auto* blocks = static_cast<unsigned char*>(scratch);
-      unsigned char* mine = blocks + std::size_t(info.rank) * block;
+      unsigned char* mine = blocks + (root < 0 ? std::size_t(info.rank) : std::size_t(info.ranks)) * block;
       if constexpr (is_arg_extreme_v<Op>) {  // its count, or where it has none, the identity
         if (n > 0)
           if (const Status s = local(reinterpret_cast<A*>(mine)); !s) return s;
@@ -197,8 +203,8 @@ Status dispatch_exact_ranks(Out* out, ncclComm_t comm, int root, cudaStream_t st
     if (const Status s = enter_rank_call(comm, root, stream, out, 1, scope, &info); !s) return s;
     constexpr int words = exact::exchange_words(Terms::range.words());
     void* scratch = nullptr;
-    if (const Status s = RankScratchPool::instance().take(comm, stream, words * sizeof(std::int64_t), &scratch); !s)
-      return s;
+    auto& pool = RankScratchPool::instance();
+    if (const Status s = pool.take(comm, stream, words * sizeof(std::int64_t), &scratch); !s) return s;
     auto* x = static_cast<std::int64_t*>(scratch);
     if (const Status s = local(reinterpret_cast<exact::ExchangeWord*>(x)); !s) return s;
     const ncclResult_t r = root < 0 ? ncclAllReduce(x, x, words, ncclInt64, ncclSum, comm, stream)
