@@ -79,10 +79,11 @@ inline Status check_comm(ncclComm_t comm, int root, int device, RankInfo* info) 
 }
 
 // Scratch memory for the calls on one (communicator, stream): allocated once (cudaMalloc), grown
-// by doubling, and kept until release(comm), so that a call allocates nothing (an allocation per
-// call took 65 us a call with one rank, 220 us with two: H200, nccl_bench). A buffer outgrown
-// may still be read by work in flight: it too is kept until release(comm). Calls on one stream
-// run in order, and calls on other streams have other buffers.
+// by doubling, and kept until release(comm), so that a call allocates nothing (a cudaMallocAsync
+// per call cost more than a small reduction and its collective together, and its memory is not
+// mapped yet while a stream is captured). A buffer outgrown may still be read by work in flight:
+// it too is kept until release(comm). Calls on one stream run in order, and calls on other
+// streams have other buffers.
 class RankScratchPool {
  public:
   static RankScratchPool& instance() {
