@@ -46,12 +46,16 @@ std::mutex report;
 constexpr std::size_t rows = 4099, cols = 1000;  // the float array, also a rows x cols matrix
 constexpr std::size_t n = rows * cols;
 
-struct Results {
+// The one-value results, as the ranks' calls write them on the device.
+struct Scalars {
   float exact, exact_root, fast, fast_root;
   double exact_double;
   std::int64_t int_sum;
   std::int32_t int_max;
   gpureduce::IndexedValue<float> best;
+};
+
+struct Results : Scalars {
   std::vector<float> column_sums;
   std::vector<std::int64_t> segment_sums;  // int32, exact
   std::vector<float> float_segment_sums;
@@ -88,18 +92,11 @@ void run_rank(int r, int k, ncclUniqueId id, const std::vector<std::size_t>& row
   CUDA(cudaMemcpy(d_x, x.data() + first, count * sizeof(float), cudaMemcpyHostToDevice));
   CUDA(cudaMemcpy(d_xd, xd.data() + first, count * sizeof(double), cudaMemcpyHostToDevice));
   CUDA(cudaMemcpy(d_xi, xi.data() + first, count * sizeof(std::int32_t), cudaMemcpyHostToDevice));
-  struct Out {
-    float exact, exact_root, fast, fast_root;
-    double exact_double;
-    std::int64_t int_sum;
-    std::int32_t int_max;
-    gpureduce::IndexedValue<float> best;
-  };
-  Out* d = nullptr;
+  Scalars* d = nullptr;
   float* d_cols = nullptr;
-  CUDA(cudaMalloc(&d, sizeof(Out)));
+  CUDA(cudaMalloc(&d, sizeof(Scalars)));
   CUDA(cudaMalloc(&d_cols, cols * sizeof(float)));
-  CUDA(cudaMemset(d, 0x5a, sizeof(Out)));  // poison
+  CUDA(cudaMemset(d, 0x5a, sizeof(Scalars)));  // poison
   CUDA(cudaMemset(d_cols, 0x5a, cols * sizeof(float)));
   OK(nccl::try_exact_sum(d_x, count, &d->exact, comm, stream));
   OK(nccl::try_exact_sum(d_x, count, &d->exact_root, comm, stream, nccl::Root{k - 1}));
@@ -127,10 +124,11 @@ void run_rank(int r, int k, ncclUniqueId id, const std::vector<std::size_t>& row
   const gpureduce::Shape piece{std::int64_t(row_cut[r + 1] - row_cut[r]), std::int64_t(cols)};
   OK(nccl::try_reduce_axes(d_x, piece, gpureduce::Axes{0}, d_cols, gpureduce::Sum{}, comm, stream));
   CUDA(cudaStreamSynchronize(stream));
-  Out h{};
+  Scalars& h = out;
   CUDA(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-  out = {h.exact, h.exact_root, h.fast, h.fast_root, h.exact_double, h.int_sum, h.int_max, h.best,
-         std::vector<float>(cols), std::vector<std::int64_t>(segments), std::vector<float>(segments)};
+  out.column_sums.resize(cols);
+  out.segment_sums.resize(segments);
+  out.float_segment_sums.resize(segments);
   CUDA(cudaMemcpy(out.column_sums.data(), d_cols, cols * sizeof(float), cudaMemcpyDeviceToHost));
   CUDA(cudaMemcpy(out.segment_sums.data(), d_seg, segments * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
   CUDA(cudaMemcpy(out.float_segment_sums.data(), d_fseg, segments * sizeof(float), cudaMemcpyDeviceToHost));
