@@ -83,13 +83,15 @@ using result_t = typename detail::result<T, Op>::type;
 
 namespace detail {
 // Whether convert_result<Out> takes an Acc: the same type, a composite into one of its kind (value
-// and index, min and max), or a number into a number or a type it converts to implicitly. Not a
+// and index, min and max), argmin/argmax's index alone into std::int64_t (as torch.argmax and
+// numpy.argmax return it), or a number into a number or a type it converts to implicitly. Not a
 // number into a composite, which C++20 would accept as aggregate initialisation (a float sum
 // written as {sum, index 0}).
 template <class Out, class Acc>
 inline constexpr bool converts_to_result_v = [] {
   if constexpr (std::is_same_v<Out, Acc>) return true;
-  else if constexpr (requires(Acc a) { a.index; }) return requires(Out o) { o.value; o.index; };
+  else if constexpr (requires(Acc a) { a.index; })
+    return std::is_same_v<Out, std::int64_t> || requires(Out o) { o.value; o.index; };
   else if constexpr (requires(Acc a) { a.min; }) return requires(Out o) { o.min; o.max; };
   else return (is_element_v<Acc> && is_element_v<Out>) || std::is_convertible_v<Acc, Out>;
 }();
@@ -101,7 +103,8 @@ GPUREDUCE_HD Out convert_result(const Acc& a) {
   if constexpr (std::is_same_v<Out, Acc>) {
     return a;
   } else if constexpr (requires { a.index; }) {
-    return {convert_bits<decltype(Out::value)>(a.value), a.index};
+    if constexpr (std::is_same_v<Out, std::int64_t>) return a.index;
+    else return {convert_bits<decltype(Out::value)>(a.value), a.index};
   } else if constexpr (requires { a.min; }) {
     return {convert<decltype(Out::min)>(a.min), convert<decltype(Out::max)>(a.max)};
   } else {
