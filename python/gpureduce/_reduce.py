@@ -95,8 +95,9 @@ def _take(x, arg, stream):
     def stream_for(device):
         handle.append(_stream_handle(stream, adapter, device))
         return handle[-1]
-    info, keep = Foreign.describe(x, arg, stream_for, _core)
-    return adapter, info, handle[-1] if handle else _stream_handle(stream, adapter, info[4]), keep
+    info, capsule = Foreign.describe(x, arg, stream_for, _core)
+    # keep: the DLPack capsule (alive until the call is enqueued), or True: results go back to x's framework
+    return adapter, info, handle[-1] if handle else _stream_handle(stream, adapter, info[4]), capsule or True
 
 
 def _axes(dim, ndim, torch_style, fname):
@@ -195,7 +196,7 @@ def _sum_types(code, dtype, fname):
 class Plan:
     """What a reduction of an array of `shape` and dtype `code` over dim computes, and into what."""
     __slots__ = ("kernel", "axes", "kept", "keep_shape", "reduced", "result_code", "sum_code", "acc_code",
-                 "nan_ignore", "scalar")
+                 "nan_ignore", "scalar", "op_code", "results", "out_strides", "simple")
 
     def __init__(self, fname, op, shape, code, dim, keepdim, dtype, exact, nan, torch_style):
         self.nan_ignore = nan_ignore = _nan_flag(nan, fname)
@@ -256,9 +257,14 @@ class Plan:
                 raise ValueError(f"gpureduce.{fname}: the reduced axes of x have no elements, and {fname} has no "
                                  f"identity")
         self.kernel, self.result_code, self.sum_code, self.acc_code = kernel, result_code, sum_code, acc_code
+        self.op_code, self.results, self.out_strides = OPS[kernel], _count(kept), _row_major(kept)
+        self.simple = op not in ("mean", "min_index", "max_index", "minmax")  # one result array, as computed
 
 
 _RESULT = {"argmin": _dtypes.INT64, "argmax": _dtypes.INT64, "all": _dtypes.BOOL, "any": _dtypes.BOOL}
+
+
+_plans = {}  # Plan by call signature: a repeated call skips the planning
 
 
 def reduce(fname, op, x, dim, keepdim, dtype, out, exact, nan, stream, torch_style):
@@ -268,9 +274,28 @@ def reduce(fname, op, x, dim, keepdim, dtype, out, exact, nan, stream, torch_sty
     adapter, info, handle, keep = _take(x, "x", stream)
     _require_core()
     ptr, code, shape, strides, device = info
-    p = Plan(fname, op, shape, code, dim, keepdim, dtype, exact, nan, torch_style)
+    key = (fname, op, code, shape, strides, dim, keepdim, dtype, exact, nan, torch_style)
+    try:
+        p = _plans.get(key)
+    except TypeError:  # a dim list: not hashable
+        p, key = None, None
+    if p is None:
+        p = Plan(fname, op, shape, code, dim, keepdim, dtype, exact, nan, torch_style)
+        if key is not None and len(_plans) < 4096:
+            _plans[key] = p
     if p.scalar:
         info = (ptr, code, (1,), (1,), device)
+    elif p.simple and out is None:  # the common call, in as few steps as it takes
+        result = adapter.empty(p.kept, p.sum_code, device)
+        if p.results:
+            err, message = _core.reduce(p.op_code, code, p.sum_code, p.acc_code, ptr, shape, strides, p.axes,
+                                        _ptr(adapter, result), p.kept, p.out_strides, 0, 0, 0, p.nan_ignore,
+                                        device, handle)
+            if err:
+                _raise(fname, err, message)
+        if keepdim:
+            result = result.reshape(p.keep_shape)
+        return result if keep is None else _arrays.to_caller(x, result)
     return execute(fname, op, p, adapter, info, handle, keepdim, out, x if keep is not None else None)
 
 
@@ -288,7 +313,7 @@ def execute(fname, op, p, adapter, info, handle, keepdim, out, foreign):
         buffer = adapter.empty(kept + (2,), code if op == "minmax" else _dtypes.INT64, device)
         if results:
             _call(fname, p.kernel, info, handle, axes, code, p.acc_code, _ptr(adapter, buffer), kept,
-                  tuple(2 * s for s in _row_major(kept)), p.nan_ignore)
+                  _row_major(kept), p.nan_ignore)
         if op == "minmax":
             first, second = buffer[..., 0], buffer[..., 1]
         else:

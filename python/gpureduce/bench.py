@@ -138,6 +138,25 @@ def main(argv=None):
                      "host_us_per_call": us})
         print(f"host overhead {variant:10} {us:6.2f} us a call", flush=True)
 
+    # Where gpureduce's host time goes (printed only): the output's allocation and the extension's
+    # call alone (the library's host code and the launch), with the arguments prepared.
+    from gpureduce import _core
+    y = torch.empty((), device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream
+    parts = {"torch.empty(())": lambda: torch.empty((), device="cuda"),
+             "_core.reduce (library + launch)": lambda: _core.reduce(0, 11, 11, 13, x.data_ptr(), (1 << 10,), (1,),
+                                                                     (0,), y.data_ptr(), (), (), 0, 0, 0, False, 0,
+                                                                     stream)}
+    for name, f in parts.items():
+        for _ in range(1000):
+            f()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(10000):
+            f()
+        print(f"host breakdown {name:32} {(time.perf_counter() - t0) / 10000 * 1e6:6.2f} us a call", flush=True)
+        torch.cuda.synchronize()
+
     report = {"device": torch.cuda.get_device_name(), "driver": _driver(), "commit": _commit(),
               "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
               "torch": torch.__version__, "cupy": getattr(cupy, "__version__", None),

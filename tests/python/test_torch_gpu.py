@@ -122,7 +122,7 @@ def test_exact_sums_are_correctly_rounded(dtype, shape, dim, seed):
     assert got.dtype == x.dtype
     xs = x.double().cpu()
     d = dim if dim is None else dim % len(shape)
-    moved = xs.reshape(-1, 1) if d is None else xs.movedim(d, -1).reshape(-1, shape[d])
+    moved = xs.reshape(1, -1) if d is None else xs.movedim(d, -1).reshape(-1, shape[d])
     ref = [exact_sum(row.tolist(), dtype) for row in moved]
     assert got.double().flatten().cpu().tolist() == ref
     wide = gpureduce.sum(x, dim, exact=True, dtype=torch.float64).flatten().cpu().tolist()
