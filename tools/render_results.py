@@ -15,7 +15,9 @@ their throughput ratio, and `accuracy=float32` its ill-conditioned example. From
 `gpureduce matmul` file, `matmul=N` gives the rung table at that N. From a `gpureduce bench --axis`
 file, `axis=TYPE@N` gives each shape's time per operator against its floor and CUB's, and the
 exact sum's against the sum's. From a `gpureduce_nccl_bench` file, `nccl=RANKS` gives the
-distributed sums' times at that count of GPUs against NCCL's all-reduce. `example=NAME` copies a marked snippet from a source file (so
+distributed sums' times at that count of GPUs against NCCL's all-reduce. From a
+`python -m gpureduce.bench` file, `python=TYPE` gives gpureduce's times from Python against torch's
+and CuPy's. `example=NAME` copies a marked snippet from a source file (so
 README examples compile and run as tests). --check exits 1 when a document is out of date (CTest
 runs this).
 usage: tools/render_results.py [--check] DOC.md..."""
@@ -267,6 +269,35 @@ def nccl_table(data, arg):
     return "\n".join(out) + "\n"
 
 
+def python_table(data, t):
+    """A python -m gpureduce.bench file: per case, gpureduce's median time and torch's and CuPy's over it."""
+    ops = ["sum", "max", "argmax"]
+    rows, host = {}, {}
+    for r in data["rows"]:
+        if "host_us_per_call" in r:
+            host[r["variant"]] = r["host_us_per_call"]
+        elif r["type"] == t:
+            shape = " x ".join(str(e) for e in r["shape"])
+            key = (shape, "all" if r["axes"] is None else f"dim {r['axes'][0]}")
+            rows.setdefault(key, {}).setdefault(r["op"], {})[r["variant"]] = r
+    out = [f"{t}: gpureduce's median microseconds from Python, and torch's (CuPy's) time over it, L2 flushed; "
+           f"{data['device']}, torch {data['torch']}, CuPy {data['cupy']}, commit {data['commit'][:10]}, "
+           f"{data['date'][:10]}; host time per call (10,000 back-to-back calls of sum on 2^10 float32): "
+           + ", ".join(f"{k} {v:.1f} us" for k, v in host.items()), "",
+           "| shape | reduced | " + " | ".join(ops) + " |", "|---|---|" + "---:|" * len(ops)]
+    for (shape, reduced), v in rows.items():
+        cells = []
+        for op in ops:
+            g = v.get(op, {}).get("gpureduce")
+            if not g:
+                cells.append("")
+                continue
+            others = [f"{v[op][lib]['median_ms'] / g['median_ms']:.2f}x" for lib in ("torch", "cupy") if lib in v[op]]
+            cells.append(f"{g['median_ms'] * 1e3:.1f} ({', '.join(others)})" + ("" if g["verified"] else " NO"))
+        out.append(f"| {shape} | {reduced} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
 def example(path, name):
     """The lines between `// [example: NAME]` and `// [/example]` in a test source, dedented."""
     text = path.read_text()
@@ -282,7 +313,7 @@ def render(text):
     kinds = {"n": lambda d, a: ladder_table(d, int(a)), "sweep": lambda d, a: sweep_table(d, a.split(",")),
              "speedup": speedup_table, "detail": detail_table, "exact": exact_table,
              "accuracy": accuracy_table, "matmul": matmul_table, "headline": headline_table, "axis": axis_table,
-             "nccl": nccl_table}
+             "nccl": nccl_table, "python": python_table}
 
     def sub(m):
         if m.group(3) == "example":
