@@ -3,7 +3,7 @@
 import collections
 
 from . import _arrays, _dtypes, _torch_ops
-from ._arrays import CuPy, Foreign, Torch
+from ._arrays import CuPy, Foreign, Torch, _row_major
 
 try:
     from . import _core
@@ -125,14 +125,6 @@ def _axes(dim, ndim, torch_style, fname):
             raise ValueError(f"gpureduce.{fname}: dim {d} appears more than once")
         seen.append(d)
     return tuple(sorted(seen)) if ndim else ()
-
-
-def _row_major(shape):
-    strides, step = [], 1
-    for e in reversed(shape):
-        strides.append(step)
-        step *= max(e, 1)
-    return tuple(reversed(strides))
 
 
 def _count(shape):
