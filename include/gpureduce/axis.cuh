@@ -133,7 +133,7 @@ Status try_segmented_reduce(const T* in, std::uint64_t segments, const Offset* b
                             Op op, cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
   using A = detail::chosen_accumulator_t<AccT, T, Op>;
   detail::check_types<T, Op, A, Out>();
-  return detail::dispatch_segments<A>(in, segments, begin, end, out, detail::with_options(op, opt), stream);
+  return detail::dispatch_segments<A>(in, segments, begin, end, out, detail::with_options(op, opt), stream, opt);
 }
 
 // CSR offsets: segment r is in[offsets[r], offsets[r + 1]) (segments + 1 offsets).
@@ -141,7 +141,9 @@ template <class AccT = void, class T, class Out, class Offset, class Op>
   requires std::is_integral_v<Offset>
 Status try_segmented_reduce(const T* in, std::uint64_t segments, const Offset* offsets, Out* out, Op op,
                             cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {
-  return try_segmented_reduce<AccT>(in, segments, offsets, offsets ? offsets + 1 : nullptr, out, op, stream, opt);
+  using A = detail::chosen_accumulator_t<AccT, T, Op>;
+  detail::check_types<T, Op, A, Out>();
+  return detail::dispatch_csr_segments<A>(in, segments, offsets, out, detail::with_options(op, opt), stream, opt);
 }
 
 // Fixed-size segments: segment r is in[r * size, (r + 1) * size).
@@ -263,15 +265,26 @@ Status check_segments(std::uint64_t segments, const Offset* offsets, std::uint64
     return try_reduce_axes<AccT>(in, shape, axes, out, Op{}, stream, opt);                                  \
   }                                                                                                         \
   template <class AccT = void, class T, class Out, class Offsets>                                           \
+  Status try_segmented_##name(const T* in, std::uint64_t segments, Offsets offsets, Out* out,               \
+                              cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {            \
+    return try_segmented_reduce<AccT>(in, segments, offsets, out, Op{}, stream, opt);                       \
+  }                                                                                                         \
+  template <class AccT = void, class T, class Out, class Offset>                                            \
+    requires(!std::is_same_v<std::remove_cv_t<Out>, CUstream_st>)                                           \
+  Status try_segmented_##name(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end,   \
+                              Out* out, cudaStream_t stream = nullptr, const Options& opt = {}) noexcept {  \
+    return try_segmented_reduce<AccT>(in, segments, begin, end, out, Op{}, stream, opt);                    \
+  }                                                                                                         \
+  template <class AccT = void, class T, class Out, class Offsets>                                           \
   void segmented_##name(const T* in, std::uint64_t segments, Offsets offsets, Out* out,                     \
                         cudaStream_t stream = nullptr, const Options& opt = {}) {                           \
-    throw_if_error(try_segmented_reduce<AccT>(in, segments, offsets, out, Op{}, stream, opt));              \
+    throw_if_error(try_segmented_##name<AccT>(in, segments, offsets, out, stream, opt));                    \
   }                                                                                                         \
   template <class AccT = void, class T, class Out, class Offset>                                            \
     requires(!std::is_same_v<std::remove_cv_t<Out>, CUstream_st>)                                           \
   void segmented_##name(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out, \
                         cudaStream_t stream = nullptr, const Options& opt = {}) {                           \
-    throw_if_error(try_segmented_reduce<AccT>(in, segments, begin, end, out, Op{}, stream, opt));           \
+    throw_if_error(try_segmented_##name<AccT>(in, segments, begin, end, out, stream, opt));                 \
   }
 GPUREDUCE_NAMED_AXES(sum, Sum)
 GPUREDUCE_NAMED_AXES(product, Product)

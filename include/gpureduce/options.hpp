@@ -34,6 +34,13 @@ struct Options {
   // "Dependent launch"). Off by default: a kernel before it that lets its dependents launch early
   // (griddepcontrol.launch_dependents) would share its SMs with the reduction's waiting blocks.
   bool dependent_launch = false;
+  // Axis and segmented reductions (axis.cuh): each result's bits depend on its elements' values and
+  // count alone, not on the number of rows or segments, the result's position or the input's
+  // alignment, at some cost in speed (docs/api.md). Results whose bits never depend on the order of
+  // their elements (integer sums, min/max, argmin/argmax, bitwise and logical operators) are
+  // invariant without it. The whole-array calls refuse it, but for the exact sums, whose bits
+  // depend on the values alone.
+  bool batch_invariant = false;
 };
 
 }  // namespace gpureduce

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -281,6 +283,111 @@ TEST(AxisGpu, SegmentsRaggedAndEmpty) {
   check_segment_results<std::int64_t>(lengths);
   check_segment_results<std::int32_t>({0});
   check_segment_results<std::int64_t>({5, 0, 0, 100000, 1});
+}
+
+// CSR segments of `lengths`, starting `skip` elements into the input (offsets[0] = skip), through
+// the merge-path kernel: every result against the host reference of its segment.
+template <class T, class Offset, class Op, class Out = result_t<T, Op>>
+void check_csr(const std::vector<std::int64_t>& lengths, std::int64_t skip, Op op, const std::string& name,
+               unsigned misalign = 0) {
+  std::vector<Offset> offsets{Offset(skip)};
+  for (auto l : lengths) offsets.push_back(Offset(offsets.back() + l));
+  const std::uint64_t segments = lengths.size(), total = std::uint64_t(offsets.back());
+  const std::uint64_t seed = test_seed() ^ (total * 31 + segments);
+  const bool uniform = std::is_floating_point_v<T> && !is_arg_extreme_v<Op>;
+  const auto host = uniform ? random_input<T>(total, seed) : tie_input<T>(total, seed);
+  DeviceInput<T> d_in(host, misalign);
+  DeviceInput<Offset> d_off(offsets, 0);
+  Out* d_out = nullptr;
+  ASSERT_EQ(cudaMalloc(&d_out, (segments + 1) * sizeof(Out)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(d_out, 0xA5, (segments + 1) * sizeof(Out)), cudaSuccess);
+  const Status st = try_segmented_reduce(d_in.get(), segments, d_off.get(), d_out, op);
+  ASSERT_TRUE(bool(st)) << name << ": " << st.message;
+  std::vector<Out> got(segments);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << name;
+  ASSERT_EQ(cudaMemcpy(got.data(), d_out, segments * sizeof(Out), cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(d_out);
+  for (std::uint64_t r = 0; r < segments && !::testing::Test::HasFailure(); ++r) {
+    const std::int64_t b = std::int64_t(offsets[r]), e = std::int64_t(offsets[r + 1]);
+    check_output<T>(got[r], op, std::uint64_t(e - b),
+                    [&](auto&& f) {
+                      for (std::int64_t k = b; k < e; ++k) f(host[std::size_t(k)], k - b);
+                    },
+                    name + ": segment " + std::to_string(r) + " of " + std::to_string(segments) + ", length " +
+                        std::to_string(e - b));
+  }
+}
+
+// Lengths drawn log-uniform in [0, longest], every seventh segment empty, until `total` elements.
+std::vector<std::int64_t> ragged_lengths(std::uint64_t total, double longest, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, std::log(longest + 1));
+  std::vector<std::int64_t> lengths;
+  std::uint64_t at = 0;
+  while (at < total) {
+    const std::int64_t l = lengths.size() % 7 == 3 ? 0 : std::int64_t(std::exp(u(rng)));
+    lengths.push_back(std::min<std::int64_t>(l, std::int64_t(total - at)));
+    at += std::uint64_t(lengths.back());
+  }
+  return lengths;
+}
+
+// The merge-path kernel's cases: many short segments over many tiles and blocks, segments that
+// span tiles and blocks, one long segment, only empty segments, offsets that start past 0, and
+// inputs 1-3 elements past an aligned allocation.
+TEST(AxisGpu, SegmentsAlongTheMergePath) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t s = test_seed();
+  const auto short_ones = ragged_lengths(3u << 20, 8, s ^ 1);
+  const auto medium = ragged_lengths(5u << 20, 3000, s ^ 2);
+  const auto wide = ragged_lengths(6u << 20, 1 << 21, s ^ 3);
+  check_csr<std::int32_t, std::int32_t>(short_ones, 0, Sum{}, "int32 sum, short");
+  check_csr<std::int32_t, std::int64_t>(medium, 5, Sum{}, "int32 sum, medium, int64 offsets");
+  check_csr<std::int32_t, std::int32_t>(wide, 0, Sum{}, "int32 sum, wide");
+  check_csr<float, std::int32_t>(short_ones, 0, Sum{}, "float sum, short", 1);
+  check_csr<float, std::int32_t>(medium, 0, Sum{}, "float sum, medium");
+  check_csr<float, std::int64_t>(wide, 3, Sum{}, "float sum, wide", 3);
+  check_csr<float, std::int32_t>(short_ones, 0, Max{}, "float max, short");
+  check_csr<std::int32_t, std::int32_t>(short_ones, 0, ArgMax{}, "int32 argmax, short");
+  check_csr<std::int32_t, std::int32_t>(wide, 0, ArgMin{}, "int32 argmin, wide");
+  check_csr<float, std::int64_t>(medium, 0, ArgMax{}, "float argmax, medium");
+  check_csr<__nv_bfloat16, std::int32_t>(medium, 0, Sum{}, "bfloat16 sum, medium", 1);
+  check_csr<std::int8_t, std::int32_t>(short_ones, 0, MinMaxOp{}, "int8 minmax, short", 2);
+  check_csr<std::uint16_t, std::int32_t>(medium, 0, BitOr{}, "uint16 bit_or, medium");
+  check_csr<std::int32_t, std::int32_t>({std::int64_t(9) << 20}, 0, Sum{}, "int32 sum, one segment");
+  check_csr<float, std::int32_t>({0, 0, std::int64_t(7) << 20, 0, 1}, 2, ArgMax{}, "float argmax, one long");
+  check_csr<float, std::int32_t>(std::vector<std::int64_t>(3u << 20, 0), 4, Sum{}, "float sum, all empty");
+  check_csr<float, std::int32_t>(std::vector<std::int64_t>(1000, 1), 0, ArgMin{}, "float argmin, ones");
+  check_csr<float, std::int32_t>({1}, 0, Sum{}, "float sum, one element");
+}
+
+// A NaN in a segment, propagated or ignored, through the merge-path kernel.
+TEST(AxisGpu, SegmentsAlongTheMergePathWithNan) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::vector<std::int64_t> lengths(4000, 700);
+  std::vector<float> h = random_input<float>(4000 * 700, test_seed() ^ 31);
+  for (std::size_t k = 0; k < h.size(); k += 9001) h[k] = NAN;
+  std::vector<std::int32_t> offsets{0};
+  for (auto l : lengths) offsets.push_back(std::int32_t(offsets.back() + l));
+  DeviceInput<float> d(h, 0);
+  DeviceInput<std::int32_t> off(offsets, 0);
+  float* out = nullptr;
+  ASSERT_EQ(cudaMalloc(&out, 4000 * sizeof(float)), cudaSuccess);
+  for (NanPolicy nan : {NanPolicy::propagate, NanPolicy::ignore}) {
+    segmented_max(d.get(), 4000, off.get(), out, nullptr, {.nan = nan});
+    std::vector<float> got(4000);
+    ASSERT_EQ(cudaMemcpy(got.data(), out, 4000 * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (std::size_t r = 0; r < 4000; ++r) {
+      float want = -INFINITY;
+      bool has_nan = false;
+      for (std::size_t k = r * 700; k < (r + 1) * 700; ++k)
+        if (std::isnan(h[k])) has_nan = true;
+        else want = std::max(want, h[k]);
+      if (has_nan && nan == NanPolicy::propagate) EXPECT_TRUE(std::isnan(got[r])) << "segment " << r;
+      else EXPECT_EQ(got[r], want) << "segment " << r;
+    }
+  }
+  cudaFree(out);
 }
 
 TEST(AxisGpu, FixedSizeSegments) {

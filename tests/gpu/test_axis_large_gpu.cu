@@ -30,6 +30,13 @@ __global__ void fill_single_element_offsets(std::int32_t* begin, std::int32_t* e
   }
 }
 
+// CSR offsets of segments of one element each: offsets[i] = i.
+__global__ void fill_counting_offsets(std::int64_t* offsets, std::uint64_t n) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::uint64_t(gridDim.x) * blockDim.x)
+    offsets[i] = std::int64_t(i);
+}
+
 // Counts the i where got[i] != want(i).
 template <class Want>
 __global__ void count_wrong(const std::int8_t* got, std::uint64_t n, Want want, unsigned long long* wrong) {
@@ -110,6 +117,19 @@ TEST(AxisLargeGpu, MoreThan2To31Segments) {
     segmented_max(x.p, past_2to31, begin.p, end.p, out.p);
     EXPECT_EQ(wrong_results(out.p, past_2to31, At1000{}), 0u) << "begin/end segments";
   }
+}
+
+// 2^31 + 3 CSR segments of one element each (int64 offsets): the merge path past 2^32 items.
+TEST(AxisLargeGpu, MoreThan2To31CsrSegments) {
+  GPUREDUCE_REQUIRE_GPU();
+  if (!room_for(past_2to31 * 10)) GTEST_SKIP() << "needs " << past_2to31 * 10 << " bytes of device memory";
+  DeviceArray<std::int8_t> x(past_2to31), out(past_2to31);
+  DeviceArray<std::int64_t> offsets(past_2to31 + 1);
+  fill_mod7<<<4096, 256>>>(x.p, past_2to31);
+  fill_counting_offsets<<<4096, 256>>>(offsets.p, past_2to31 + 1);
+  ASSERT_EQ(cudaMemset(out.p, 0x5a, past_2to31), cudaSuccess);
+  segmented_max(x.p, past_2to31, offsets.p, out.p);
+  EXPECT_EQ(wrong_results(out.p, past_2to31, Mod7{}), 0u);
 }
 
 // Sliced columns, segments and sliced exact rows captured in a graph: launched twice, the same

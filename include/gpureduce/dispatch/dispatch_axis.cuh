@@ -8,6 +8,7 @@
 #include <gpureduce/dispatch/dispatch_reduce.cuh>
 #include <gpureduce/grid/arithmetic.hpp>
 #include <gpureduce/kernel/axis_kernels.cuh>
+#include <gpureduce/kernel/csr_segments_kernel.cuh>
 
 #include <cuda_runtime_api.h>
 
@@ -43,14 +44,20 @@ inline std::uint64_t slice_length(std::uint64_t parallel, std::uint64_t target, 
   return ceil_div(piece, multiple) * multiple;
 }
 
-// Temporary partials (sliced rows or columns), on the stream's pool: capturable, freed in stream
-// order after the combine.
+// Temporary partials (sliced rows or columns), from the library's partials pool
+// (WorkspacePool::partials_pool) in stream order: capturable, freed in stream order after the
+// combine.
 template <class A>
 struct Partials {
   A* p = nullptr;
   cudaStream_t stream;
   Status alloc(std::uint64_t count) {
-    return Status::from_cuda(cudaMallocAsync(reinterpret_cast<void**>(&p), count * sizeof(A), stream));
+    const RelaxedCaptureScope relaxed;  // the pool's creation, while the stream is captured
+    WorkspacePool* workspace = nullptr;
+    if (const Status s = WorkspacePool::current(&workspace); !s) return s;
+    cudaMemPool_t pool = nullptr;
+    if (const Status s = workspace->partials_pool(&pool); !s) return s;
+    return Status::from_cuda(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&p), count * sizeof(A), pool, stream));
   }
   ~Partials() {
     if (p) cudaFreeAsync(p, stream);
@@ -85,11 +92,13 @@ cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, s
 }
 
 // Folds the slices' partials into the outputs: a block per output where outputs are few and slices
-// many, a thread per output otherwise.
+// many (batch-invariant: where slices are many), a thread per output otherwise.
 template <class A, class Out, class Op>
 cudaError_t launch_combine(const A* partials, std::uint64_t slices, const Dims& outer, std::uint64_t outputs,
-                           std::uint64_t inner, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
-  if (outputs < dev.target_blocks && slices >= 64)
+                           std::uint64_t inner, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream,
+                           bool invariant = false) {
+  // Batch-invariant: the tree depends on the slices alone, not on how many results there are.
+  if ((invariant || outputs < dev.target_blocks) && slices >= 64)
     combine_kernel<axis_threads, true, A><<<unsigned(outputs), axis_threads, 0, stream>>>(partials, slices, outer,
                                                                                          outputs, inner, out, op);
   else
@@ -138,26 +147,127 @@ Status run_uniform_rows(const T* in, const Dims& outer, std::uint64_t rows, std:
       launch_combine<A>(partials.p, slices, outer, outputs, std::uint64_t(1) << shift, out, op, dev, stream));
 }
 
+// Whether a result's bits can depend on the order its elements are combined in: floating sums and
+// products and callers' functors. Integer sums and products, min, max, argmin, argmax, bitwise and
+// logical operators give the same bits in any order.
+template <class A, class Op>
+inline constexpr bool order_sensitive_v =
+    is_user_op_v<Op> || ((std::is_same_v<Op, Sum> || std::is_same_v<Op, Product>) && !std::is_integral_v<A>);
+
+// Batch-invariant rows: each row's elements folded by one thread in order (rows of up to 32), or by
+// the 32 lanes of a warp, lane k taking elements k, k + 32, ... in order and the lanes then combined
+// by a fixed butterfly, in slices of invariant_row_slice elements folded in order. Scalar loads, so
+// that nothing depends on the row's address; the tree depends on the row's length alone.
+template <class A, class Out, class T, class Rows, class Op>
+Status run_invariant_rows(const T* in, const Rows& rows, std::uint64_t num_rows, std::uint64_t length,
+                          const Dims& outer, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream,
+                          bool sliced) {
+  const std::uint64_t slice = sliced ? invariant_row_slice : length;
+  const std::uint64_t slices = slice >= length ? 1 : ceil_div(length, slice);
+  Partials<A> partials{nullptr, stream};
+  if (slices > 1)
+    if (const Status s = partials.alloc(slices * num_rows); !s) return s;
+  const auto launch = [&]<unsigned G, unsigned U>() {
+    const std::uint64_t blocks = ceil_div(num_rows * slices, axis_threads / G * U);
+    rows_kernel<axis_threads, G, U, 8, false, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
+                                                    axis_threads, 0, stream>>>(
+        in, rows, num_rows, 0, slices, slices == 1 ? length : slice, out, partials.p, op);
+    return cudaGetLastError();
+  };
+  if (const cudaError_t e = length <= warp_threads && sliced ? launch.template operator()<1, 4>()
+                                                             : launch.template operator()<warp_threads, 1>();
+      e != cudaSuccess || slices == 1)
+    return Status::from_cuda(e);
+  return Status::from_cuda(launch_combine<A>(partials.p, slices, outer, num_rows, 1, out, op, dev, stream, true));
+}
+
+// After the columns kernel: its launch error, or the combine of its slices' partials.
+template <class A, class Out, class Op>
+Status finish_columns(const A* partials, std::uint64_t slices, const Dims& outer, std::uint64_t outputs,
+                      std::uint64_t inner, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream,
+                      bool invariant) {
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess || slices == 1) return Status::from_cuda(e);
+  return Status::from_cuda(
+      launch_combine<A>(partials, slices, outer, outputs, inner, out, op, dev, stream, invariant));
+}
+
+// Columns: batch-invariant, each column folds its elements in order, in slices whose length
+// depends on its length alone.
 template <class A, class Out, class T, class Op>
-Status run_columns(const T* in, const AxisPlan& plan, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
+Status run_columns(const T* in, const AxisPlan& plan, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream,
+                   bool invariant) {
   const Dims& outer = plan.kept;
   const std::uint64_t rows = plan.outputs / std::uint64_t(plan.inner);
   const std::uint64_t inner = std::uint64_t(plan.inner);
   // A few adjacent columns over a dense run: rows of interleaved columns, read contiguously.
-  if (inner <= warp_threads && std::has_single_bit(inner) && plan.row_stride == plan.inner)
+  if (!invariant && inner <= warp_threads && std::has_single_bit(inner) && plan.row_stride == plan.inner)
     return run_uniform_rows<A>(in, outer, rows, plan.length, unsigned(std::countr_zero(inner)), out, op, dev, stream);
-  const std::uint64_t blocks = ceil_div(plan.outputs, axis_threads);
-  if (blocks > 0x7fffffffu) return Status::fail(Errc::invalid_argument, "axis reduction: too many outputs");
-  const std::uint64_t slice = slice_length(blocks, dev.target_blocks, plan.length, 64, 4);
+  // A 16-byte vector of adjacent columns per thread where every row's columns are so aligned, and
+  // its accumulators take at most 64 bytes of registers.
+  constexpr unsigned V = Vector<T>::size;
+  bool vectors = V > 1 && V * sizeof(A) <= 64 && inner % V == 0 && plan.row_stride % V == 0 &&
+                 reinterpret_cast<std::uintptr_t>(in) % vector_bytes == 0;
+  for (int k = 0; k < outer.count; ++k) vectors = vectors && outer.in[k] % V == 0;
+  const std::uint64_t groups = vectors ? plan.outputs / V : plan.outputs;
+  const std::uint64_t slice = invariant ? invariant_column_slice
+                                        : slice_length(ceil_div(groups, axis_threads), dev.target_blocks, plan.length,
+                                                       64, 4);
   const std::uint64_t slices = ceil_div(plan.length, slice);
-  if (slices > 65535) return Status::fail(Errc::invalid_argument, "axis reduction: too many slices");
+  const std::uint64_t blocks = ceil_div(groups * slices, axis_threads);
+  if (blocks > 0x7fffffffu) return Status::fail(Errc::invalid_argument, "axis reduction: too many outputs");
   Partials<A> partials{nullptr, stream};
   if (slices > 1)
     if (const Status s = partials.alloc(slices * plan.outputs); !s) return s;
-  columns_kernel<axis_threads, A><<<dim3(unsigned(blocks), unsigned(slices)), axis_threads, 0, stream>>>(
-      in, outer, plan.outputs, inner, plan.length, plan.row_stride, slice, out, partials.p, op);
-  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess || slices == 1) return Status::from_cuda(e);
-  return Status::from_cuda(launch_combine<A>(partials.p, slices, outer, plan.outputs, inner, out, op, dev, stream));
+  const unsigned grid = unsigned(blocks);
+  if constexpr (V * sizeof(A) <= 64)
+    if (vectors) {
+      columns_kernel<axis_threads, V, A><<<grid, axis_threads, 0, stream>>>(
+          in, outer, plan.outputs, inner, plan.length, plan.row_stride, slice, slices, out, partials.p, op);
+      return finish_columns<A>(partials.p, slices, outer, plan.outputs, inner, out, op, dev, stream, invariant);
+    }
+  columns_kernel<axis_threads, 1, A><<<grid, axis_threads, 0, stream>>>(
+      in, outer, plan.outputs, inner, plan.length, plan.row_stride, slice, slices, out, partials.p, op);
+  return finish_columns<A>(partials.p, slices, outer, plan.outputs, inner, out, op, dev, stream, invariant);
+}
+
+// Segments along the merge path (csr_segments_kernel): as many blocks as are resident and the
+// workspace's ticketed area holds carries for, in one launch on the workspace (Options::workspace,
+// or the stream's slot) for the ticket and the carries.
+template <class A, class Out, class T, class Segments, class Op>
+Status launch_merge_path(const T* in, Segments where, std::uint64_t segments, Out* out, Op op, cudaStream_t stream,
+                         const Options& opt) {
+  constexpr unsigned threads = csr_tuning.threads;
+  constexpr auto kernel = csr_segments_kernel<threads, csr_tuning.items, csr_tuning.min_blocks, A, Out, T, Segments, Op>;
+  if (opt.workspace && opt.workspace_size < workspace_bytes)
+    return Status::fail(Errc::invalid_argument, "workspace smaller than gpureduce::workspace_bytes");
+  if (opt.workspace && misaligned(opt.workspace, workspace_alignment))
+    return Status::fail(Errc::invalid_argument, "workspace is not 16-byte aligned (cudaMalloc's memory is)");
+  const RelaxedCaptureScope relaxed;  // the occupancy query and the slot, while the stream is captured
+  unsigned char* ws = static_cast<unsigned char*>(opt.workspace);
+  if (!ws) {
+    unsigned char* slot = nullptr;
+    if (const Status s = workspace_slot(stream, &slot); !s) return s;
+    ws = slot + slot_result_bytes;
+  }
+  int device = 0;
+  if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
+  DeviceLimits limits{};
+  if (const Status s = device_limits<threads, kernel>(device, &limits); !s) return s;
+  constexpr std::uint64_t most = grid_ticketed_bytes / sizeof(CsrBlockCarry<A>);
+  const std::uint64_t blocks = limits.resident_blocks[0] < most ? limits.resident_blocks[0] : most;
+  kernel<<<unsigned(blocks), threads, 0, stream>>>(in, where, segments, out,
+                                                    reinterpret_cast<CsrBlockCarry<A>*>(ws + grid_ticketed_offset),
+                                                    reinterpret_cast<unsigned*>(ws), op);
+  return Status::from_cuda(cudaGetLastError());
+}
+
+// Rows of `length` elements back to back from `in` (results contiguous) that the merge path takes:
+// short ones that are not dense_rows, whose results are many and whose loads a warp or a group of
+// lanes per row would leave partly idle.
+template <class T>
+bool merge_path_rows(const T* in, const Dims& outer, std::uint64_t length) {
+  return length > 0 && length < merge_path_rows_below && !dense_rows(in, outer, length, 0) &&
+         (outer.count == 0 || (outer.count == 1 && outer.in[0] == std::int64_t(length) && outer.out[0] == 1));
 }
 
 // Pointer checks of an axis or segmented reduction: null, alignment, reach, size.
@@ -209,15 +319,23 @@ Status dispatch_axes(const T* in, const Shape& shape, const Axes& axes, Out* out
         !s || plan.kernel == AxisKernel::none)
       return s;
     const T* origin = in + plan.base;
+    const bool invariant = opt.batch_invariant && order_sensitive_v<A, Op>;
+    Options full = opt;
+    full.batch_invariant = false;
     // One contiguous run: the full reduction.
-    if (plan.kernel == AxisKernel::rows && plan.outputs == 1 && plan.length > 0)
-      return dispatch_reduce<A>(ArraySource<T>{origin, {}}, plan.length, out, op, stream, opt);
+    if (!invariant && plan.kernel == AxisKernel::rows && plan.outputs == 1 && plan.length > 0)
+      return dispatch_reduce<A>(ArraySource<T>{origin, {}}, plan.length, out, op, stream, full);
     AxisDevice dev{};
     if (const Status s = axis_device(on_stream_device.device(), &dev); !s) return s;
     switch (plan.kernel) {
       case AxisKernel::rows:
+        if (invariant)
+          return run_invariant_rows<A>(origin, UniformRows{plan.kept, plan.length}, plan.outputs, plan.length,
+                                       plan.kept, out, op, dev, stream, true);
+        if (merge_path_rows(origin, plan.kept, plan.length))
+          return launch_merge_path<A>(origin, RowOffsets{plan.length}, plan.outputs, out, op, stream, opt);
         return run_uniform_rows<A>(origin, plan.kept, plan.outputs, plan.length, 0, out, op, dev, stream);
-      case AxisKernel::columns: return run_columns<A>(origin, plan, out, op, dev, stream);
+      case AxisKernel::columns: return run_columns<A>(origin, plan, out, op, dev, stream, invariant);
       default: {
         const std::uint64_t warps_per_block = axis_threads / warp_threads;
         const std::uint64_t blocks = ceil_div(plan.outputs, warps_per_block);
@@ -257,17 +375,31 @@ Status run_segments(const T* in, std::uint64_t segments, const Offset* begin, co
   });
 }
 
-// Segment r of `segments` is [begin[r], end[r]) of `in`, its result out[r]. One warp per segment.
+// Segment r of `segments` is [begin[r], end[r]) of `in`, its result out[r]. One warp per segment;
+// batch-invariant, one with scalar loads.
 template <class A, class Out, class T, class Offset, class Op>
 Status dispatch_segments(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out, Op op,
-                         cudaStream_t stream) noexcept {
+                         cudaStream_t stream, const Options& opt) noexcept {
   return run_segments(in, segments, begin, end, out, stream, [&](const AxisDevice& dev) {
     const OffsetRows<Offset> rows{begin, end};
+    if (opt.batch_invariant && order_sensitive_v<A, Op>)  // a warp per segment, scalar loads
+      return run_invariant_rows<A>(in, rows, segments, 0, Dims{}, out, op, dev, stream, false);
     const std::uint64_t blocks = ceil_div(segments, axis_threads / warp_threads);
     rows_kernel<axis_threads, warp_threads, 1, 4, true, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
                                                         axis_threads, 0, stream>>>(in, rows, segments, 0, 1, 0, out,
                                                                                    (A*)nullptr, op);
     return Status::from_cuda(cudaGetLastError());
+  });
+}
+
+// CSR offsets: segment r is [offsets[r], offsets[r + 1]); batch-invariant, as begin/end arrays.
+template <class A, class Out, class T, class Offset, class Op>
+Status dispatch_csr_segments(const T* in, std::uint64_t segments, const Offset* offsets, Out* out, Op op,
+                             cudaStream_t stream, const Options& opt) noexcept {
+  if (opt.batch_invariant && order_sensitive_v<A, Op>)
+    return dispatch_segments<A>(in, segments, offsets, offsets ? offsets + 1 : nullptr, out, op, stream, opt);
+  return run_segments(in, segments, offsets, offsets ? offsets + 1 : nullptr, out, stream, [&](const AxisDevice&) {
+    return launch_merge_path<A>(in, CsrOffsets<Offset>{offsets}, segments, out, op, stream, opt);
   });
 }
 

@@ -37,22 +37,17 @@ Status run_exact_pieces(const T* in, const Pieces& pieces, std::uint64_t results
   slice = slice < most ? slice : most;
   const std::uint64_t slices = slice >= length ? 1 : ceil_div(length, slice);
   const std::uint64_t blocks = ceil_div(results * slices, warps);
-  std::int64_t* partials = nullptr;
+  Partials<std::int64_t> partials{nullptr, stream};
   if (slices > 1)
-    if (const cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&partials),
-                                              results * slices * piece_words<Terms> * sizeof(std::int64_t), stream))
-      return Status::from_cuda(e);
+    if (const Status s = partials.alloc(results * slices * piece_words<Terms>); !s) return s;
   exact_axis_kernel<axis_threads, warp_threads, Terms><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
                                                          axis_threads, 0, stream>>>(in, pieces, results, slices, slice,
-                                                                                    out, partials);
+                                                                                    out, partials.p);
   cudaError_t e = cudaGetLastError();
-  if (slices > 1) {
-    if (e == cudaSuccess) {
-      exact_combine_kernel<axis_threads, Terms><<<unsigned(ceil_div(results, warps)), axis_threads, 0, stream>>>(
-          partials, pieces, results, slices, out);
-      e = cudaGetLastError();
-    }
-    cudaFreeAsync(partials, stream);
+  if (slices > 1 && e == cudaSuccess) {
+    exact_combine_kernel<axis_threads, Terms><<<unsigned(ceil_div(results, warps)), axis_threads, 0, stream>>>(
+        partials.p, pieces, results, slices, out);
+    e = cudaGetLastError();
   }
   return Status::from_cuda(e);
 }

@@ -202,6 +202,9 @@ Status check_arguments(const Source& src, std::uint64_t n, const Out* out, const
     return Status::fail(Errc::invalid_argument, "input pointer is not aligned to its element type");
   if (misaligned(out, alignof(Out)))
     return Status::fail(Errc::invalid_argument, "result pointer is not aligned to its type");
+  if (opt.batch_invariant)
+    return Status::fail(Errc::invalid_argument,
+                        "Options::batch_invariant is for the axis and segmented reductions (axis.cuh)");
   if (opt.workspace && opt.workspace_size < workspace_bytes)
     return Status::fail(Errc::invalid_argument, "workspace smaller than gpureduce::workspace_bytes");
   if (opt.workspace && misaligned(opt.workspace, workspace_alignment))

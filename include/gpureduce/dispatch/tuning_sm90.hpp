@@ -216,4 +216,18 @@ constexpr bool shifted_dot_b(std::uint64_t n, bool floating) {
   return floating && takes_one_block(n, ElemBytes, dot);
 }
 
+// Merge-path segments (kernel/csr_segments_kernel.cuh): block size, path items per thread, and the
+// blocks per SM the registers are held to.
+struct CsrTuning {
+  unsigned threads;
+  unsigned items;
+  unsigned min_blocks;
+};
+inline constexpr CsrTuning csr_tuning{256, 7, 4};
+// Rows shorter than this (and not dense: dispatch_axis.cuh) take the merge path.
+inline constexpr std::uint64_t merge_path_rows_below = 1024;
+// Batch-invariant slices (dispatch_axis.cuh): elements of a row, rows of a column.
+inline constexpr std::uint64_t invariant_row_slice = 16384;
+inline constexpr std::uint64_t invariant_column_slice = 256;
+
 }  // namespace gpureduce::detail

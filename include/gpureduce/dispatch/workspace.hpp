@@ -129,11 +129,39 @@ class WorkspacePool {
     return Status::ok();
   }
 
-  // Frees every chunk no stream or graph holds a slot of (trim_workspace).
+  // The stream-ordered pool the axis reductions take their sliced partials from (capturable: a
+  // captured allocation becomes the graph's). It keeps the memory it has mapped: the device's
+  // default pool releases its memory at every synchronisation, and each call after one would map
+  // it anew. trim() gives it back. Made on first use, on the current (the stream's) device.
+  Status partials_pool(cudaMemPool_t* out) {
+    std::lock_guard lock(m_);
+    if (!partials_) {
+      int device = 0;
+      if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
+      cudaMemPoolProps props{};
+      props.allocType = cudaMemAllocationTypePinned;
+      props.location.type = cudaMemLocationTypeDevice;
+      props.location.id = device;
+      cudaMemPool_t pool = nullptr;
+      if (const cudaError_t e = cudaMemPoolCreate(&pool, &props); e != cudaSuccess) return Status::from_cuda(e);
+      std::uint64_t keep_all = UINT64_MAX;
+      if (const cudaError_t e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all);
+          e != cudaSuccess) {
+        cudaMemPoolDestroy(pool);
+        return Status::from_cuda(e);
+      }
+      partials_ = pool;
+    }
+    *out = partials_;
+    return Status::ok();
+  }
+
+  // Frees every chunk no stream or graph holds a slot of, and the partials pool's unused memory
+  // (trim_workspace).
   Status trim() {
     std::lock_guard lock(m_);
     take_returned();
-    cudaError_t first = cudaSuccess;
+    cudaError_t first = partials_ ? cudaMemPoolTrimTo(partials_, 0) : cudaSuccess;
     for (unsigned char* chunk : table_.take_free_chunks())
       if (const cudaError_t e = cudaFree(chunk); e != cudaSuccess && first == cudaSuccess) first = e;
     return Status::from_cuda(first);
@@ -247,6 +275,7 @@ class WorkspacePool {
   std::unordered_map<unsigned char*, std::unique_ptr<std::mutex>> result_locks_;
   ReturnedKeys returned_;
   cudaStream_t zero_stream_ = nullptr;
+  cudaMemPool_t partials_ = nullptr;
 };
 
 // The slot of `stream` in the current context's pool: the stream's device is current
@@ -290,7 +319,8 @@ inline void release_workspace(cudaStream_t stream) { throw_if_error(try_release_
 
 // Returns the library's workspace memory on the current device that no stream or graph holds (as
 // torch.cuda.empty_cache() does for PyTorch's cache): slots are allocated 16 at a time, and a chunk
-// whose slots have all been released (release_workspace, destroyed graphs) is freed. cudaFree
+// whose slots have all been released (release_workspace, destroyed graphs) is freed, as is the
+// memory the axis reductions' partials pool keeps between calls. cudaFree
 // synchronises the device; do not call it while a thread captures a graph in the global mode. The
 // next reduction that needs a slot allocates again.
 inline Status try_trim_workspace() noexcept {

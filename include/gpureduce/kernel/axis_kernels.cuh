@@ -10,8 +10,9 @@
 //                      row is I adjacent columns' run of length x I, each lane on one column, for
 //                      the sums of a few adjacent columns read as rows. Sliced (S > 1): each group
 //                      reduces one slice of a row into a partial, which combine_kernel folds.
-//   columns_kernel     one thread per output; adjacent threads read adjacent columns, `row_stride`
-//                      apart down the reduced dimension, 4 loads in flight; sliced as rows_kernel.
+//   columns_kernel     one thread per output, or per 16-byte vector of adjacent outputs; adjacent
+//                      threads read adjacent columns, `row_stride` apart down the reduced
+//                      dimension, 4 loads in flight; sliced as rows_kernel.
 //   combine_kernel     folds each output's S partials in slice order (a thread per output), or in
 //                      a fixed block tree (a block per output, for a few outputs of many slices).
 //   general_kernel     one warp per output, the reduced dimensions walked by index: any strides.
@@ -259,34 +260,53 @@ __global__ void __launch_bounds__(Threads)
 }
 
 // Columns_kernel: output d (of `outputs` = outer x inner) is column d % inner of kept index
-// d / inner; it reads `length` elements row_stride apart. Sliced as rows_kernel: blockIdx.y is the
-// slice.
-template <unsigned Threads, class A, class Out, class T, class Op>
+// d / inner; it reads `length` elements row_stride apart. Each thread takes C adjacent columns: one
+// element each (C == 1), or one 16-byte vector (C == Vector<T>::size: the columns 16-byte aligned
+// on every row), K rows in flight; and one slice of `slice` rows of them: threads
+// s x outputs / C .. take slice s, writing partials where there are several.
+template <unsigned Threads, unsigned C, class A, class Out, class T, class Op>
 __global__ void __launch_bounds__(Threads)
     columns_kernel(const T* in, Dims outer, std::uint64_t outputs, std::uint64_t inner, std::uint64_t length,
-                   std::int64_t row_stride, std::uint64_t slice, Out* out, A* partials, Op runtime_op) {
+                   std::int64_t row_stride, std::uint64_t slice, std::uint64_t slices, Out* out, A* partials,
+                   Op runtime_op) {
+  static_assert(C == 1 || C == Vector<T>::size);
+  using Load = std::conditional_t<C == 1, T, Vector<T>>;
   with_constant_nan(runtime_op, [&](auto op) {
-    const std::uint64_t d = std::uint64_t(blockIdx.x) * Threads + threadIdx.x;
-    if (d >= outputs) return;
+    const std::uint64_t t = std::uint64_t(blockIdx.x) * Threads + threadIdx.x;
+    const std::uint64_t groups = outputs / C;
+    const std::uint64_t slice_index = t / groups;
+    if (slice_index >= slices) return;
+    const std::uint64_t d = (t - slice_index * groups) * C;
     const std::uint64_t o = d / inner, i = d - o * inner;
     std::int64_t in_off, out_off;
     outer.offsets(o, &in_off, &out_off);
     const T* p = in + in_off + std::int64_t(i);
-    const std::uint64_t lo = std::uint64_t(blockIdx.y) * slice;
+    const std::uint64_t lo = slice_index * slice;
     const std::uint64_t hi = lo + slice < length ? lo + slice : length;
     constexpr unsigned K = 4;
-    A acc = op.template identity<A>();
+    A acc[C];
+#pragma unroll
+    for (unsigned c = 0; c < C; ++c) acc[c] = op.template identity<A>();
     for (std::uint64_t r0 = lo; r0 < hi; r0 += K) {
-      T x[K];
+      Load x[K];
 #pragma unroll
       for (unsigned k = 0; k < K; ++k)
-        if (r0 + k < hi) x[k] = p[std::int64_t(r0 + k) * row_stride];
+        if (r0 + k < hi) x[k] = *reinterpret_cast<const Load*>(p + std::int64_t(r0 + k) * row_stride);
 #pragma unroll
       for (unsigned k = 0; k < K; ++k)
-        if (r0 + k < hi) acc = op(acc, lift_element<A>(op, x[k], std::int64_t(r0 + k)));
+        if (r0 + k < hi) {
+#pragma unroll
+          for (unsigned c = 0; c < C; ++c) {
+            if constexpr (C == 1) acc[c] = op(acc[c], lift_element<A>(op, x[k], std::int64_t(r0 + k)));
+            else acc[c] = op(acc[c], lift_element<A>(op, x[k].v[c], std::int64_t(r0 + k)));
+          }
+        }
     }
-    if (gridDim.y == 1) out[out_off + std::int64_t(i)] = finish<Out>(acc);
-    else partials[std::uint64_t(blockIdx.y) * outputs + d] = acc;
+#pragma unroll
+    for (unsigned c = 0; c < C; ++c) {
+      if (slices == 1) out[out_off + std::int64_t(i + c)] = finish<Out>(acc[c]);
+      else partials[slice_index * outputs + d + c] = acc[c];
+    }
   });
 }
 

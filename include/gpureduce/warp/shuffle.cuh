@@ -1,4 +1,4 @@
-// __shfl_down_sync and __shfl_xor_sync for any trivially copyable value (the composite
+// __shfl_down_sync, __shfl_up_sync and __shfl_xor_sync for any trivially copyable value (the composite
 // accumulators included): the value moves as 32-bit words.
 #pragma once
 
@@ -30,6 +30,11 @@ __device__ __forceinline__ T shuffle_words(T v, Shuffle shuffle) {
 template <class T>
 __device__ __forceinline__ T shuffle_down(T v, unsigned delta) {
   return shuffle_words(v, [delta](auto w) { return __shfl_down_sync(0xffffffffu, w, delta); });
+}
+
+template <class T>
+__device__ __forceinline__ T shuffle_up(T v, unsigned delta) {
+  return shuffle_words(v, [delta](auto w) { return __shfl_up_sync(0xffffffffu, w, delta); });
 }
 
 template <class T>

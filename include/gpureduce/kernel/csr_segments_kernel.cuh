@@ -1,0 +1,282 @@
+// Segments given by CSR offsets, or rows of one length back to back, load-balanced along the merge
+// path (grid/merge_path.hpp): each of the grid's blocks takes an equal share of the segments' ends
+// and elements, whatever their lengths, and walks it tile by tile.
+//   Tile: Threads x Items path items. The tile's ends (tile-relative) and elements are staged in
+//   shared memory, the next tile's loads in flight in registers while this one is folded; each
+//   thread finds its start on the path by a binary search in shared memory and folds its Items
+//   items in order, writing the segments that open and close within them. Its first segment's part
+//   before it comes from a block-wide scan by key (block/block_segmented_scan.cuh) of the threads'
+//   open segments, the previous tile's carried in front.
+//   Block: a segment that closes in the block but opened in an earlier one is the block's `head`;
+//   the segment open at its end, its part in the block, its `open` partial. Both go to the
+//   workspace, and the last block to draw a ticket folds them: a scan by key over the blocks gives
+//   each head the parts before it, in block order.
+// One launch; every fold and tree has a fixed shape, so a result's bits depend on the values, the
+// path's length and the grid's size (the device's resident blocks), never on timing.
+#pragma once
+
+#include <gpureduce/agent/sources.cuh>
+#include <gpureduce/block/block_segmented_scan.cuh>
+#include <gpureduce/grid/merge_path.hpp>
+#include <gpureduce/kernel/axis_kernels.cuh>
+#include <gpureduce/kernel/ticket.cuh>
+
+#include <cstdint>
+#include <cstring>
+
+namespace gpureduce::detail {
+
+inline constexpr std::uint64_t no_segment = ~std::uint64_t(0);
+
+// Where the segments are: offset(x) is segment x's begin and segment x - 1's end, in elements of
+// the input. CSR offsets read them from memory; rows of one length back to back compute them.
+template <class Offset>
+struct CsrOffsets {
+  const Offset* offsets;
+  using Word = Offset;  // what a tile stages per end
+  static constexpr bool in_memory = true;
+  __device__ __forceinline__ std::int64_t offset(std::uint64_t x) const { return std::int64_t(offsets[x]); }
+};
+struct RowOffsets {
+  std::uint64_t length;
+  using Word = char;  // nothing staged
+  static constexpr bool in_memory = false;
+  __device__ __forceinline__ std::int64_t offset(std::uint64_t x) const { return std::int64_t(x * length); }
+};
+
+// What a block leaves for the fix-up.
+template <class A>
+struct alignas(16) CsrBlockCarry {
+  A open;                      // the block's part of the segment open at its end
+  A head;                      // the block's part of the segment it closes but did not open
+  std::uint64_t open_segment;  // that segment (segments: none open)
+  std::uint64_t head_segment;  // no_segment: the block closes none it did not open
+};
+
+// *p read through the L2 (__ldcg, 4 bytes at a time): what another block wrote in this launch.
+template <class V>
+__device__ __forceinline__ V load_cg(const V* p) {
+  static_assert(sizeof(V) % 4 == 0 && alignof(V) >= 4);
+  unsigned w[sizeof(V) / 4];
+#pragma unroll
+  for (unsigned k = 0; k < sizeof(V) / 4; ++k) w[k] = __ldcg(reinterpret_cast<const unsigned*>(p) + k);
+  V v;
+  std::memcpy(&v, w, sizeof(V));
+  return v;
+}
+
+// The merge-path point of `diagonal`, found by a whole warp: each step probes 32 ends at once, so
+// a path of 2^31 segments takes 7 dependent loads, not 31. Every lane returns the point.
+template <class EndAt>
+__device__ PathPoint warp_merge_path_point(std::uint64_t diagonal, std::uint64_t segments, std::uint64_t elements,
+                                           EndAt&& end) {
+  std::uint64_t lo = diagonal > elements ? diagonal - elements : 0;
+  std::uint64_t hi = diagonal < segments ? diagonal : segments;
+  const unsigned lane = threadIdx.x % warp_threads;
+  while (lo < hi) {
+    const std::uint64_t step = (hi - lo + warp_threads - 1) / warp_threads;
+    const std::uint64_t x = lo + lane * step;
+    const bool before = x < hi && std::uint64_t(end(x)) + x < diagonal;
+    const unsigned ballot = __ballot_sync(0xffffffffu, before);
+    const unsigned leading = ballot == 0xffffffffu ? warp_threads : unsigned(__ffs(~ballot) - 1);
+    if (leading == 0) break;  // end lo is not consumed: the point is lo
+    const std::uint64_t last = lo + (leading - 1) * step;
+    hi = last + step < hi ? last + step : hi;
+    lo = last + 1;
+  }
+  return {lo, diagonal - lo};
+}
+
+template <unsigned Threads, unsigned Items, unsigned MinBlocks, class A, class Out, class T, class Segments, class Op>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    csr_segments_kernel(const T* in, Segments where, std::uint64_t segments, Out* out, CsrBlockCarry<A>* carries,
+                        unsigned* ticket, Op runtime_op) {
+  with_constant_nan(runtime_op, [&](auto op) {
+    constexpr unsigned tile = Threads * Items;
+    // Tile-relative ends past the tile (and past the last segment): never consumed in it.
+    constexpr std::int32_t beyond = std::int32_t(tile + Items + 1);
+    using Key = unsigned;
+    __shared__ alignas(16) unsigned char s_elem_bytes[(tile + Items) * sizeof(T)];  // T may have constructors
+    T* s_elem = reinterpret_cast<T*>(s_elem_bytes);
+    __shared__ std::int32_t s_end[tile + Items + 1];  // s_end[k]: end of segment i0 + k, tile-relative
+    __shared__ SegmentedScanScratch<Threads, Key, A> scan_scratch;
+    __shared__ SegmentedScanScratch<Threads, std::uint64_t, A> fix_scratch;
+    __shared__ A s_carry[2];
+    __shared__ PathPoint s_start;
+    __shared__ A s_head;
+    __shared__ std::uint64_t s_head_segment;
+    __shared__ bool s_last;
+
+    const A identity = op.template identity<A>();
+    const std::int64_t base = where.offset(0);
+    const std::int64_t last = where.offset(segments);
+    const std::uint64_t elements = last > base ? std::uint64_t(last - base) : 0;
+    const std::uint64_t items = segments + elements;
+    const std::uint64_t share = path_share(items, gridDim.x, tile);
+    const std::uint64_t d0 = std::uint64_t(blockIdx.x) * share;
+    const std::uint64_t d1 = d0 + share < items ? d0 + share : items;
+    // Segment x's end relative to the first element, within [0, elements].
+    const auto end_of = [&](std::uint64_t x) {
+      const std::int64_t e = where.offset(x + 1) - base;
+      return e < 0 ? std::uint64_t(0) : std::uint64_t(e) < elements ? std::uint64_t(e) : elements;
+    };
+
+    if (threadIdx.x < Items) s_elem[tile + threadIdx.x] = T{};
+    if (threadIdx.x == 0) {
+      s_head = identity;
+      s_head_segment = no_segment;
+    }
+    if (threadIdx.x < warp_threads && d0 < d1) {
+      const PathPoint p = warp_merge_path_point(d0, segments, elements, end_of);
+      if (threadIdx.x == 0) s_start = p;
+    }
+    __syncthreads();
+
+    PathPoint at{};
+    if (d0 < d1) at = s_start;
+    const PathPoint block_start = at;
+    // Where the block's first segment begins: before the block's first element, it is continued.
+    std::uint64_t first_begin = 0;
+    if (d0 < d1 && at.segment < segments) {
+      const std::int64_t b = where.offset(at.segment) - base;
+      first_begin = b < 0 ? 0 : std::uint64_t(b) < elements ? std::uint64_t(b) : elements;
+    }
+    const std::uint64_t block_first_begin = first_begin;
+    unsigned parity = 0;
+    if (threadIdx.x == 0) s_carry[0] = identity;
+
+    // A tile's loads, into registers: its elements (as many as could be in it) and the ends of the
+    // segments that could close in it (where they are in memory).
+    T x_elem[Items];
+    [[maybe_unused]] typename Segments::Word x_end[Segments::in_memory ? Items + 1 : 1];
+    const auto fetch = [&](const PathPoint& p) {
+#pragma unroll
+      for (unsigned k = 0; k < Items; ++k) {
+        const std::uint64_t e = p.element + threadIdx.x + k * Threads;
+        if (e < elements) x_elem[k] = in[std::int64_t(e) + base];
+      }
+      if constexpr (Segments::in_memory) {
+#pragma unroll
+        for (unsigned k = 0; k <= Items; ++k) {
+          const std::uint64_t s = p.segment + threadIdx.x + k * Threads;
+          if (threadIdx.x + k * Threads <= tile + Items && s < segments) x_end[k] = where.offsets[s + 1];
+        }
+      }
+    };
+    const auto stage = [&](const PathPoint& p) {
+#pragma unroll
+      for (unsigned k = 0; k < Items; ++k) {
+        const unsigned i = threadIdx.x + k * Threads;
+        s_elem[i] = p.element + i < elements ? x_elem[k] : T{};
+      }
+#pragma unroll
+      for (unsigned k = 0; k <= Items; ++k) {
+        const unsigned i = threadIdx.x + k * Threads;
+        if (i > tile + Items) continue;
+        std::int32_t rel = beyond;
+        if (p.segment + i < segments) {
+          std::int64_t e;
+          if constexpr (Segments::in_memory) e = std::int64_t(x_end[k]) - base;
+          else e = where.offset(p.segment + i + 1) - base;
+          e = e < 0 ? 0 : std::uint64_t(e) < elements ? e : std::int64_t(elements);
+          e -= std::int64_t(p.element);
+          rel = e < 0 ? 0 : e < beyond ? std::int32_t(e) : beyond;
+        }
+        s_end[i] = rel;
+      }
+    };
+
+    if (d0 < d1) fetch(at);
+    for (std::uint64_t d = d0; d < d1; d += tile) {
+      const unsigned count = d1 - d < tile ? unsigned(d1 - d) : tile;
+      stage(at);
+      __syncthreads();
+      const std::uint64_t seg_room = segments - at.segment < tile ? segments - at.segment : tile;
+      const std::uint64_t elem_room = elements - at.element < tile ? elements - at.element : tile;
+      const auto tile_end = [&](std::uint64_t x) { return std::uint64_t(s_end[x]); };
+      // The tile's end, then the next tile's loads, in flight while this one is folded.
+      const PathPoint end = merge_path_point(count, seg_room, elem_room, tile_end);
+      const PathPoint next{at.segment + end.segment, at.element + end.element};
+      const std::uint64_t next_first_begin = end.segment > 0 ? at.element + std::uint64_t(s_end[end.segment - 1])
+                                                             : first_begin;
+      if (d + tile < d1) fetch(next);
+
+      // This thread's items.
+      const unsigned diagonal = threadIdx.x * Items < count ? threadIdx.x * Items : count;
+      const unsigned mine = count - diagonal < Items ? count - diagonal : Items;
+      const PathPoint p = merge_path_point(diagonal, seg_room, elem_room, tile_end);
+      unsigned i = unsigned(p.segment), j = unsigned(p.element);
+      const unsigned first_i = i;
+      std::uint64_t begin = i == 0 ? first_begin : at.element + std::uint64_t(s_end[i - 1]);
+      std::uint32_t end_i = std::uint32_t(s_end[i]);
+      A acc = identity, first_value = identity;
+      bool closed = false;
+#pragma unroll
+      for (unsigned k = 0; k < Items; ++k) {
+        if (k >= mine) break;
+        if (j < end_i) {
+          acc = op(acc, lift_element<A>(op, s_elem[j], std::int64_t(at.element + j - begin)));
+          ++j;
+        } else {
+          if (!closed) first_value = acc;
+          else out[at.segment + i] = finish<Out>(acc);
+          closed = true;
+          acc = identity;
+          begin = at.element + end_i;
+          ++i;
+          end_i = std::uint32_t(s_end[i]);
+        }
+      }
+      const Keyed<Key, A> pair{i, acc};
+      const Keyed<Key, A> before =
+          block_segmented_scan<Threads>(pair, Keyed<Key, A>{0, s_carry[parity]}, op, scan_scratch);
+      if (closed) {
+        const A value = before.key == first_i ? op(before.value, first_value) : first_value;
+        const std::uint64_t s = at.segment + first_i;
+        if (s == block_start.segment && block_first_begin < block_start.element) {
+          s_head = value;
+          s_head_segment = s;
+        } else {
+          out[s] = finish<Out>(value);
+        }
+      }
+      if (threadIdx.x == Threads - 1) {
+        const Keyed<Key, A> total = then(before, pair, op);
+        s_carry[parity ^ 1] = total.key == Key(end.segment) ? total.value : identity;
+      }
+      parity ^= 1;
+      at = next;
+      first_begin = next_first_begin;
+      __syncthreads();
+    }
+
+    // The block's carry, then a ticket; the last block folds every block's carry.
+    if (threadIdx.x == 0) {
+      if (d0 < d1)
+        carries[blockIdx.x] = CsrBlockCarry<A>{s_carry[parity], s_head, at.segment, s_head_segment};
+      s_last = draw_ticket(ticket) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!s_last) return;
+    if (threadIdx.x == 0) reset_tickets(ticket);
+    const std::uint64_t active = share ? (items + share - 1) / share : 0;
+    const std::uint64_t per_thread = (active + Threads - 1) / Threads;
+    const std::uint64_t lo = threadIdx.x * per_thread < active ? threadIdx.x * per_thread : active;
+    const std::uint64_t hi = lo + per_thread < active ? lo + per_thread : active;
+    using Wide = Keyed<std::uint64_t, A>;
+    Wide mine{no_segment, identity};
+    for (std::uint64_t b = lo; b < hi; ++b) {
+      const CsrBlockCarry<A> c = load_cg(&carries[b]);
+      mine = b == lo ? Wide{c.open_segment, c.open} : then(mine, Wide{c.open_segment, c.open}, op);
+    }
+    Wide running = block_segmented_scan<Threads>(mine, Wide{no_segment, identity}, op, fix_scratch);
+    for (std::uint64_t b = lo; b < hi; ++b) {
+      const CsrBlockCarry<A> c = load_cg(&carries[b]);
+      if (c.head_segment != no_segment)
+        out[c.head_segment] = finish<Out>(running.key == c.head_segment ? op(running.value, c.head) : c.head);
+      running = then(running, Wide{c.open_segment, c.open}, op);
+    }
+  });
+}
+
+}  // namespace gpureduce::detail

@@ -1,0 +1,165 @@
+// Batch-invariant mode (Options::batch_invariant): a row, column or segment reduced among any
+// number of others, at any position and input alignment, gives the bits it gives alone; and each
+// result is a sum within the summation bound of a long double reference.
+#include <gpureduce/axis.cuh>
+
+#include "../common/exact_cases.hpp"
+#include "reduce_checks.cuh"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpureduce::test {
+namespace {
+
+Options invariant() {
+  Options o;
+  o.batch_invariant = true;
+  return o;
+}
+
+// sum_axes of `h` (placed `misalign` elements past an aligned allocation) over `axes`, invariant.
+template <class T, class Out = result_t<T, Sum>>
+std::vector<Out> invariant_sums(const std::vector<T>& h, const Shape& shape, const Axes& axes, std::uint64_t outputs,
+                                unsigned misalign) {
+  DeviceInput<T> d(h, misalign);
+  Out* out = nullptr;
+  EXPECT_EQ(cudaMalloc(&out, outputs * sizeof(Out)), cudaSuccess);
+  EXPECT_EQ(cudaMemset(out, 0x5a, outputs * sizeof(Out)), cudaSuccess);
+  const Status s = try_sum_axes(d.get(), shape, axes, out, nullptr, invariant());
+  EXPECT_TRUE(bool(s)) << s.message;
+  std::vector<Out> got(outputs);
+  EXPECT_EQ(cudaMemcpy(got.data(), out, outputs * sizeof(Out), cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(out);
+  return got;
+}
+
+template <class T, class Out>
+void expect_sum_of(Out got, const T* x, std::uint64_t n, std::uint64_t step, const std::string& what) {
+  long double sum = 0, abs_sum = 0;
+  for (std::uint64_t k = 0; k < n; ++k) {
+    sum += ld(x[k * step]);
+    abs_sum += std::fabs(ld(x[k * step]));
+  }
+  const FloatCheck c = check_float_sum(got, sum, abs_sum, n, n + 64);
+  EXPECT_TRUE(c.ok) << what << ": got " << double(ld(got)) << " reference " << double(sum);
+}
+
+// Rows of every kernel class: one thread (up to 32), a warp, a warp per slice of a long row.
+template <class T>
+void rows_in_any_batch(std::int64_t length) {
+  const auto row = random_input<T>(std::uint64_t(length), test_seed() ^ std::uint64_t(length));
+  const auto alone = invariant_sums(row, Shape{1, length}, {1}, 1, 0)[0];
+  expect_sum_of(alone, row.data(), std::uint64_t(length), 1, "row of " + std::to_string(length));
+  for (std::int64_t batch : {1, 7, 1000, 1000000}) {
+    if (batch * length > (std::int64_t(1) << 25)) continue;
+    std::vector<T> h = random_input<T>(std::uint64_t(batch * length), test_seed() ^ std::uint64_t(batch));
+    for (std::int64_t at : {std::int64_t(0), batch / 2, batch - 1}) {
+      std::copy(row.begin(), row.end(), h.begin() + at * length);
+      for (unsigned misalign : {0u, 1u, 3u}) {
+        const auto got = invariant_sums(h, Shape{batch, length}, {1}, std::uint64_t(batch), misalign);
+        ASSERT_EQ(exact_cases::bits_of(got[std::size_t(at)]), exact_cases::bits_of(alone))
+            << "row of " << length << " at " << at << " of " << batch << ", +" << misalign << " elements";
+      }
+    }
+  }
+}
+
+TEST(InvariantGpu, RowsInAnyBatch) {
+  GPUREDUCE_REQUIRE_GPU();
+  for (std::int64_t length : {1, 3, 32, 33, 100, 1000, 5000, 40000}) rows_in_any_batch<float>(length);
+  rows_in_any_batch<__nv_bfloat16>(100);
+  rows_in_any_batch<double>(1000);
+}
+
+// A column among 2, 7 or 1000 (a column of a one-column array is contiguous: a row).
+TEST(InvariantGpu, ColumnsInAnyBatch) {
+  GPUREDUCE_REQUIRE_GPU();
+  for (std::int64_t length : {5, 300, 70000}) {
+    const auto col = random_input<float>(std::uint64_t(length), test_seed() ^ std::uint64_t(length + 1));
+    float first = 0;
+    bool have_first = false;
+    for (std::int64_t batch : {2, 7, 1000}) {
+      if (batch * length > (std::int64_t(1) << 25)) continue;
+      std::vector<float> h = random_input<float>(std::uint64_t(batch * length), test_seed() ^ std::uint64_t(batch));
+      for (std::int64_t at : {std::int64_t(0), batch - 1}) {
+        for (std::int64_t r = 0; r < length; ++r) h[std::size_t(r * batch + at)] = col[std::size_t(r)];
+        for (unsigned misalign : {0u, 1u}) {
+          const float got = invariant_sums(h, Shape{length, batch}, {0}, std::uint64_t(batch), misalign)[std::size_t(at)];
+          if (!have_first) {
+            expect_sum_of(got, col.data(), std::uint64_t(length), 1, "column of " + std::to_string(length));
+            first = got;
+            have_first = true;
+          }
+          ASSERT_EQ(exact_cases::bits_of(got), exact_cases::bits_of(first)) << "column of " << length << " at " << at << " of " << batch
+                                                  << ", +" << misalign << " elements";
+        }
+      }
+    }
+  }
+}
+
+// A segment among others of random lengths, by CSR offsets and by begin/end arrays.
+TEST(InvariantGpu, SegmentsAmongAny) {
+  GPUREDUCE_REQUIRE_GPU();
+  std::mt19937_64 rng(test_seed() ^ 0x5e9);
+  for (std::int64_t length : {3, 700, 100000}) {
+    const auto seg = random_input<float>(std::uint64_t(length), test_seed() ^ std::uint64_t(length + 2));
+    float first = 0;
+    bool have_first = false;
+    for (int neighbours : {0, 6, 999}) {
+      std::vector<std::int64_t> lengths;
+      for (int k = 0; k < neighbours; ++k) lengths.push_back(std::int64_t(rng() % 2000));
+      const std::size_t at = neighbours ? std::size_t(rng() % std::uint64_t(neighbours)) : 0;
+      lengths.insert(lengths.begin() + std::ptrdiff_t(at), length);
+      std::vector<std::int64_t> offsets{0};
+      for (auto l : lengths) offsets.push_back(offsets.back() + l);
+      std::vector<float> h = random_input<float>(std::uint64_t(offsets.back()), rng());
+      std::copy(seg.begin(), seg.end(), h.begin() + offsets[at]);
+      for (unsigned misalign : {0u, 1u}) {
+        DeviceInput<float> d(h, misalign);
+        DeviceInput<std::int64_t> off(offsets, 0);
+        float* out = nullptr;
+        ASSERT_EQ(cudaMalloc(&out, lengths.size() * sizeof(float)), cudaSuccess);
+        for (bool csr : {true, false}) {
+          const Status s = csr ? try_segmented_sum(d.get(), lengths.size(), off.get(), out, nullptr, invariant())
+                               : try_segmented_sum(d.get(), lengths.size(), off.get(), off.get() + 1, out, nullptr,
+                                                   invariant());
+          ASSERT_TRUE(bool(s)) << s.message;
+          float got = 0;
+          ASSERT_EQ(cudaMemcpy(&got, out + at, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
+          if (!have_first) {
+            expect_sum_of(got, seg.data(), std::uint64_t(length), 1, "segment of " + std::to_string(length));
+            first = got;
+            have_first = true;
+          }
+          ASSERT_EQ(exact_cases::bits_of(got), exact_cases::bits_of(first)) << "segment of " << length << " at " << at << " among "
+                                                  << lengths.size() << (csr ? ", CSR" : ", begin/end") << ", +"
+                                                  << misalign << " elements";
+        }
+        cudaFree(out);
+      }
+    }
+  }
+}
+
+// The whole-array calls refuse it; the exact sums, invariant as they are, take it.
+TEST(InvariantGpu, WholeArrayCallsRefuse) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::vector<float> h(1000, 0.5f);
+  DeviceInput<float> d(h, 0);
+  float* out = nullptr;
+  ASSERT_EQ(cudaMalloc(&out, sizeof(float)), cudaSuccess);
+  const Status s = try_sum(d.get(), h.size(), out, nullptr, invariant());
+  EXPECT_EQ(s.code, Errc::invalid_argument);
+  EXPECT_EQ(std::string(s.message), "Options::batch_invariant is for the axis and segmented reductions (axis.cuh)");
+  EXPECT_TRUE(bool(try_exact_sum(d.get(), h.size(), out, nullptr, invariant())));
+  cudaFree(out);
+}
+
+}  // namespace
+}  // namespace gpureduce::test
