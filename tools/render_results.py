@@ -14,7 +14,7 @@ a few sizes, and `detail=OP:TYPE,TYPE` the times, ratio and % of the read ceilin
 their throughput ratio, and `accuracy=float32` its ill-conditioned example. From a
 `gpureduce matmul` file, `matmul=N` gives the rung table at that N. From a `gpureduce bench --axis`
 file, `axis=TYPE@N` gives each shape's time per operator against its floor and CUB's, and the
-exact sum's against the sum's. From a `gpureduce_nccl_bench` file, `nccl=RANKS` gives the
+batch-invariant and exact sums' against the sum's. From a `gpureduce_nccl_bench` file, `nccl=RANKS` gives the
 distributed sums' times at that count of GPUs against NCCL's all-reduce. From a
 `python -m gpureduce.bench` file, `python=TYPE` gives gpureduce's times from Python against torch's
 and CuPy's. `example=NAME` copies a marked snippet from a source file (so
@@ -224,9 +224,12 @@ def axis_table(data, arg):
            f"written), and CUB DeviceSegmentedReduce's time over gpureduce's where it applies; {d['name']}, "
            f"commit {data['commit'][:10]}, {data['date'][:10]}", "",
            "| shape | reduced | " + " | ".join(ops) + " |", "|---|---|" + "---:|" * len(ops)]
-    exact = any("gpureduce-exact" in ops_of.get("sum", {}) for ops_of in rows.values())
-    if exact:  # the exact sum's time, and its throughput over the plain sum's
-        out[-2] += " exact sum |"
+    # The batch-invariant and exact sums' times, and their throughput over the plain sum's.
+    extra = [(name, variant) for name, variant in (("invariant sum", "gpureduce-invariant"),
+                                                    ("exact sum", "gpureduce-exact"))
+             if any(variant in ops_of.get("sum", {}) for ops_of in rows.values())]
+    for name, _ in extra:
+        out[-2] += f" {name} |"
         out[-1] += "---:|"
     for (shape, reduced), v in rows.items():
         cells = []
@@ -240,8 +243,8 @@ def axis_table(data, arg):
             if c:
                 cell += f", CUB {c['median_ms'] / g['median_ms']:.2f}x"
             cells.append(cell + ("" if g["verified"] else " NO"))
-        if exact:
-            e, g = v.get("sum", {}).get("gpureduce-exact"), v.get("sum", {}).get("gpureduce")
+        for _, variant in extra:
+            e, g = v.get("sum", {}).get(variant), v.get("sum", {}).get("gpureduce")
             cells.append(f"{e['median_ms'] * 1e3:.1f} ({g['median_ms'] / e['median_ms']:.2f}x)"
                          + ("" if e["verified"] else " NO") if e and g else "")
         out.append(f"| {shape} | {reduced} | " + " | ".join(cells) + " |")

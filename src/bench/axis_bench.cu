@@ -225,7 +225,9 @@ void run_type(GpuTimer& timer, const AxisRun& run, ElemType type, std::uint64_t 
         r.mean_segment = c.mean_segment;
         if (c.offsets.empty()) r.axes = {c.axis};
         else r.segments = outputs;
-        const std::uint64_t in_bytes = elements * sizeof(T), written = outputs * result_bytes;
+        // The input: the elements, and a segmented case's offsets.
+        const std::uint64_t offset_bytes = c.offsets.size() * sizeof(std::int32_t);
+        const std::uint64_t in_bytes = elements * sizeof(T) + offset_bytes, written = outputs * result_bytes;
         r.bytes = in_bytes + written;
         r.time = t;
         r.gbps = double(r.bytes) / (t.median_ms * 1e6);
@@ -239,6 +241,20 @@ void run_type(GpuTimer& timer, const AxisRun& run, ElemType type, std::uint64_t 
                 : op == BenchOp::max ? verify(in.get(), c.walk, ref_off, op, reinterpret_cast<const T*>(out.get()))
                                      : verify(in.get(), c.walk, ref_off, op, reinterpret_cast<const Arg_t*>(out.get()));
       add("gpureduce", t, ok, out_bytes);
+      if constexpr (!std::is_integral_v<T>)
+        if (op == BenchOp::sum) {  // batch-invariant: each result's bits independent of the batch
+          const auto invariant = [&](cudaStream_t s) {
+            auto* o = reinterpret_cast<Sum_t*>(out.get());
+            Options opt;
+            opt.batch_invariant = true;
+            if (!c.offsets.empty()) return segmented_sum(in.get(), outputs, d_off, o, s, opt);
+            sum_axes(in.get(), Shape(std::span<const std::int64_t>(c.shape.data(), c.shape.size())), {c.axis}, o, s,
+                     opt);
+          };
+          const TimingStats it = timer.measure(invariant, run.reps);
+          add("gpureduce-invariant", it,
+              verify(in.get(), c.walk, ref_off, op, reinterpret_cast<const Sum_t*>(out.get())), out_bytes);
+        }
       if constexpr (!std::is_integral_v<T>)
         if (op == BenchOp::sum) {  // the exact sum per result, into the same type
           const auto exact = [&](cudaStream_t s) {
