@@ -38,8 +38,8 @@ struct Options {
   // count alone, not on the number of rows or segments, the result's position or the input's
   // alignment, at some cost in speed (docs/api.md). Results whose bits never depend on the order of
   // their elements (integer sums, min/max, argmin/argmax, bitwise and logical operators) are
-  // invariant without it. The whole-array calls refuse it, but for the exact sums, whose bits
-  // depend on the values alone.
+  // invariant without it. The whole-array calls refuse it (exact_sum's bits depend on the values
+  // alone).
   bool batch_invariant = false;
 };
 

@@ -147,7 +147,7 @@ TEST(InvariantGpu, SegmentsAmongAny) {
   }
 }
 
-// The whole-array calls refuse it; the exact sums, invariant as they are, take it.
+// The whole-array calls refuse it, by name.
 TEST(InvariantGpu, WholeArrayCallsRefuse) {
   GPUREDUCE_REQUIRE_GPU();
   const std::vector<float> h(1000, 0.5f);
@@ -157,7 +157,8 @@ TEST(InvariantGpu, WholeArrayCallsRefuse) {
   const Status s = try_sum(d.get(), h.size(), out, nullptr, invariant());
   EXPECT_EQ(s.code, Errc::invalid_argument);
   EXPECT_EQ(std::string(s.message), "Options::batch_invariant is for the axis and segmented reductions (axis.cuh)");
-  EXPECT_TRUE(bool(try_exact_sum(d.get(), h.size(), out, nullptr, invariant())));
+  EXPECT_EQ(try_exact_sum(d.get(), h.size(), out, nullptr, invariant()).code, Errc::invalid_argument);
+  EXPECT_TRUE(bool(try_exact_sum_axes(d.get(), Shape{1000}, {0}, out, nullptr, invariant())));  // one row
   cudaFree(out);
 }
 

@@ -237,7 +237,9 @@ template <class A, class Out, class T, class Segments, class Op>
 Status launch_merge_path(const T* in, Segments where, std::uint64_t segments, Out* out, Op op, cudaStream_t stream,
                          const Options& opt) {
   constexpr unsigned threads = csr_tuning.threads;
-  constexpr auto kernel = csr_segments_kernel<threads, csr_tuning.items, csr_tuning.min_blocks, A, Out, T, Segments, Op>;
+  constexpr unsigned items = csr_items<T>(threads, csr_tuning.stage_bytes);
+  constexpr auto kernel = csr_segments_kernel<threads, items, csr_tuning.min_blocks, csr_warp_mean_lo,
+                                              csr_warp_mean_hi, A, Out, T, Segments, Op>;
   if (opt.workspace && opt.workspace_size < workspace_bytes)
     return Status::fail(Errc::invalid_argument, "workspace smaller than gpureduce::workspace_bytes");
   if (opt.workspace && misaligned(opt.workspace, workspace_alignment))

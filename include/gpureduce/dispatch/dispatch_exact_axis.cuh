@@ -64,8 +64,11 @@ Status dispatch_exact_axes(const T* in, const Shape& shape, const Axes& axes, Ou
           !s || plan.kernel == AxisKernel::none)
         return s;
       const T* origin = in + plan.base;
-      if (plan.kernel == AxisKernel::rows && plan.outputs == 1 && plan.length > 0)
-        return dispatch_exact<Terms>(ArraySource<T>{origin, {}}, plan.length, out, stream, opt);
+      if (plan.kernel == AxisKernel::rows && plan.outputs == 1 && plan.length > 0) {
+        Options whole = opt;  // invariant as it is: the whole-array call refuses the request
+        whole.batch_invariant = false;
+        return dispatch_exact<Terms>(ArraySource<T>{origin, {}}, plan.length, out, stream, whole);
+      }
       AxisDevice dev{};
       if (const Status s = axis_device(on_stream_device.device(), &dev); !s) return s;
       if (plan.kernel == AxisKernel::rows)

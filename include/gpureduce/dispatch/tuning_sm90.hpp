@@ -216,16 +216,23 @@ constexpr bool shifted_dot_b(std::uint64_t n, bool floating) {
   return floating && takes_one_block(n, ElemBytes, dot);
 }
 
-// Merge-path segments (kernel/csr_segments_kernel.cuh): block size, path items per thread, and the
-// blocks per SM the registers are held to.
+// Merge-path segments (kernel/csr_segments_kernel.cuh): block size, the bytes of a tile's stage
+// (elements and ends; csr_items picks the items per thread), and the blocks per SM the registers
+// are held to.
 struct CsrTuning {
   unsigned threads;
-  unsigned items;
+  unsigned stage_bytes;
   unsigned min_blocks;
 };
-inline constexpr CsrTuning csr_tuning{256, 7, 4};
-// Rows shorter than this (and not dense: dispatch_axis.cuh) take the merge path.
-inline constexpr std::uint64_t merge_path_rows_below = 1024;
+inline constexpr CsrTuning csr_tuning{256, 44 * 1024, 4};
+// Segments of a mean length in [lo, hi) take a warp each rather than the merge path (H100, bench
+// --axis float32 sums at 2^28, merge path against a warp per segment: mean 15 1.15 against 3.58 ms,
+// mean 147 0.95 against 0.49, mean 1684 0.90 against 0.39, mean 78490 0.72 against 1.01).
+inline constexpr std::uint64_t csr_warp_mean_lo = 64, csr_warp_mean_hi = 8192;
+// Rows shorter than this (and not dense: dispatch_axis.cuh) take the merge path (H100, bench --axis
+// float32 sums at 2^28 against the rows kernels: rows of 3 1.42 against 2.69 ms, of 100 0.75 against
+// 0.78, of 256 0.71 against 0.38).
+inline constexpr std::uint64_t merge_path_rows_below = 128;
 // Batch-invariant slices (dispatch_axis.cuh): elements of a row, rows of a column.
 inline constexpr std::uint64_t invariant_row_slice = 16384;
 inline constexpr std::uint64_t invariant_column_slice = 256;

@@ -2,15 +2,16 @@
 // path (grid/merge_path.hpp): each of the grid's blocks takes an equal share of the segments' ends
 // and elements, whatever their lengths, and walks it tile by tile.
 //   Tile: Threads x Items path items. The tile's ends (tile-relative) and elements are staged in
-//   shared memory, the next tile's loads in flight in registers while this one is folded; each
-//   thread finds its start on the path by a binary search in shared memory and folds its Items
-//   items in order, writing the segments that open and close within them. Its first segment's part
+//   shared memory; each thread finds its start on the path by a binary search in shared memory
+//   and folds its Items items in order, writing the segments that open and close within them. Its first segment's part
 //   before it comes from a block-wide scan by key (block/block_segmented_scan.cuh) of the threads'
 //   open segments, the previous tile's carried in front.
 //   Block: a segment that closes in the block but opened in an earlier one is the block's `head`;
 //   the segment open at its end, its part in the block, its `open` partial. Both go to the
 //   workspace, and the last block to draw a ticket folds them: a scan by key over the blocks gives
 //   each head the parts before it, in block order.
+// Segments of a medium mean length (elements over segments, read on the device) take a warp each
+// instead, in 16-byte vectors, as begin/end segments do.
 // One launch; every fold and tree has a fixed shape, so a result's bits depend on the values, the
 // path's length and the grid's size (the device's resident blocks), never on timing.
 #pragma once
@@ -30,18 +31,50 @@ inline constexpr std::uint64_t no_segment = ~std::uint64_t(0);
 
 // Where the segments are: offset(x) is segment x's begin and segment x - 1's end, in elements of
 // the input. CSR offsets read them from memory; rows of one length back to back compute them.
+// A tile stages its ends tile-relative as int32 beside its elements: Items items per thread, the
+// most (odd, so that threads 0..31 read words in 32 banks) whose stage fits in `bytes`.
+template <class T>
+constexpr unsigned csr_items(unsigned threads, unsigned bytes) {
+  const unsigned most = bytes / (threads * unsigned(sizeof(T) + sizeof(std::int32_t)));
+  return most % 2 ? most : most - 1;
+}
+
+// An end relative to a tile's first element, saturated to [0, beyond].
+__device__ __forceinline__ std::int32_t saturated(std::int64_t e, std::int32_t beyond) {
+  return e < 0 ? 0 : e < beyond ? std::int32_t(e) : beyond;
+}
+
+// stage(): thread threadIdx.x's share of the tile's ends: s_end[i] (i = threadIdx.x + k x Threads,
+// up to `span`) the end of segment `segment` + i relative to the element at `tile_base`, for the
+// `avail` segments there are; `beyond` after them.
 template <class Offset>
 struct CsrOffsets {
   const Offset* offsets;
-  using Word = Offset;  // what a tile stages per end
-  static constexpr bool in_memory = true;
   __device__ __forceinline__ std::int64_t offset(std::uint64_t x) const { return std::int64_t(offsets[x]); }
+  template <unsigned Threads, unsigned Loads>
+  __device__ __forceinline__ void stage(std::int32_t* s_end, unsigned span, std::uint64_t segment,
+                                        std::int64_t tile_base, unsigned avail, std::int32_t beyond) const {
+    const Offset* ends = offsets + segment + 1;
+#pragma unroll
+    for (unsigned k = 0; k < Loads; ++k) {
+      const unsigned i = threadIdx.x + k * Threads;
+      if (i <= span) s_end[i] = i < avail ? saturated(std::int64_t(ends[i]) - tile_base, beyond) : beyond;
+    }
+  }
 };
 struct RowOffsets {
   std::uint64_t length;
-  using Word = char;  // nothing staged
-  static constexpr bool in_memory = false;
   __device__ __forceinline__ std::int64_t offset(std::uint64_t x) const { return std::int64_t(x * length); }
+  template <unsigned Threads, unsigned Loads>
+  __device__ __forceinline__ void stage(std::int32_t* s_end, unsigned span, std::uint64_t segment,
+                                        std::int64_t tile_base, unsigned avail, std::int32_t beyond) const {
+    const std::int64_t first = offset(segment + 1) - tile_base;  // within [0, length]
+#pragma unroll
+    for (unsigned k = 0; k < Loads; ++k) {
+      const unsigned i = threadIdx.x + k * Threads;
+      if (i <= span) s_end[i] = i < avail ? saturated(first + std::int64_t(i) * std::int64_t(length), beyond) : beyond;
+    }
+  }
 };
 
 // What a block leaves for the fix-up.
@@ -87,7 +120,8 @@ __device__ PathPoint warp_merge_path_point(std::uint64_t diagonal, std::uint64_t
   return {lo, diagonal - lo};
 }
 
-template <unsigned Threads, unsigned Items, unsigned MinBlocks, class A, class Out, class T, class Segments, class Op>
+template <unsigned Threads, unsigned Items, unsigned MinBlocks, std::uint64_t WarpMeanLo, std::uint64_t WarpMeanHi,
+          class A, class Out, class T, class Segments, class Op>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     csr_segments_kernel(const T* in, Segments where, std::uint64_t segments, Out* out, CsrBlockCarry<A>* carries,
                         unsigned* ticket, Op runtime_op) {
@@ -102,15 +136,32 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     __shared__ SegmentedScanScratch<Threads, Key, A> scan_scratch;
     __shared__ SegmentedScanScratch<Threads, std::uint64_t, A> fix_scratch;
     __shared__ A s_carry[2];
-    __shared__ PathPoint s_start;
+    __shared__ PathPoint s_start, s_next;
+    __shared__ std::uint64_t s_next_begin;
     __shared__ A s_head;
     __shared__ std::uint64_t s_head_segment;
     __shared__ bool s_last;
 
     const A identity = op.template identity<A>();
+    constexpr bool indexed = requires(A a) { a.index; };
     const std::int64_t base = where.offset(0);
     const std::int64_t last = where.offset(segments);
     const std::uint64_t elements = last > base ? std::uint64_t(last - base) : 0;
+    // Segments of a medium mean length: a warp each, in 16-byte vectors, which the merge path's
+    // staging does not use (csr_warp_mean in tuning_sm90.hpp). Every block takes the same branch.
+    if (elements >= segments * WarpMeanLo && elements < segments * WarpMeanHi) {
+      const unsigned lane = threadIdx.x % warp_threads;
+      const std::uint64_t warps = std::uint64_t(gridDim.x) * (Threads / warp_threads);
+      for (std::uint64_t r = std::uint64_t(blockIdx.x) * (Threads / warp_threads) + threadIdx.x / warp_threads;
+           r < segments; r += warps) {
+        const std::int64_t b = where.offset(r), e = where.offset(r + 1);
+        A acc = identity;
+        if (e > b) acc = fold_run<warp_threads, 4, true>(acc, in + b, 0, std::uint64_t(e - b), lane, 0, op);
+        acc = butterfly(acc, op, warp_threads / 2, 1);
+        if (lane == 0) out[r] = finish<Out>(acc);
+      }
+      return;
+    }
     const std::uint64_t items = segments + elements;
     const std::uint64_t share = path_share(items, gridDim.x, tile);
     const std::uint64_t d0 = std::uint64_t(blockIdx.x) * share;
@@ -145,87 +196,61 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     unsigned parity = 0;
     if (threadIdx.x == 0) s_carry[0] = identity;
 
-    // A tile's loads, into registers: its elements (as many as could be in it) and the ends of the
-    // segments that could close in it (where they are in memory).
-    T x_elem[Items];
-    [[maybe_unused]] typename Segments::Word x_end[Segments::in_memory ? Items + 1 : 1];
-    const auto fetch = [&](const PathPoint& p) {
-#pragma unroll
-      for (unsigned k = 0; k < Items; ++k) {
-        const std::uint64_t e = p.element + threadIdx.x + k * Threads;
-        if (e < elements) x_elem[k] = in[std::int64_t(e) + base];
-      }
-      if constexpr (Segments::in_memory) {
-#pragma unroll
-        for (unsigned k = 0; k <= Items; ++k) {
-          const std::uint64_t s = p.segment + threadIdx.x + k * Threads;
-          if (threadIdx.x + k * Threads <= tile + Items && s < segments) x_end[k] = where.offsets[s + 1];
-        }
-      }
-    };
-    const auto stage = [&](const PathPoint& p) {
-#pragma unroll
-      for (unsigned k = 0; k < Items; ++k) {
-        const unsigned i = threadIdx.x + k * Threads;
-        s_elem[i] = p.element + i < elements ? x_elem[k] : T{};
-      }
-#pragma unroll
-      for (unsigned k = 0; k <= Items; ++k) {
-        const unsigned i = threadIdx.x + k * Threads;
-        if (i > tile + Items) continue;
-        std::int32_t rel = beyond;
-        if (p.segment + i < segments) {
-          std::int64_t e;
-          if constexpr (Segments::in_memory) e = std::int64_t(x_end[k]) - base;
-          else e = where.offset(p.segment + i + 1) - base;
-          e = e < 0 ? 0 : std::uint64_t(e) < elements ? e : std::int64_t(elements);
-          e -= std::int64_t(p.element);
-          rel = e < 0 ? 0 : e < beyond ? std::int32_t(e) : beyond;
-        }
-        s_end[i] = rel;
-      }
-    };
-
-    if (d0 < d1) fetch(at);
     for (std::uint64_t d = d0; d < d1; d += tile) {
       const unsigned count = d1 - d < tile ? unsigned(d1 - d) : tile;
-      stage(at);
+      // The tile's elements (as many as could be in it) and the ends of the segments that could
+      // close in it, relative to its first element and saturated to [0, beyond]: past the last
+      // segment, or past the tile, an end is never consumed in it.
+      const std::int64_t tile_base = base + std::int64_t(at.element);
+      const unsigned elem_avail = elements - at.element < tile ? unsigned(elements - at.element) : tile;
+      const unsigned seg_avail = segments - at.segment < tile + Items + 1 ? unsigned(segments - at.segment)
+                                                                          : tile + Items + 1;
+      const T* src = in + tile_base;
+#pragma unroll
+      for (unsigned k = 0; k < Items; ++k) {
+        const unsigned i = threadIdx.x + k * Threads;
+        s_elem[i] = i < elem_avail ? src[i] : T{};
+      }
+      where.template stage<Threads, Items + 1>(s_end, tile + Items, at.segment, tile_base, seg_avail, beyond);
       __syncthreads();
       const std::uint64_t seg_room = segments - at.segment < tile ? segments - at.segment : tile;
       const std::uint64_t elem_room = elements - at.element < tile ? elements - at.element : tile;
-      const auto tile_end = [&](std::uint64_t x) { return std::uint64_t(s_end[x]); };
-      // The tile's end, then the next tile's loads, in flight while this one is folded.
-      const PathPoint end = merge_path_point(count, seg_room, elem_room, tile_end);
-      const PathPoint next{at.segment + end.segment, at.element + end.element};
-      const std::uint64_t next_first_begin = end.segment > 0 ? at.element + std::uint64_t(s_end[end.segment - 1])
-                                                             : first_begin;
-      if (d + tile < d1) fetch(next);
 
       // This thread's items.
       const unsigned diagonal = threadIdx.x * Items < count ? threadIdx.x * Items : count;
       const unsigned mine = count - diagonal < Items ? count - diagonal : Items;
-      const PathPoint p = merge_path_point(diagonal, seg_room, elem_room, tile_end);
+      const PathPoint p =
+          merge_path_point(diagonal, seg_room, elem_room, [&](std::uint64_t x) { return std::uint64_t(s_end[x]); });
       unsigned i = unsigned(p.segment), j = unsigned(p.element);
       const unsigned first_i = i;
-      std::uint64_t begin = i == 0 ? first_begin : at.element + std::uint64_t(s_end[i - 1]);
+      // Where the current segment begins (tile-relative, negative where it began before the tile):
+      // argmin/argmax index from it.
+      std::int64_t begin = 0;
+      if constexpr (indexed) begin = i == 0 ? std::int64_t(first_begin - at.element) : std::int64_t(s_end[i - 1]);
       std::uint32_t end_i = std::uint32_t(s_end[i]);
       A acc = identity, first_value = identity;
       bool closed = false;
+      Out* const tile_out = out + at.segment;
 #pragma unroll
       for (unsigned k = 0; k < Items; ++k) {
         if (k >= mine) break;
         if (j < end_i) {
-          acc = op(acc, lift_element<A>(op, s_elem[j], std::int64_t(at.element + j - begin)));
+          acc = op(acc, lift_element<A>(op, s_elem[j], std::int64_t(j) - begin));
           ++j;
         } else {
           if (!closed) first_value = acc;
-          else out[at.segment + i] = finish<Out>(acc);
+          else tile_out[i] = finish<Out>(acc);
           closed = true;
           acc = identity;
-          begin = at.element + end_i;
+          if constexpr (indexed) begin = end_i;
           ++i;
           end_i = std::uint32_t(s_end[i]);
         }
+      }
+      // The thread that takes the tile's last item hands on where the next tile starts.
+      if (mine > 0 && diagonal + mine == count) {
+        s_next = PathPoint{at.segment + i, at.element + j};
+        if constexpr (indexed) s_next_begin = std::uint64_t(std::int64_t(at.element) + begin);
       }
       const Keyed<Key, A> pair{i, acc};
       const Keyed<Key, A> before =
@@ -240,14 +265,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
           out[s] = finish<Out>(value);
         }
       }
-      if (threadIdx.x == Threads - 1) {
-        const Keyed<Key, A> total = then(before, pair, op);
-        s_carry[parity ^ 1] = total.key == Key(end.segment) ? total.value : identity;
-      }
+      // The open segment's part so far: every thread's last pair is the tile's last segment's.
+      if (threadIdx.x == Threads - 1) s_carry[parity ^ 1] = then(before, pair, op).value;
       parity ^= 1;
-      at = next;
-      first_begin = next_first_begin;
       __syncthreads();
+      at = s_next;
+      if constexpr (indexed) first_begin = s_next_begin;
     }
 
     // The block's carry, then a ticket; the last block folds every block's carry.
