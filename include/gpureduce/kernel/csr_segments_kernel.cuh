@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     const std::uint64_t elements = last > base ? std::uint64_t(last - base) : 0;
     // Segments of a medium mean length: a warp each, in 16-byte vectors, which the merge path's
     // staging does not use (csr_warp_mean in tuning_sm90.hpp). Every block takes the same branch.
-    if (elements >= segments * WarpMeanLo && elements < segments * WarpMeanHi) {
+    if (const std::uint64_t mean = elements / segments; mean >= WarpMeanLo && mean < WarpMeanHi) {
       const unsigned lane = threadIdx.x % warp_threads;
       const std::uint64_t warps = std::uint64_t(gridDim.x) * (Threads / warp_threads);
       for (std::uint64_t r = std::uint64_t(blockIdx.x) * (Threads / warp_threads) + threadIdx.x / warp_threads;
