@@ -240,10 +240,7 @@ Status launch_merge_path(const T* in, Segments where, std::uint64_t segments, Ou
   constexpr unsigned items = csr_items<T>(threads, csr_tuning.stage_bytes);
   constexpr auto kernel = csr_segments_kernel<threads, items, csr_tuning.min_blocks, csr_warp_mean_lo,
                                               csr_warp_mean_hi, A, Out, T, Segments, Op>;
-  if (opt.workspace && opt.workspace_size < workspace_bytes)
-    return Status::fail(Errc::invalid_argument, "workspace smaller than gpureduce::workspace_bytes");
-  if (opt.workspace && misaligned(opt.workspace, workspace_alignment))
-    return Status::fail(Errc::invalid_argument, "workspace is not 16-byte aligned (cudaMalloc's memory is)");
+  if (const Status s = check_workspace(opt); !s) return s;
   const RelaxedCaptureScope relaxed;  // the occupancy query and the slot, while the stream is captured
   unsigned char* ws = static_cast<unsigned char*>(opt.workspace);
   if (!ws) {

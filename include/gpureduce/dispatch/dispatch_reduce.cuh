@@ -180,6 +180,15 @@ bool overlaps_input(const Source& src, std::uint64_t n, const void* q, std::uint
   else return inside(src.a) || inside(src.b);
 }
 
+// A caller's workspace: large enough and aligned for the partials published in it.
+inline Status check_workspace(const Options& opt) {
+  if (opt.workspace && opt.workspace_size < workspace_bytes)
+    return Status::fail(Errc::invalid_argument, "workspace smaller than gpureduce::workspace_bytes");
+  if (opt.workspace && misaligned(opt.workspace, workspace_alignment))
+    return Status::fail(Errc::invalid_argument, "workspace is not 16-byte aligned (cudaMalloc's memory is)");
+  return Status::ok();
+}
+
 // The checks that need no CUDA call, made first: null pointers, the count, the workspace's size,
 // and pointers misaligned for their types (an element pointer at an odd address, say), where a
 // kernel would fault with a misaligned address, which ends the context.
@@ -205,10 +214,7 @@ Status check_arguments(const Source& src, std::uint64_t n, const Out* out, const
   if (opt.batch_invariant)
     return Status::fail(Errc::invalid_argument,
                         "Options::batch_invariant is for the axis and segmented reductions (axis.cuh)");
-  if (opt.workspace && opt.workspace_size < workspace_bytes)
-    return Status::fail(Errc::invalid_argument, "workspace smaller than gpureduce::workspace_bytes");
-  if (opt.workspace && misaligned(opt.workspace, workspace_alignment))
-    return Status::fail(Errc::invalid_argument, "workspace is not 16-byte aligned (cudaMalloc's memory is)");
+  if (const Status s = check_workspace(opt); !s) return s;
   // A grid writes its partials there while blocks still read the input, and ends in the result.
   if (opt.workspace && overlaps_input(src, n, opt.workspace, workspace_bytes))
     return Status::fail(Errc::invalid_argument, "workspace overlaps the input");
