@@ -1,5 +1,5 @@
 """The public functions: NumPy's and PyTorch's names and arguments (dim/axis, keepdim/keepdims,
-dtype, out), plus exact=, nan= and stream=. Where the two libraries differ, the argument's name
+dtype, out), plus exact=, nan=, stream= and batch_invariant=. Where the two libraries differ, the argument's name
 picks: dim= follows PyTorch (max(x, dim=1) is (values, indices); dim=() reduces every axis),
 axis= follows NumPy (max(x, axis=1) is the values; axis=() reduces none)."""
 
@@ -19,9 +19,9 @@ def _dims(fname, dim, axis, keepdim, keepdims):
 
 def _reduction(fname, op, nan_default="propagate"):
     def f(x, dim=None, keepdim=False, *, dtype=None, out=None, exact=False, nan=nan_default, stream=None,
-          axis=_UNSET, keepdims=None):
+          batch_invariant=False, axis=_UNSET, keepdims=None):
         d, k, torch_style = _dims(fname, dim, axis, keepdim, keepdims)
-        return _reduce.reduce(fname, op, x, d, k, dtype, out, exact, nan, stream, torch_style)
+        return _reduce.reduce(fname, op, x, d, k, dtype, out, exact, nan, stream, torch_style, batch_invariant)
     f.__name__ = f.__qualname__ = fname
     return f
 
@@ -58,14 +58,14 @@ any.__doc__ = "Whether any element over dim is non-zero (bool)."
 
 
 def _extreme(fname, op, pair_op):
-    def f(x, dim=None, keepdim=False, *, out=None, exact=False, nan="propagate", stream=None, axis=_UNSET,
-          keepdims=None):
+    def f(x, dim=None, keepdim=False, *, out=None, exact=False, nan="propagate", stream=None, batch_invariant=False,
+          axis=_UNSET, keepdims=None):
         d, k, torch_style = _dims(fname, dim, axis, keepdim, keepdims)
         if torch_style and d is not None:
             if not isinstance(d, int) or isinstance(d, bool):
                 raise TypeError(f"gpureduce.{fname}: dim must be an int (for several axes use a{fname})")
-            return _reduce.reduce(fname, pair_op, x, d, k, None, out, exact, nan, stream, True)
-        return _reduce.reduce(fname, op, x, d, k, None, out, exact, nan, stream, torch_style)
+            return _reduce.reduce(fname, pair_op, x, d, k, None, out, exact, nan, stream, True, batch_invariant)
+        return _reduce.reduce(fname, op, x, d, k, None, out, exact, nan, stream, torch_style, batch_invariant)
     f.__name__ = f.__qualname__ = fname
     f.__doc__ = (f"The {'smallest' if op == 'min' else 'largest'} element: over every axis, or with axis= "
                  f"(NumPy); with an int dim= (PyTorch), the pair (values, indices), the first index on ties.")
@@ -76,10 +76,11 @@ min = _extreme("min", "min", "min_index")
 max = _extreme("max", "max", "max_index")
 
 
-def minmax(x, dim=None, keepdim=False, *, exact=False, nan="propagate", stream=None, axis=_UNSET, keepdims=None):
+def minmax(x, dim=None, keepdim=False, *, exact=False, nan="propagate", stream=None, batch_invariant=False,
+           axis=_UNSET, keepdims=None):
     """(min, max) over dim in one pass, as torch.aminmax."""
     d, k, torch_style = _dims("minmax", dim, axis, keepdim, keepdims)
-    return _reduce.reduce("minmax", "minmax", x, d, k, None, None, exact, nan, stream, torch_style)
+    return _reduce.reduce("minmax", "minmax", x, d, k, None, None, exact, nan, stream, torch_style, batch_invariant)
 
 
 def dot(a, b, *, dtype=None, out=None, exact=False, stream=None):
@@ -90,16 +91,17 @@ def dot(a, b, *, dtype=None, out=None, exact=False, stream=None):
 
 
 def segment_reduce(x, offsets, op="sum", *, dtype=None, out=None, exact=False, nan="propagate", stream=None,
-                   unsafe=False):
+                   unsafe=False, batch_invariant=False):
     """One result per segment of the 1-D contiguous x: segment r is x[offsets[r]:offsets[r + 1]]
     (offsets: int32 or int64, segments + 1 of them, on x's device). op: sum, prod, mean, min, max,
     amin, amax, argmin, argmax (the index within the segment), all, any. An empty segment gives the
     identity (argmin/argmax: -1, mean: NaN). unsafe=False checks the offsets first, which waits
     for the stream (as torch.segment_reduce); unsafe=True skips the check."""
-    return _reduce.segments("segment_reduce", op, x, offsets, dtype, out, exact, nan, stream, unsafe)
+    return _reduce.segments("segment_reduce", op, x, offsets, dtype, out, exact, nan, stream, unsafe, batch_invariant)
 
 
-def segment_sum(x, offsets, *, dtype=None, out=None, exact=False, nan="propagate", stream=None, unsafe=False):
+def segment_sum(x, offsets, *, dtype=None, out=None, exact=False, nan="propagate", stream=None, unsafe=False,
+                batch_invariant=False):
     """segment_reduce(x, offsets, 'sum')."""
-    return _reduce.segments("segment_sum", "sum", x, offsets, dtype, out, exact, nan, stream, unsafe)
+    return _reduce.segments("segment_sum", "sum", x, offsets, dtype, out, exact, nan, stream, unsafe, batch_invariant)
 

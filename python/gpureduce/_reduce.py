@@ -12,7 +12,8 @@ except ImportError as e:  # a source tree without the built extension
     _core_error = e
 
 OPS = {"sum": 0, "prod": 1, "min": 2, "max": 3, "argmin": 4, "argmax": 5, "min_index": 6, "max_index": 7,
-       "minmax": 8, "all": 9, "any": 10, "exact_sum": 11, "dot": 12, "exact_dot": 13}
+       "minmax": 8, "all": 9, "any": 10, "exact_sum": 11, "dot": 12, "exact_dot": 13, "exact_words": 14,
+       "round_words": 15}
 _EXTREME = frozenset(("min", "max", "argmin", "argmax", "min_index", "max_index", "minmax"))
 
 # torch.max(x, dim) and torch.aminmax's results.
@@ -153,10 +154,11 @@ def _out_view(out, adapter, code, axes, kept, keep_shape, device, fname):
 
 
 def _call(fname, op, info, stream, axes, out_code, acc_code, out_ptr, out_extents, out_strides,
-          nan_ignore, second=0, offsets=0, segments=0):
+          nan_ignore, second=0, offsets=0, segments=0, invariant=False):
     ptr, code, shape, strides, device = info
     err, message = _core.reduce(OPS[op], code, out_code, acc_code, ptr, tuple(shape), tuple(strides), axes, out_ptr,
-                                out_extents, out_strides, second, offsets, segments, nan_ignore, device, stream)
+                                out_extents, out_strides, second, offsets, segments, nan_ignore, invariant, device,
+                                stream)
     if err:
         _raise(fname, err, message)
 
@@ -167,6 +169,12 @@ def _nan_flag(nan, fname):
     if nan == "ignore":
         return True
     raise ValueError(f"gpureduce.{fname}: nan must be 'propagate' or 'ignore', got {nan!r}")
+
+
+def _invariant_flag(batch_invariant, fname):
+    if isinstance(batch_invariant, bool):
+        return batch_invariant
+    raise TypeError(f"gpureduce.{fname}: batch_invariant must be True or False, got {batch_invariant!r}")
 
 
 def _sum_types(code, dtype, fname):
@@ -188,10 +196,11 @@ def _sum_types(code, dtype, fname):
 class Plan:
     """What a reduction of an array of `shape` and dtype `code` over dim computes, and into what."""
     __slots__ = ("kernel", "axes", "kept", "keep_shape", "reduced", "result_code", "sum_code", "acc_code",
-                 "nan_ignore", "scalar", "op_code", "results", "out_strides", "simple")
+                 "nan_ignore", "invariant", "scalar", "op_code", "results", "out_strides", "simple")
 
-    def __init__(self, fname, op, shape, code, dim, keepdim, dtype, exact, nan, torch_style):
+    def __init__(self, fname, op, shape, code, dim, keepdim, dtype, exact, nan, torch_style, batch_invariant=False):
         self.nan_ignore = nan_ignore = _nan_flag(nan, fname)
+        self.invariant = _invariant_flag(batch_invariant, fname)
         if len(shape) > 8:
             raise ValueError(f"gpureduce.{fname}: x has {len(shape)} dimensions; gpureduce takes up to 8")
         self.scalar = not shape
@@ -259,20 +268,21 @@ _RESULT = {"argmin": _dtypes.INT64, "argmax": _dtypes.INT64, "all": _dtypes.BOOL
 _plans = {}  # Plan by call signature: a repeated call skips the planning
 
 
-def reduce(fname, op, x, dim, keepdim, dtype, out, exact, nan, stream, torch_style):
+def reduce(fname, op, x, dim, keepdim, dtype, out, exact, nan, stream, torch_style, batch_invariant=False):
     """One reduction of x over dim: op names the extension's operator (OPS) or 'mean'."""
     if _torch_ops.compiling():  # before anything torch.compile cannot trace (data_ptr)
-        return _torch_ops.call(fname, op, x, dim, keepdim, dtype, out, exact, nan, stream, torch_style)
+        return _torch_ops.call(fname, op, x, dim, keepdim, dtype, out, exact, nan, stream, torch_style,
+                               batch_invariant)
     adapter, info, handle, keep = _take(x, "x", stream)
     _require_core()
     ptr, code, shape, strides, device = info
-    key = (fname, op, code, shape, strides, dim, keepdim, dtype, exact, nan, torch_style)
+    key = (fname, op, code, shape, strides, dim, keepdim, dtype, exact, nan, torch_style, batch_invariant)
     try:
         p = _plans.get(key)
     except TypeError:  # a dim list: not hashable
         p, key = None, None
     if p is None:
-        p = Plan(fname, op, shape, code, dim, keepdim, dtype, exact, nan, torch_style)
+        p = Plan(fname, op, shape, code, dim, keepdim, dtype, exact, nan, torch_style, batch_invariant)
         if key is not None and len(_plans) < 4096:
             _plans[key] = p
     if p.scalar:
@@ -282,7 +292,7 @@ def reduce(fname, op, x, dim, keepdim, dtype, out, exact, nan, stream, torch_sty
         if p.results:
             err, message = _core.reduce(p.op_code, code, p.sum_code, p.acc_code, ptr, shape, strides, p.axes,
                                         _ptr(adapter, result), p.kept, p.out_strides, 0, 0, 0, p.nan_ignore,
-                                        device, handle)
+                                        p.invariant, device, handle)
             if err:
                 _raise(fname, err, message)
         if keepdim:
@@ -305,7 +315,7 @@ def execute(fname, op, p, adapter, info, handle, keepdim, out, foreign):
         buffer = adapter.empty(kept + (2,), code if op == "minmax" else _dtypes.INT64, device)
         if results:
             _call(fname, p.kernel, info, handle, axes, code, p.acc_code, _ptr(adapter, buffer), kept,
-                  _row_major(kept), p.nan_ignore)
+                  _row_major(kept), p.nan_ignore, invariant=p.invariant)
         if op == "minmax":
             first, second = buffer[..., 0], buffer[..., 1]
         else:
@@ -324,7 +334,8 @@ def execute(fname, op, p, adapter, info, handle, keepdim, out, foreign):
         result = adapter.empty(kept, p.sum_code, device)
         out_ptr, out_strides = _ptr(adapter, result), _row_major(kept)
     if results:
-        _call(fname, p.kernel, info, handle, axes, p.sum_code, p.acc_code, out_ptr, kept, out_strides, p.nan_ignore)
+        _call(fname, p.kernel, info, handle, axes, p.sum_code, p.acc_code, out_ptr, kept, out_strides, p.nan_ignore,
+              invariant=p.invariant)
     if op == "mean":
         result /= p.reduced
         if direct:
@@ -352,7 +363,7 @@ _SEGMENT_OPS = {"sum": "sum", "prod": "prod", "min": "min", "max": "max", "amin"
                 "argmin": "argmin", "argmax": "argmax", "all": "all", "any": "any", "mean": "mean"}
 
 
-def segments(fname, op, x, offsets, dtype, out, exact, nan, stream, unsafe):
+def segments(fname, op, x, offsets, dtype, out, exact, nan, stream, unsafe, batch_invariant=False):
     """One result per segment of the 1-D x: segment r is x[offsets[r]:offsets[r + 1]]."""
     kind = _SEGMENT_OPS.get(op)
     if kind is None:
@@ -380,6 +391,7 @@ def segments(fname, op, x, offsets, dtype, out, exact, nan, stream, unsafe):
         o_ptr = adapter.describe(offsets, "offsets")[0]
     count = o_shape[0] - 1
     nan_ignore = _nan_flag(nan, fname)
+    invariant = _invariant_flag(batch_invariant, fname)
     if not unsafe and count:
         err, message, first = _core.check_offsets(o_ptr, count, shape[0], device, handle)
         if err:
@@ -434,7 +446,7 @@ def segments(fname, op, x, offsets, dtype, out, exact, nan, stream, unsafe):
         out_ptr = _ptr(adapter, result)
     if count:
         _call(fname, kernel, (ptr, code, shape, strides, device), handle, (), sum_code, acc_code, out_ptr,
-              (count,), (1,), nan_ignore, offsets=o_ptr, segments=count)
+              (count,), (1,), nan_ignore, offsets=o_ptr, segments=count, invariant=invariant)
     if kind == "mean":
         result /= offsets[1:] - offsets[:-1]
         if not direct:

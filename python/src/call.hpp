@@ -26,7 +26,10 @@ enum class DType : int {
 };
 
 // The operators. min_index/max_index write IndexedValue<T>{value, index} (torch.max(x, dim)),
-// argmin/argmax the index alone, minmax MinMax<T>{min, max}.
+// argmin/argmax the index alone, minmax MinMax<T>{min, max}. exact_words writes the exact sum of
+// the whole (contiguous) input as its exchange vector (exact/exchange.hpp: int64 words, which
+// other parts' vectors add to); round_words rounds such a vector, at `in`, into the result type
+// (gpureduce.distributed's exact sums).
 enum class Op : int {
   sum,
   prod,
@@ -42,6 +45,8 @@ enum class Op : int {
   exact_sum,
   dot,
   exact_dot,
+  exact_words,
+  round_words,
   count,
 };
 
@@ -70,6 +75,7 @@ struct Call {
   int naxes = 0;
   int axes[max_dims] = {};
   bool nan_ignore = false;
+  bool batch_invariant = false;  // Options::batch_invariant
   int device = 0;  // the arrays' device, current while the call is enqueued
   std::uintptr_t stream = 0;
 };

@@ -8,6 +8,11 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
+#include <gpureduce/exact/exchange.hpp>
+#include <gpureduce/exact/format.hpp>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -56,7 +61,8 @@ std::pair<int, std::string> reduce(int op, int in_type, int out_type, int acc_ty
                                    const nb::tuple& extents, const nb::tuple& strides, const nb::tuple& axes,
                                    std::uintptr_t out_data, const nb::tuple& out_extents,
                                    const nb::tuple& out_strides, std::uintptr_t second, std::uintptr_t offsets,
-                                   std::uint64_t segments, bool nan_ignore, int device, std::uintptr_t stream) {
+                                   std::uint64_t segments, bool nan_ignore, bool batch_invariant, int device,
+                                   std::uintptr_t stream) {
   if (in_type < 0 || in_type >= int(DType::count) || op < 0 || op >= int(Op::count))
     return {unsupported, "unknown type or operator"};
   const Runner run = runner(DType(in_type));
@@ -75,6 +81,7 @@ std::pair<int, std::string> reduce(int op, int in_type, int out_type, int acc_ty
   c.offsets = offsets;
   c.segments = segments;
   c.nan_ignore = nan_ignore;
+  c.batch_invariant = batch_invariant;
   c.device = device;
   c.stream = stream;
   Outcome o;
@@ -121,6 +128,19 @@ int pointer_device(std::uintptr_t p) {
   return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? a.device : -1;
 }
 
+// The length of an exact sum's exchange vector (Op::exact_words) for element type t; 0 for types
+// without exact sums.
+int exchange_words(int t) {
+  namespace exact = gpureduce::detail::exact;
+  switch (DType(t)) {
+    case DType::float16: return exact::exchange_words(exact::SumOf<__half>::range.words());
+    case DType::bfloat16: return exact::exchange_words(exact::SumOf<__nv_bfloat16>::range.words());
+    case DType::float32: return exact::exchange_words(exact::SumOf<float>::range.words());
+    case DType::float64: return exact::exchange_words(exact::SumOf<double>::range.words());
+    default: return 0;
+  }
+}
+
 // The number of CUDA devices, 0 where there is no driver or no device.
 int device_count() {
   int n = 0;
@@ -136,14 +156,16 @@ NB_MODULE(_core, m) {
   m.def("wait_stream", &wait_stream);
   m.def("pointer_device", &pointer_device);
   m.def("device_count", &device_count);
+  m.def("exchange_words", &exchange_words);
   nb::dict types;
   const char* names[] = {"bool",    "int8",   "uint8",   "int16",    "uint16",  "int32",  "uint32",
                          "int64",   "uint64", "float16", "bfloat16", "float32", "float64"};
   for (int t = 0; t < int(DType::count); ++t) types[names[t]] = nb::make_tuple(t, runner(DType(t)) != nullptr);
   m.attr("dtypes") = types;
   nb::dict ops;
-  const char* op_names[] = {"sum",       "prod",      "min",    "max", "argmin", "argmax",    "min_index",
-                            "max_index", "minmax",    "all",    "any", "exact_sum", "dot", "exact_dot"};
+  const char* op_names[] = {"sum",       "prod",   "min", "max",       "argmin", "argmax",    "min_index",
+                            "max_index", "minmax", "all", "any",       "exact_sum", "dot",    "exact_dot",
+                            "exact_words", "round_words"};
   for (int o = 0; o < int(Op::count); ++o) ops[op_names[o]] = o;
   m.attr("ops") = ops;
 }

@@ -6,6 +6,7 @@
 #include "call.hpp"
 
 #include <gpureduce/axis.cuh>
+#include <gpureduce/kernel/rank_kernels.cuh>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -62,6 +63,7 @@ class TypeRunner {
                    std::span<const std::int64_t>(c.out.strides, std::size_t(c.out.ndim))),
         stream_(reinterpret_cast<cudaStream_t>(c.stream)) {
     opt_.nan = c.nan_ignore ? NanPolicy::ignore : NanPolicy::propagate;
+    opt_.batch_invariant = c.batch_invariant;
   }
 
   Outcome run() const {
@@ -83,6 +85,8 @@ class TypeRunner {
         if constexpr (std::is_same_v<T, float>)
           return outcome(try_exact_dot(in_, second(), count(), out<float>(), stream_));
         return refused("exact dot products take float32");
+      case Op::exact_words: return exact_words();
+      case Op::round_words: return round_words();
       default: return refused("unknown operator");
     }
   }
@@ -143,6 +147,33 @@ class TypeRunner {
     if (c_.offsets != 0)
       return outcome(try_exact_segmented_sum(in_, c_.segments, offsets(), out<Out>(), stream_, opt_));
     return outcome(try_exact_sum_axes(in_, shape_, axes_, out<Out>(), out_shape_, stream_, opt_));
+  }
+
+  // The whole input's exact sum as an exchange vector, into out (int64 words).
+  Outcome exact_words() const {
+    if constexpr (exact_type<T>)
+      return outcome(detail::dispatch_exact<detail::exact::SumOf<T>>(
+          detail::ArraySource<T>{in_, {}}, count(), out<detail::exact::ExchangeWord>(), stream_, opt_));
+    return refused("exact sums take float16, bfloat16, float32 or float64");
+  }
+
+  // A summed exchange vector of T's exact sums (at in) rounded once into T or float64.
+  Outcome round_words() const {
+    if constexpr (exact_type<T>) {
+      if (c_.out_type == dtype_of<T>()) return rounded<T>();
+      if constexpr (!std::is_same_v<T, double>)
+        if (c_.out_type == DType::float64) return rounded<double>();
+      return refused("result type of an exact sum: the input's, or float64");
+    }
+    return refused("exact sums take float16, bfloat16, float32 or float64");
+  }
+
+  template <class Out>
+  Outcome rounded() const {
+    const auto* x = reinterpret_cast<const std::int64_t*>(c_.in.data);
+    using Terms = detail::exact::SumOf<T>;
+    detail::round_exchange_kernel<Terms, Out><<<1, detail::warp_threads, 0, stream_>>>(x, out<Out>());
+    return outcome(Status::from_cuda(cudaGetLastError()));
   }
 
   Outcome dotted() const {

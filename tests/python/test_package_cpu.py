@@ -3,22 +3,24 @@
 import pytest
 
 import gpureduce
-from gpureduce import _dtypes
+from gpureduce import _dtypes, _reduce
 from gpureduce._reduce import Plan
 
 C = _dtypes.CODES
 
 
-def plan(op, shape, code, dim=None, keepdim=False, dtype=None, exact=False, nan="propagate", torch_style=True):
+def plan(op, shape, code, dim=None, keepdim=False, dtype=None, exact=False, nan="propagate", torch_style=True,
+         batch_invariant=False):
     return Plan(op, op, shape, C[code] if isinstance(code, str) else code, dim, keepdim, dtype, exact, nan,
-                torch_style)
+                torch_style, batch_invariant)
 
 
 def test_imports_and_lists_its_types():
     from gpureduce import _core
     assert set(_core.dtypes) == set(_dtypes.CODES)
     assert all(_core.dtypes[name][0] == code for name, code in _dtypes.CODES.items())
-    assert _core.ops["exact_dot"] == 13
+    assert _core.ops == _reduce.OPS
+    assert _core.exchange_words(_dtypes.CODES["float32"]) > 5 and _core.exchange_words(_dtypes.CODES["int32"]) == 0
     assert gpureduce.__version__
 
 
@@ -104,6 +106,10 @@ def test_mean_and_exact_rules():
         plan("prod", (5,), "float32", exact=True)
     with pytest.raises(ValueError, match=r"nan must be 'propagate' or 'ignore'"):
         plan("sum", (5,), "float32", nan="skip")
+    assert plan("sum", (4, 5), "float32", dim=1, batch_invariant=True).invariant
+    assert not plan("sum", (4, 5), "float32", dim=1).invariant
+    with pytest.raises(TypeError, match=r"batch_invariant must be True or False, got 1"):
+        plan("sum", (5,), "float32", batch_invariant=1)
 
 
 def test_extremes_of_nothing_are_refused():

@@ -139,6 +139,34 @@ def test_exact_sums_are_batch_invariant(seed):
         assert gpureduce.sum(batch, -1, exact=True)[at].view(torch.int32) == alone.view(torch.int32)
 
 
+@pytest.mark.parametrize("rows", [1, 7, 1000, 100000])
+def test_batch_invariant_sums_keep_their_bits(rows, seed):
+    """With batch_invariant=True the same row among `rows` others, at its first, middle and last
+    position, gives the bits it gives alone, within the float bound; so does a segment, and a
+    column gives the bits it gives beside one other column (each kind has its own order)."""
+    for n in (3, 100, 5000):
+        row = make((1, n), "float32", seed + n)
+        alone = gpureduce.sum(row, -1, batch_invariant=True)
+        check_float_sum(alone, row, -1, False, n)
+        pair = torch.cat([row, make((1, n), "float32", seed)]).t().contiguous()  # two columns
+        column = gpureduce.sum(pair, 0, batch_invariant=True)[0]
+        check_float_sum(column, row, -1, False, n)
+        ends = torch.tensor([0, n], device="cuda")
+        segment = gpureduce.segment_sum(row.flatten(), ends, batch_invariant=True)[0]
+        check_float_sum(segment, row, -1, False, n)
+        batch = make((rows, n), "float32", seed + rows)
+        for at in {0, rows // 2, rows - 1}:
+            batch[at] = row[0]
+            got = gpureduce.sum(batch, -1, batch_invariant=True)[at]
+            assert got.view(torch.int32) == alone.view(torch.int32), f"row: rows {rows}, n {n}, at {at}"
+            if rows > 1:  # one column alone is a contiguous run: a row
+                got = gpureduce.sum(batch.t().contiguous(), 0, batch_invariant=True)[at]
+                assert got.view(torch.int32) == column.view(torch.int32), f"column: rows {rows}, n {n}, at {at}"
+        offsets = torch.arange(0, rows * n + 1, n, device="cuda", dtype=torch.int64)
+        got = gpureduce.segment_sum(batch.flatten(), offsets, batch_invariant=True)[rows - 1]
+        assert got.view(torch.int32) == segment.view(torch.int32), f"segment: rows {rows}, n {n}"
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
 def test_mean_matches_torch(dtype, seed):
     x = make((33, 257), dtype, seed)
