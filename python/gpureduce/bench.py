@@ -143,10 +143,13 @@ def main(argv=None):
     from gpureduce import _core
     y = torch.empty((), device="cuda")
     stream = torch.cuda.current_stream().cuda_stream
+    from gpureduce._arrays import Torch
     parts = {"torch.empty(())": lambda: torch.empty((), device="cuda"),
+             "describe x": lambda: Torch.describe(x, "x"),
+             "current stream": lambda: Torch.stream(0),
              "_core.reduce (library + launch)": lambda: _core.reduce(0, 11, 11, 13, x.data_ptr(), (1 << 10,), (1,),
-                                                                     (0,), y.data_ptr(), (), (), 0, 0, 0, False, 0,
-                                                                     stream)}
+                                                                     (0,), y.data_ptr(), (), (), 0, 0, 0, False, False,
+                                                                     0, stream)}
     for name, f in parts.items():
         for _ in range(1000):
             f()
