@@ -41,7 +41,7 @@ const char* const usage =
     "                         plain sum of the same type instead of CUB (default plain)\n"
     "  --axis                 axis and segmented reductions against CUB's DeviceSegmentedReduce:\n"
     "                         rows and columns of every width, a 3-D middle axis and ragged\n"
-    "                         segments of arrays of --n elements (default 2^26,2^28) of float32,\n"
+    "                         segments of arrays of --n elements (default 2^14,2^26,2^28) of float32,\n"
     "                         bfloat16 and int32 (--types picks among them)\n"
     "  --json FILE, --seed S  as for ladder\n"
     "\n"
@@ -241,10 +241,11 @@ Parsed parse_bench(const std::vector<std::string>& args) {
         r.error = "--axis: types are float32, bfloat16 and int32";
         return r;
       }
-    if (a.sizes.empty()) a.sizes = {std::uint64_t(1) << 26, std::uint64_t(1) << 28};
+    // 2^14: the small inputs (64 KB of float32), where one launch must match CUB.
+    if (a.sizes.empty()) a.sizes = {std::uint64_t(1) << 14, std::uint64_t(1) << 26, std::uint64_t(1) << 28};
     for (const std::uint64_t n : a.sizes)
-      if (n < 1 << 20 || n >= std::uint64_t(1) << 31) {
-        r.error = "--axis: --n from 2^20 to below 2^31 elements";
+      if (n < 1 << 10 || n >= std::uint64_t(1) << 31) {
+        r.error = "--axis: --n from 2^10 to below 2^31 elements";
         return r;
       }
     return r;

@@ -69,10 +69,10 @@ TEST(test_cli_args, bench_axis_defaults_and_refusals) {
   ASSERT_TRUE(a.error.empty()) << a.error;
   EXPECT_TRUE(a.bench.axis);
   EXPECT_EQ(a.bench.types, (std::vector<ElemType>{ElemType::float32, ElemType::bfloat16, ElemType::int32}));
-  EXPECT_EQ(a.bench.sizes, (std::vector<std::uint64_t>{1u << 26, 1u << 28}));
+  EXPECT_EQ(a.bench.sizes, (std::vector<std::uint64_t>{1u << 14, 1u << 26, 1u << 28}));
   EXPECT_EQ(p({"bench", "--axis", "--types", "int32", "--n", "2^21"}).bench.sizes, std::vector<std::uint64_t>{1u << 21});
   EXPECT_EQ(p({"bench", "--axis", "--types", "int8"}).error, "--axis: types are float32, bfloat16 and int32");
-  EXPECT_NE(p({"bench", "--axis", "--n", "1000"}).error.find("2^20"), std::string::npos);
+  EXPECT_NE(p({"bench", "--axis", "--n", "1000"}).error.find("2^10"), std::string::npos);
   EXPECT_NE(p({"bench", "--axis", "--ops", "dot"}).error.find("sum, max and argmax"), std::string::npos);
   EXPECT_NE(p({"bench", "--axis", "--mode", "exact"}).error.find("full reductions only"), std::string::npos);
 }
