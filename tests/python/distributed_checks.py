@@ -1,7 +1,8 @@
-# What each rank of test_distributed_gpu.py checks: the same seeded arrays on every rank, cut into
-# uneven consecutive shards (one empty from 3 ranks up), reduced by gpureduce.distributed and
-# compared with gpureduce's reduction of the whole array on one GPU (bit for bit wherever that
-# is promised) and with a float64 reference within the float bound.
+# What each rank of test_distributed_gpu.py (or of a torchrun launch: the end of this file) checks:
+# the same seeded arrays on every rank, cut into uneven consecutive shards (one empty from 3 ranks
+# up), reduced by gpureduce.distributed and compared with gpureduce's reduction of the whole array
+# on one GPU (bit for bit wherever that is promised) and with a float64 reference within the float
+# bound.
 import os
 
 import torch
@@ -163,11 +164,12 @@ def check_empty(rank, world, g, device):
 
 
 def run(rank, world, backend, init, seed):
+    """One rank's checks; init: the rendezvous file, or None for torchrun's environment."""
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
-    torch.cuda.set_device(0)
-    dist.init_process_group(backend, init_method=f"file://{init}", rank=rank, world_size=world)
+    device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0)) % torch.cuda.device_count())
+    torch.cuda.set_device(device)
+    dist.init_process_group(backend, init_method=f"file://{init}" if init else "env://", rank=rank, world_size=world)
     try:
-        device = torch.device("cuda", 0)
         for check in (check_float_sums, check_integers, check_extremes, check_axes, check_empty):
             g = torch.Generator().manual_seed(seed + world)
             try:
@@ -177,3 +179,14 @@ def run(rank, world, backend, init, seed):
         torch.cuda.synchronize()
     finally:
         dist.destroy_process_group()
+
+
+if __name__ == "__main__":  # under torchrun: a GPU per process (nccl), or several processes on one (gloo)
+    #   torchrun --nproc-per-node 8 tests/python/distributed_checks.py --backend nccl
+    import argparse
+    ap = argparse.ArgumentParser(description="gpureduce.distributed's checks on every rank of a torchrun launch")
+    ap.add_argument("--backend", default="nccl")
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    run(int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]), a.backend, None, a.seed)
+    print(f"rank {os.environ['RANK']} of {os.environ['WORLD_SIZE']}: passed", flush=True)
