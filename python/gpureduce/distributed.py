@@ -118,7 +118,7 @@ def _summed(fname, op, x, dim, keepdim, group, dtype, exact, nan):
     count = torch.full((), p.reduced, dtype=torch.int64, device=x.device)
     parts, counts = _exchange(torch, dist, group, local, count)
     total = _api.sum(parts, 0, batch_invariant=True)
-    return (total / _api.sum(counts)).to(result)
+    return (total / _api.sum(counts).to(total.dtype)).to(result)
 
 
 def _exact(torch, dist, fname, x, code, p, dtype_of, keepdim, group):
@@ -135,8 +135,9 @@ def _exact(torch, dist, fname, x, code, p, dtype_of, keepdim, group):
     out = torch.empty((), dtype=dtype_of(p.sum_code), device=x.device)
     _reduce._call(fname, "round_words", (words.data_ptr(), code, (words.numel(),), (1,), device), stream, (0,),
                   p.sum_code, _dtypes.NO_ACC, out.data_ptr(), (), (), False)
-    if fname == "mean":
-        out = (out / words[-1]).to(dtype_of(p.result_code))  # the vector's last word: the count
+    if fname == "mean":  # the vector's last word: the count; divided as gpureduce.mean divides
+        wide = torch.float64 if out.dtype == torch.float64 else torch.float32
+        out = (out.to(wide) / words[-1].to(wide)).to(dtype_of(p.result_code))
     return out.reshape((1,) * x.dim()) if keepdim else out
 
 

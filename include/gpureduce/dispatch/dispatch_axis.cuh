@@ -295,15 +295,14 @@ Status check_axis_pointers(const T* in, std::int64_t in_lo, std::int64_t in_hi, 
   return Status::ok();
 }
 
-// What every axis reduction does first: plans the shape, enters the stream's device and checks the
-// pointers. plan->kernel is AxisKernel::none where there is nothing to launch.
+// What an axis reduction does after planning, unless the plan has nothing to launch: enters the
+// stream's device and checks the pointers against the plan's reach.
 template <class T, class Out>
-Status prepare_axes(const T* in, const Shape& shape, const Axes& axes, const Out* out, const Shape* out_shape,
-                    bool ordered, AxisPlan* plan, StreamDeviceScope& on_stream_device, cudaStream_t stream) {
-  if (const Status s = plan_axes(shape, axes, out_shape, ordered, plan); !s || plan->kernel == AxisKernel::none)
-    return s;
+Status prepare_axes(const T* in, const Out* out, const AxisPlan& plan, StreamDeviceScope& on_stream_device,
+                    cudaStream_t stream) {
+  if (plan.kernel == AxisKernel::none) return Status::ok();
   if (const Status s = on_stream_device.enter(stream); !s) return s;
-  return check_axis_pointers(in, plan->in_lo, plan->in_hi, plan->length > 0, out, plan->out_lo, plan->out_hi,
+  return check_axis_pointers(in, plan.in_lo, plan.in_hi, plan.length > 0, out, plan.out_lo, plan.out_hi,
                              on_stream_device.device());
 }
 
@@ -311,19 +310,23 @@ template <class A, class Out, class T, class Op>
 Status dispatch_axes(const T* in, const Shape& shape, const Axes& axes, Out* out, const Shape* out_shape, Op op,
                      cudaStream_t stream, const Options& opt) noexcept {
   return host_guarded([&]() -> Status {
+    const bool invariant = opt.batch_invariant && order_sensitive_v<A, Op>;
     AxisPlan plan;
+    if (const Status s = plan_axes(shape, axes, out_shape, is_arg_extreme_v<Op>, &plan); !s) return s;
+    // One contiguous run: the full reduction, whose own checks cover the run and the result.
+    if (!invariant && plan.kernel == AxisKernel::rows && plan.outputs == 1 && plan.length > 0) {
+      const T* origin = in + plan.base;
+      if (in != nullptr && overlaps_elements(reinterpret_cast<std::uintptr_t>(out), 1, sizeof(Out),
+                                             reinterpret_cast<std::uintptr_t>(origin), plan.length * sizeof(T)))
+        return Status::fail(Errc::invalid_argument, "result overlaps the input");
+      Options full = opt;
+      full.batch_invariant = false;
+      return dispatch_reduce<A>(ArraySource<T>{origin, {}}, plan.length, out, op, stream, full);
+    }
     StreamDeviceScope on_stream_device;
-    if (const Status s = prepare_axes(in, shape, axes, out, out_shape, is_arg_extreme_v<Op>, &plan, on_stream_device,
-                                      stream);
-        !s || plan.kernel == AxisKernel::none)
+    if (const Status s = prepare_axes(in, out, plan, on_stream_device, stream); !s || plan.kernel == AxisKernel::none)
       return s;
     const T* origin = in + plan.base;
-    const bool invariant = opt.batch_invariant && order_sensitive_v<A, Op>;
-    Options full = opt;
-    full.batch_invariant = false;
-    // One contiguous run: the full reduction.
-    if (!invariant && plan.kernel == AxisKernel::rows && plan.outputs == 1 && plan.length > 0)
-      return dispatch_reduce<A>(ArraySource<T>{origin, {}}, plan.length, out, op, stream, full);
     AxisDevice dev{};
     if (const Status s = axis_device(on_stream_device.device(), &dev); !s) return s;
     switch (plan.kernel) {

@@ -60,8 +60,8 @@ Status dispatch_exact_axes(const T* in, const Shape& shape, const Axes& axes, Ou
     return host_guarded([&]() -> Status {
       AxisPlan plan;
       StreamDeviceScope on_stream_device;
-      if (const Status s = prepare_axes(in, shape, axes, out, out_shape, false, &plan, on_stream_device, stream);
-          !s || plan.kernel == AxisKernel::none)
+      if (const Status s = plan_axes(shape, axes, out_shape, false, &plan); !s) return s;
+      if (const Status s = prepare_axes(in, out, plan, on_stream_device, stream); !s || plan.kernel == AxisKernel::none)
         return s;
       const T* origin = in + plan.base;
       if (plan.kernel == AxisKernel::rows && plan.outputs == 1 && plan.length > 0) {
