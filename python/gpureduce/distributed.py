@@ -82,7 +82,8 @@ def _exchange(torch, dist, group, *parts):
         everyone = words.view(torch.uint8)[:, :n]
     stacked, at = [], 0
     for p, f in zip(parts, flat):
-        piece = everyone[:, at:at + f.numel()].contiguous()
+        piece = torch.empty((world, f.numel()), dtype=torch.uint8, device=mine.device)  # at offset 0, aligned
+        piece.copy_(everyone[:, at:at + f.numel()])
         stacked.append(piece.view(p.dtype).reshape((world,) + tuple(p.shape)))
         at += f.numel()
     return stacked
@@ -117,8 +118,14 @@ def _summed(fname, op, x, dim, keepdim, group, dtype, exact, nan):
         return total if total.dtype == result else total.to(result)
     count = torch.full((), p.reduced, dtype=torch.int64, device=x.device)
     parts, counts = _exchange(torch, dist, group, local, count)
-    total = _api.sum(parts, 0, batch_invariant=True)
-    return (total / _api.sum(counts).to(total.dtype)).to(result)
+    return _over(torch, _api.sum(parts, 0, batch_invariant=True), _api.sum(counts), result)
+
+
+def _over(torch, total, count, result):
+    """total / count (a device integer) into result, as gpureduce.mean divides by its count (torch's
+    division by a number): times the count's reciprocal, both in float32, or float64 for float64."""
+    wide = torch.float64 if total.dtype == torch.float64 else torch.float32
+    return (total.to(wide) * (1 / count.to(wide))).to(result)
 
 
 def _exact(torch, dist, fname, x, code, p, dtype_of, keepdim, group):
@@ -135,9 +142,8 @@ def _exact(torch, dist, fname, x, code, p, dtype_of, keepdim, group):
     out = torch.empty((), dtype=dtype_of(p.sum_code), device=x.device)
     _reduce._call(fname, "round_words", (words.data_ptr(), code, (words.numel(),), (1,), device), stream, (0,),
                   p.sum_code, _dtypes.NO_ACC, out.data_ptr(), (), (), False)
-    if fname == "mean":  # the vector's last word: the count; divided as gpureduce.mean divides
-        wide = torch.float64 if out.dtype == torch.float64 else torch.float32
-        out = (out.to(wide) / words[-1].to(wide)).to(dtype_of(p.result_code))
+    if fname == "mean":  # the vector's last word: the count
+        out = _over(torch, out, words[-1], dtype_of(p.result_code))
     return out.reshape((1,) * x.dim()) if keepdim else out
 
 
