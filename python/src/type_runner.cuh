@@ -132,14 +132,20 @@ class TypeRunner {
     }
   }
 
-  Outcome exact() const {
+  // f.template operator()<Out>(), Out the exact sum's result type that out_type names: T or double.
+  template <class F>
+  Outcome into_exact_result(F&& f) const {
     if constexpr (exact_type<T>) {
-      if (c_.out_type == dtype_of<T>()) return exact_into<T>();
+      if (c_.out_type == dtype_of<T>()) return f.template operator()<T>();
       if constexpr (!std::is_same_v<T, double>)
-        if (c_.out_type == DType::float64) return exact_into<double>();
+        if (c_.out_type == DType::float64) return f.template operator()<double>();
       return refused("result type of an exact sum: the input's, or float64");
     }
     return refused("exact sums take float16, bfloat16, float32 or float64");
+  }
+
+  Outcome exact() const {
+    return into_exact_result([this]<class Out>() { return exact_into<Out>(); });
   }
 
   template <class Out>
@@ -159,13 +165,7 @@ class TypeRunner {
 
   // A summed exchange vector of T's exact sums (at in) rounded once into T or float64.
   Outcome round_words() const {
-    if constexpr (exact_type<T>) {
-      if (c_.out_type == dtype_of<T>()) return rounded<T>();
-      if constexpr (!std::is_same_v<T, double>)
-        if (c_.out_type == DType::float64) return rounded<double>();
-      return refused("result type of an exact sum: the input's, or float64");
-    }
-    return refused("exact sums take float16, bfloat16, float32 or float64");
+    return into_exact_result([this]<class Out>() { return rounded<Out>(); });
   }
 
   template <class Out>
