@@ -193,6 +193,53 @@ def _sum_types(code, dtype, fname):
                     f"are {_dtypes.NAMES[default]} (the default), the input's own type, int64, float32 or float64")
 
 
+def _result_types(fname, op, code, dtype, exact, nan_ignore):
+    """(kernel, result code, code the kernel writes, accumulator code) of op ('mean' or an OPS name)
+    over elements of type code, with PyTorch's type rules and dtype=; exact= and nan= checked."""
+    if exact and op in ("sum", "prod", "mean"):
+        if op == "prod":
+            raise ValueError(f"gpureduce.{fname}: exact=True applies to sums and means; a product has no "
+                             f"exact mode")
+        if code not in _dtypes.FLOATING:
+            raise TypeError(f"gpureduce.{fname}: exact=True takes floating inputs (integer sums are exact "
+                            f"already), got {_dtypes.NAMES[code]}")
+        if nan_ignore:
+            raise ValueError(f"gpureduce.{fname}: exact sums propagate NaN; nan='ignore' is not available "
+                             f"with exact=True")
+    acc_code = _dtypes.NO_ACC
+    if op == "mean":
+        if nan_ignore:
+            raise ValueError(f"gpureduce.{fname}: nan='ignore' is not available for mean")
+        result_code = code if dtype is None else _dtype_code(dtype, fname)
+        if result_code not in _dtypes.FLOATING:
+            raise TypeError(f"gpureduce.{fname}: mean of {_dtypes.NAMES[code]} needs a floating dtype= "
+                            f"(as torch.mean), got {_dtypes.NAMES[result_code]}")
+        sum_code = _dtypes.mean_accumulator(result_code)
+        if exact:
+            kernel = "exact_sum"
+            sum_code = sum_code if sum_code in (code, _dtypes.FLOAT64) else code
+        else:
+            kernel = "sum"
+            acc_code = _dtypes.NO_ACC if sum_code == _dtypes.sum_result(code) else sum_code
+    elif op in ("sum", "prod"):
+        if exact:
+            kernel = "exact_sum"
+            result_code = code if dtype is None else _dtype_code(dtype, fname)
+            if result_code not in (code, _dtypes.FLOAT64):
+                raise TypeError(f"gpureduce.{fname}: an exact sum rounds into the input's type or float64, "
+                                f"not {_dtypes.NAMES[result_code]}")
+        else:
+            kernel = op
+            result_code, acc_code = _sum_types(code, dtype, fname)
+        sum_code = result_code
+    else:
+        if dtype is not None:
+            raise TypeError(f"gpureduce.{fname}: dtype= applies to sums, products and means, not to {fname}")
+        kernel = op
+        result_code = sum_code = _RESULT.get(op, code)
+    return kernel, result_code, sum_code, acc_code
+
+
 class Plan:
     """What a reduction of an array of `shape` and dtype `code` over dim computes, and into what."""
     __slots__ = ("kernel", "axes", "kept", "keep_shape", "reduced", "result_code", "sum_code", "acc_code",
@@ -213,50 +260,10 @@ class Plan:
             keep_shape = tuple(1 if d in axes else e for d, e in enumerate(shape)) if keepdim else kept
         self.axes, self.kept, self.keep_shape = axes, kept, keep_shape
         self.reduced = reduced = _count(shape[d] for d in axes)
-        if exact and op in ("sum", "prod", "mean"):
-            if op == "prod":
-                raise ValueError(f"gpureduce.{fname}: exact=True applies to sums and means; a product has no "
-                                 f"exact mode")
-            if code not in _dtypes.FLOATING:
-                raise TypeError(f"gpureduce.{fname}: exact=True takes floating inputs (integer sums are exact "
-                                f"already), got {_dtypes.NAMES[code]}")
-            if nan_ignore:
-                raise ValueError(f"gpureduce.{fname}: exact sums propagate NaN; nan='ignore' is not available "
-                                 f"with exact=True")
-        acc_code = _dtypes.NO_ACC
-        if op == "mean":
-            if nan_ignore:
-                raise ValueError(f"gpureduce.{fname}: nan='ignore' is not available for mean")
-            result_code = code if dtype is None else _dtype_code(dtype, fname)
-            if result_code not in _dtypes.FLOATING:
-                raise TypeError(f"gpureduce.{fname}: mean of {_dtypes.NAMES[code]} needs a floating dtype= "
-                                f"(as torch.mean), got {_dtypes.NAMES[result_code]}")
-            sum_code = _dtypes.mean_accumulator(result_code)
-            if exact:
-                kernel = "exact_sum"
-                sum_code = sum_code if sum_code in (code, _dtypes.FLOAT64) else code
-            else:
-                kernel = "sum"
-                acc_code = _dtypes.NO_ACC if sum_code == _dtypes.sum_result(code) else sum_code
-        elif op in ("sum", "prod"):
-            if exact:
-                kernel = "exact_sum"
-                result_code = code if dtype is None else _dtype_code(dtype, fname)
-                if result_code not in (code, _dtypes.FLOAT64):
-                    raise TypeError(f"gpureduce.{fname}: an exact sum rounds into the input's type or float64, "
-                                    f"not {_dtypes.NAMES[result_code]}")
-            else:
-                kernel = op
-                result_code, acc_code = _sum_types(code, dtype, fname)
-            sum_code = result_code
-        else:
-            if dtype is not None:
-                raise TypeError(f"gpureduce.{fname}: dtype= applies to sums, products and means, not to {fname}")
-            kernel = op
-            result_code = sum_code = _RESULT.get(op, code)
-            if op in _EXTREME and reduced == 0 and _count(kept) > 0:
-                raise ValueError(f"gpureduce.{fname}: the reduced axes of x have no elements, and {fname} has no "
-                                 f"identity")
+        kernel, result_code, sum_code, acc_code = _result_types(fname, op, code, dtype, exact, nan_ignore)
+        if op in _EXTREME and reduced == 0 and _count(kept) > 0:
+            raise ValueError(f"gpureduce.{fname}: the reduced axes of x have no elements, and {fname} has no "
+                             f"identity")
         self.kernel, self.result_code, self.sum_code, self.acc_code = kernel, result_code, sum_code, acc_code
         self.op_code, self.results, self.out_strides = OPS[kernel], _count(kept), _row_major(kept)
         self.simple = op not in ("mean", "min_index", "max_index", "minmax")  # one result array, as computed
@@ -392,48 +399,11 @@ def segments(fname, op, x, offsets, dtype, out, exact, nan, stream, unsafe, batc
     count = o_shape[0] - 1
     nan_ignore = _nan_flag(nan, fname)
     invariant = _invariant_flag(batch_invariant, fname)
+    kernel, result_code, sum_code, acc_code = _result_types(fname, kind, code, dtype, exact, nan_ignore)
     if not unsafe and count:
         err, message, first = _core.check_offsets(o_ptr, count, shape[0], device, handle)
         if err:
             raise ValueError(f"gpureduce.{fname}: offsets: {message} (segment {first})")
-
-    if kind in ("sum", "mean") and exact:
-        if code not in _dtypes.FLOATING:
-            raise TypeError(f"gpureduce.{fname}: exact=True takes floating inputs, got {_dtypes.NAMES[code]}")
-        if nan_ignore:
-            raise ValueError(f"gpureduce.{fname}: exact sums propagate NaN; nan='ignore' is not available with "
-                             f"exact=True")
-    elif exact and kind == "prod":
-        raise ValueError(f"gpureduce.{fname}: exact=True applies to sums; a product has no exact mode")
-    if kind == "mean":
-        want = code if dtype is None else _dtype_code(dtype, fname)
-        if want not in _dtypes.FLOATING:
-            raise TypeError(f"gpureduce.{fname}: mean of {_dtypes.NAMES[code]} needs a floating dtype=")
-        result_code = want
-        sum_code = _dtypes.mean_accumulator(want)
-        if exact:
-            kernel, acc_code = "exact_sum", _dtypes.NO_ACC
-            sum_code = sum_code if sum_code in (code, _dtypes.FLOAT64) else code
-        else:
-            kernel = "sum"
-            acc_code = _dtypes.NO_ACC if sum_code == _dtypes.sum_result(code) else sum_code
-    elif kind in ("sum", "prod"):
-        if exact:
-            kernel, acc_code = "exact_sum", _dtypes.NO_ACC
-            result_code = code if dtype is None else _dtype_code(dtype, fname)
-            if result_code not in (code, _dtypes.FLOAT64):
-                raise TypeError(f"gpureduce.{fname}: an exact sum rounds into the input's type or float64")
-        else:
-            kernel = kind
-            result_code, acc_code = _sum_types(code, dtype, fname)
-        sum_code = result_code
-    else:
-        if dtype is not None:
-            raise TypeError(f"gpureduce.{fname}: dtype= applies to sums, products and means, not to {op}")
-        kernel, acc_code = kind, _dtypes.NO_ACC
-        result_code = {"argmin": _dtypes.INT64, "argmax": _dtypes.INT64, "all": _dtypes.BOOL,
-                       "any": _dtypes.BOOL}.get(kind, code)
-        sum_code = result_code
 
     direct = out is not None and sum_code == result_code
     if direct:

@@ -126,3 +126,19 @@ def test_extremes_of_nothing_are_refused():
 def test_more_than_eight_dimensions_are_refused():
     with pytest.raises(ValueError, match=r"x has 9 dimensions; gpureduce takes up to 8"):
         plan("sum", (1,) * 9, "float32")
+
+
+def test_segment_result_types_follow_the_same_rules():
+    types = _reduce._result_types
+    assert types("segment_reduce", "argmax", C["float16"], None, False, False) == ("argmax", C["int64"], C["int64"],
+                                                                                 _dtypes.NO_ACC)
+    assert types("segment_reduce", "any", C["int8"], None, False, False)[1] == C["bool"]
+    assert types("segment_sum", "sum", C["int32"], None, False, False)[1] == C["int64"]
+    assert types("segment_reduce", "mean", C["bfloat16"], None, False, False) == ("sum", C["bfloat16"],
+                                                                                 C["float32"], C["float32"])
+    with pytest.raises(TypeError, match=r"segment_reduce: mean of int32 needs a floating dtype="):
+        types("segment_reduce", "mean", C["int32"], None, False, False)
+    with pytest.raises(ValueError, match=r"segment_reduce: nan='ignore' is not available for mean"):
+        types("segment_reduce", "mean", C["float32"], None, False, True)
+    with pytest.raises(TypeError, match=r"segment_reduce: dtype= applies to sums, products and means, not to"):
+        types("segment_reduce", "max", C["float32"], "float64", False, False)
