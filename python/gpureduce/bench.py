@@ -125,7 +125,8 @@ def main(argv=None):
     if cupy is not None:
         c = cupy.asarray(x)
         libs["cupy"] = lambda: cupy.sum(c)
-    for variant, f in libs.items():
+    def host_us(f):
+        """Wall time a call of 10,000 back-to-back calls of f, after 1,000 to warm up."""
         for _ in range(1000):
             f()
         torch.cuda.synchronize()
@@ -134,6 +135,10 @@ def main(argv=None):
             f()
         us = (time.perf_counter() - t0) / 10000 * 1e6
         torch.cuda.synchronize()
+        return us
+
+    for variant, f in libs.items():
+        us = host_us(f)
         rows.append({"variant": variant, "type": "float32", "op": "sum", "shape": [1 << 10], "axes": None,
                      "host_us_per_call": us})
         print(f"host overhead {variant:10} {us:6.2f} us a call", flush=True)
@@ -151,14 +156,7 @@ def main(argv=None):
                                                                      (0,), y.data_ptr(), (), (), 0, 0, 0, False, False,
                                                                      0, stream)}
     for name, f in parts.items():
-        for _ in range(1000):
-            f()
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(10000):
-            f()
-        print(f"host breakdown {name:32} {(time.perf_counter() - t0) / 10000 * 1e6:6.2f} us a call", flush=True)
-        torch.cuda.synchronize()
+        print(f"host breakdown {name:32} {host_us(f):6.2f} us a call", flush=True)
 
     report = {"device": torch.cuda.get_device_name(), "driver": _driver(), "commit": _commit(),
               "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
