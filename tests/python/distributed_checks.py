@@ -23,10 +23,12 @@ def same_bits(got, want, what):
 
 
 def same_on_every_rank(t, what):
-    word = torch.zeros(8, dtype=torch.uint8, device=t.device)
+    """Every byte of t the same on every rank: its bytes as int64 words, whose minimum and maximum
+    over the ranks agree."""
     b = t.detach().reshape(-1).contiguous().view(torch.uint8)
-    word[:b.numel()] = b[:8]
-    lo, hi = word.view(torch.int64).clone(), word.view(torch.int64).clone()
+    words = torch.zeros((b.numel() + 7) // 8 * 8, dtype=torch.uint8, device=t.device)
+    words[:b.numel()] = b
+    lo, hi = words.view(torch.int64).clone(), words.view(torch.int64).clone()
     dist.all_reduce(lo, op=dist.ReduceOp.MIN)
     dist.all_reduce(hi, op=dist.ReduceOp.MAX)
     assert torch.equal(lo, hi), f"{what}: the ranks' results differ"
