@@ -131,6 +131,19 @@ TEST(AxisGpu, RowsOfEveryLengthClass) {
     }
 }
 
+// Short rows back to back over many full tiles of the staged kernel, and more tiles than blocks.
+TEST(AxisGpu, StagedTilesAtScale) {
+  GPUREDUCE_REQUIRE_GPU();
+  for (std::int64_t cols : {3, 7, 12, 33, 127}) {
+    const std::int64_t rows = (std::int64_t(1) << 24) / cols + 1;
+    check_matrix<float>(rows, cols, 1, Sum{}, "float sum");
+    check_matrix<float>(rows, cols, 1, ArgMax{}, "float argmax");
+    check_matrix<__nv_bfloat16>(rows, cols, 1, Max{}, "bfloat16 max");
+    check_matrix<double>(rows / 2, cols, 1, Sum{}, "double sum");
+  }
+  check_matrix<std::int32_t>((std::int64_t(1) << 26) / 3 + 5, 3, 1, Sum{}, "int32 sum");
+}
+
 TEST(AxisGpu, ColumnsOfEveryWidth) {
   GPUREDUCE_REQUIRE_GPU();
   for (std::int64_t cols : {1, 2, 3, 4, 8, 16, 32, 33, 256, 1000})
@@ -332,9 +345,10 @@ std::vector<std::int64_t> ragged_lengths(std::uint64_t total, double longest, st
   return lengths;
 }
 
-// The merge-path kernel's cases: many short segments over many tiles and blocks, segments that
-// span tiles and blocks, one long segment, only empty segments, offsets that start past 0, and
-// inputs 1-3 elements past an aligned allocation.
+// The CSR kernel's cases: many short segments over many tiles and blocks (staged, a thread or 8
+// lanes per segment), long segments among short ones (a staged tile past its stage), segments
+// that span tiles and blocks (merge path), one long segment, only empty segments, offsets that
+// start past 0, and inputs 1-3 elements past an aligned allocation.
 TEST(AxisGpu, SegmentsAlongTheMergePath) {
   GPUREDUCE_REQUIRE_GPU();
   const std::uint64_t s = test_seed();
@@ -359,6 +373,30 @@ TEST(AxisGpu, SegmentsAlongTheMergePath) {
   check_csr<float, std::int32_t>(std::vector<std::int64_t>(3u << 20, 0), 4, Sum{}, "float sum, all empty");
   check_csr<float, std::int32_t>(std::vector<std::int64_t>(1000, 1), 0, ArgMin{}, "float argmin, ones");
   check_csr<float, std::int32_t>({1}, 0, Sum{}, "float sum, one element");
+  const auto mid = ragged_lengths(300000, 60, s ^ 4);
+  check_csr<float, std::int64_t>(mid, 0, Sum{}, "float sum, mean 15", 1);
+  std::vector<std::int64_t> spiky(30000, 2);
+  for (std::size_t k = 17; k < spiky.size(); k += 1000) spiky[k] = 20000;
+  check_csr<float, std::int32_t>(spiky, 0, Sum{}, "float sum, long among short");
+}
+
+// Staged CSR tiles at scale: a thread or 8 lanes per segment, tiles past their stage (long segments
+// among short ones), one long segment after a million short ones.
+TEST(AxisGpu, CsrStagedTilesAtScale) {
+  GPUREDUCE_REQUIRE_GPU();
+  const auto mid = ragged_lengths(4u << 20, 60, test_seed() ^ 4);
+  check_csr<float, std::int64_t>(mid, 0, Sum{}, "float sum, mean 15", 1);
+  check_csr<double, std::int32_t>(mid, 0, ArgMin{}, "double argmin, mean 15");
+  check_csr<__nv_bfloat16, std::int32_t>(mid, 0, Max{}, "bfloat16 max, mean 15", 3);
+  for (std::int64_t every : {1000, 5000}) {
+    std::vector<std::int64_t> spiky(1u << 20, 2);
+    for (std::size_t k = 17; k < spiky.size(); k += std::size_t(every)) spiky[k] = 20 * every;
+    check_csr<float, std::int32_t>(spiky, 0, Sum{}, "float sum, long among short, every " + std::to_string(every));
+    check_csr<std::int32_t, std::int32_t>(spiky, 0, ArgMax{}, "int32 argmax, long among short");
+  }
+  std::vector<std::int64_t> tall(1u << 20, 1);
+  tall.push_back(5 << 20);
+  check_csr<float, std::int32_t>(tall, 0, Sum{}, "float sum, ones then one long");
 }
 
 // A NaN in a segment, propagated or ignored, through the merge-path kernel.

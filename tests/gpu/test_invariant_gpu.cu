@@ -49,7 +49,8 @@ void expect_sum_of(Out got, const T* x, std::uint64_t n, std::uint64_t step, con
   EXPECT_TRUE(c.ok) << what << ": got " << double(ld(got)) << " reference " << double(sum);
 }
 
-// Rows of every kernel class: one thread (up to 32), a warp, a warp per slice of a long row.
+// Rows of every kernel class: one thread (up to 32), a warp, a warp per slice of a long row; short
+// rows back to back (staged) and a stride apart.
 template <class T>
 void rows_in_any_batch(std::int64_t length) {
   const auto row = random_input<T>(std::uint64_t(length), test_seed() ^ std::uint64_t(length));
@@ -67,11 +68,17 @@ void rows_in_any_batch(std::int64_t length) {
       }
     }
   }
+  // Rows a stride apart (a slice of a wider array) take another kernel than rows back to back.
+  const std::int64_t batch = 7, stride = length + 1;
+  std::vector<T> h = random_input<T>(std::uint64_t(batch * stride), test_seed() ^ 77);
+  std::copy(row.begin(), row.end(), h.begin() + 3 * stride);
+  const auto got = invariant_sums(h, Shape{{batch, length}, {stride, 1}}, {1}, std::uint64_t(batch), 0);
+  ASSERT_EQ(exact_cases::bits_of(got[3]), exact_cases::bits_of(alone)) << "row of " << length << " among sliced rows";
 }
 
 TEST(InvariantGpu, RowsInAnyBatch) {
   GPUREDUCE_REQUIRE_GPU();
-  for (std::int64_t length : {1, 3, 32, 33, 100, 1000, 5000, 40000}) rows_in_any_batch<float>(length);
+  for (std::int64_t length : {1, 3, 17, 32, 33, 100, 127, 128, 1000, 5000, 40000}) rows_in_any_batch<float>(length);
   rows_in_any_batch<__nv_bfloat16>(100);
   rows_in_any_batch<double>(1000);
 }
