@@ -140,16 +140,21 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
       }
     }
     __syncthreads();
-    for (std::uint64_t r = group; r < count; r += groups) {
-      // The segment within the tile (decreasing offsets clamped to it).
-      const std::int64_t rb = at(s0 + r) - b, re = at(s0 + r + 1) - b;
-      const unsigned lo = rb < 0 ? 0 : rb < std::int64_t(n) ? unsigned(rb) : n;
-      const unsigned hi = re < std::int64_t(lo) ? lo : re < std::int64_t(n) ? unsigned(re) : n;
+    // Every lane of a warp takes each step (the butterfly's shuffles), its group active or not.
+    for (std::uint64_t r0 = 0; r0 < count; r0 += groups) {
+      const std::uint64_t r = r0 + group;
+      unsigned lo = 0, hi = 0;
+      if (r < count) {
+        // The segment within the tile (decreasing offsets clamped to it).
+        const std::int64_t rb = at(s0 + r) - b, re = at(s0 + r + 1) - b;
+        lo = rb < 0 ? 0 : rb < std::int64_t(n) ? unsigned(rb) : n;
+        hi = re < std::int64_t(lo) ? lo : re < std::int64_t(n) ? unsigned(re) : n;
+      }
       A acc = identity;
       for (unsigned k = lo + lane; k < hi; k += G)
         acc = op(acc, lift_element<A>(op, stage[staged_slot<T>(k)], std::int64_t(k - lo)));
       if constexpr (G > 1) acc = butterfly(acc, op, G / 2, 1);
-      if (lane == 0) out[s0 + r] = finish<Out>(acc);
+      if (r < count && lane == 0) out[s0 + r] = finish<Out>(acc);
     }
     __syncthreads();  // the stage is refilled by the next tile
   }
