@@ -345,9 +345,9 @@ std::vector<std::int64_t> ragged_lengths(std::uint64_t total, double longest, st
   return lengths;
 }
 
-// The CSR kernel's cases: many short segments over many tiles and blocks (staged, a thread or 8
-// lanes per segment), long segments among short ones (a staged tile past its stage), segments
-// that span tiles and blocks (merge path), one long segment, only empty segments, offsets that
+// The CSR kernel's cases: many short segments over many tiles and blocks (staged, a thread per
+// segment), long segments among short ones (a staged tile past its stage), segments that span
+// tiles and blocks (merge path), one long segment, only empty segments, offsets that
 // start past 0, and inputs 1-3 elements past an aligned allocation.
 TEST(AxisGpu, SegmentsAlongTheMergePath) {
   GPUREDUCE_REQUIRE_GPU();
@@ -376,13 +376,13 @@ TEST(AxisGpu, SegmentsAlongTheMergePath) {
   const auto mid = ragged_lengths(300000, 60, s ^ 4);
   check_csr<float, std::int64_t>(mid, 0, Sum{}, "float sum, mean 15", 1);
   std::vector<std::int64_t> spiky(30000, 2);
-  for (std::size_t k = 17; k < spiky.size(); k += 1000) spiky[k] = 20000;
+  for (std::size_t k = 17; k < spiky.size(); k += 1000) spiky[k] = 4000;
   check_csr<float, std::int32_t>(spiky, 0, Sum{}, "float sum, long among short");
 }
 
-// Staged CSR tiles at scale: a thread or 8 lanes per segment, tiles past their stage (long segments
+// CSR segments at scale: a mean of 15 (the merge path), staged tiles past their stage (long segments
 // among short ones), one long segment after a million short ones.
-TEST(AxisGpu, CsrStagedTilesAtScale) {
+TEST(AxisGpu, CsrSegmentsAtScale) {
   GPUREDUCE_REQUIRE_GPU();
   const auto mid = ragged_lengths(4u << 20, 60, test_seed() ^ 4);
   check_csr<float, std::int64_t>(mid, 0, Sum{}, "float sum, mean 15", 1);
@@ -390,7 +390,7 @@ TEST(AxisGpu, CsrStagedTilesAtScale) {
   check_csr<__nv_bfloat16, std::int32_t>(mid, 0, Max{}, "bfloat16 max, mean 15", 3);
   for (std::int64_t every : {1000, 5000}) {
     std::vector<std::int64_t> spiky(1u << 20, 2);
-    for (std::size_t k = 17; k < spiky.size(); k += std::size_t(every)) spiky[k] = 20 * every;
+    for (std::size_t k = 17; k < spiky.size(); k += std::size_t(every)) spiky[k] = 4 * every;
     check_csr<float, std::int32_t>(spiky, 0, Sum{}, "float sum, long among short, every " + std::to_string(every));
     check_csr<std::int32_t, std::int32_t>(spiky, 0, ArgMax{}, "int32 argmax, long among short");
   }

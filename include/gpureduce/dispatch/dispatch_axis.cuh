@@ -108,13 +108,18 @@ cudaError_t launch_combine(const A* partials, std::uint64_t slices, const Dims& 
   return cudaGetLastError();
 }
 
+// Rows of `length` elements back to back, results contiguous: no kept dimension, or one that steps
+// a row in the input and one result in the output.
+inline bool back_to_back(const Dims& outer, std::uint64_t length) {
+  return outer.count == 0 || (outer.count == 1 && outer.in[0] == std::int64_t(length) && outer.out[0] == 1);
+}
+
 // Rows back to back (rows x 2^log_length elements from a 16-byte aligned origin, results
 // contiguous), read as one stream of vectors.
 template <class T>
 bool dense_rows(const T* in, const Dims& outer, std::uint64_t length, unsigned shift) {
   return shift == 0 && std::has_single_bit(length) && length <= warp_threads * Vector<T>::size &&
-         reinterpret_cast<std::uintptr_t>(in) % vector_bytes == 0 &&
-         (outer.count == 0 || (outer.count == 1 && outer.in[0] == std::int64_t(length) && outer.out[0] == 1));
+         reinterpret_cast<std::uintptr_t>(in) % vector_bytes == 0 && back_to_back(outer, length);
 }
 
 // Rows of `length` elements (x 2^shift interleaved columns), outputs = rows x 2^shift.
@@ -241,7 +246,7 @@ Status launch_merge_path(const T* in, Segments where, std::uint64_t segments, Ou
   constexpr unsigned items = csr_items<T>(threads, csr_tuning.stage_bytes);
   constexpr auto kernel =
       csr_segments_kernel<threads, items, csr_tuning.min_blocks, csr_warp_mean_lo, csr_warp_mean_hi,
-                          csr_staged_tuning.thread_below, csr_staged_tuning.fill_percent, A, Out, T, Segments, Op>;
+                          csr_staged_tuning.below, csr_staged_tuning.fill_percent, A, Out, T, Segments, Op>;
   if (const Status s = check_workspace(opt); !s) return s;
   const RelaxedCaptureScope relaxed;  // the occupancy query and the slot, while the stream is captured
   unsigned char* ws = static_cast<unsigned char*>(opt.workspace);
@@ -262,34 +267,37 @@ Status launch_merge_path(const T* in, Segments where, std::uint64_t segments, Ou
   return Status::from_cuda(cudaGetLastError());
 }
 
-// Rows of `length` elements back to back from `in` (results contiguous) that staged_rows_kernel
-// takes: short ones (in the default mode those that are not dense_rows, which the dense kernel
-// reads as fast without a stage), whose results are many and whose loads a warp or a group of
-// lanes per row would leave partly idle.
+// Rows back to back that staged_rows_kernel takes: short ones (in the default mode those that are
+// not dense_rows, which the dense kernel reads as fast without a stage), whose results are many
+// and whose loads a group of lanes per row would leave partly idle.
 template <class T>
 bool staged_rows(const T* in, const Dims& outer, std::uint64_t length, bool invariant) {
   return sizeof(StagedLoad<T>) * staged_rows_tuning.threads <= staged_rows_tuning.stage_bytes && length > 0 &&
-         length < staged_rows_tuning.below && (invariant || !dense_rows(in, outer, length, 0)) &&
-         (outer.count == 0 || (outer.count == 1 && outer.in[0] == std::int64_t(length) && outer.out[0] == 1));
+         length <= staged_rows_tuning.most && (invariant || !dense_rows(in, outer, length, 0)) &&
+         back_to_back(outer, length);
 }
 
-// Staged_rows_kernel: a thread per row of up to 32 elements, a warp per longer row; tiles of as
-// many whole rows as the stage holds, fewer where that leaves blocks short of filling the device.
+// Staged_rows_kernel: a thread per row; tiles of as many whole rows as the stage holds, fewer where
+// that leaves blocks short of filling the device.
 template <class A, class Out, class T, class Op>
 Status run_staged_rows(const T* in, std::uint64_t rows, std::uint64_t length, Out* out, Op op, const AxisDevice& dev,
                        cudaStream_t stream) {
   constexpr unsigned threads = staged_rows_tuning.threads;
   constexpr unsigned loads = staged_rows_tuning.stage_bytes / unsigned(sizeof(StagedLoad<T>) * threads);
-  const auto launch = [&]<unsigned G>() {
-    const std::uint64_t per_tile =
-        staged_per_tile(rows, length, staged_capacity<T>(threads, loads), threads / G, dev.target_blocks);
-    const std::uint64_t blocks = ceil_div(rows, per_tile);
-    staged_rows_kernel<threads, G, loads, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), threads, 0,
-                                               stream>>>(in, rows, length, per_tile, out, op);
-    return Status::from_cuda(cudaGetLastError());
-  };
-  if (length <= warp_threads) return launch.template operator()<1>();
-  return launch.template operator()<warp_threads>();
+  const std::uint64_t per_tile =
+      staged_per_tile(rows, length, staged_capacity<T>(threads, loads), threads, dev.target_blocks);
+  const std::uint64_t blocks = ceil_div(rows, per_tile);
+  staged_rows_kernel<threads, loads, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), threads, 0,
+                                          stream>>>(in, rows, length, per_tile, out, op);
+  return Status::from_cuda(cudaGetLastError());
+}
+
+// Longer rows back to back that the merge path takes: shorter than merge_path_rows_below and not
+// dense_rows, whose results are many and whose loads a warp per row would leave partly idle.
+template <class T>
+bool merge_path_rows(const T* in, const Dims& outer, std::uint64_t length) {
+  return length > 0 && length < merge_path_rows_below && !dense_rows(in, outer, length, 0) &&
+         back_to_back(outer, length);
 }
 
 // Pointer checks of an axis or segmented reduction: null, alignment, reach, size.
@@ -359,6 +367,8 @@ Status dispatch_axes(const T* in, const Shape& shape, const Axes& axes, Out* out
         if (invariant)
           return run_invariant_rows<A>(origin, UniformRows{plan.kept, plan.length}, plan.outputs, plan.length,
                                        plan.kept, out, op, dev, stream, true);
+        if (merge_path_rows(origin, plan.kept, plan.length))
+          return launch_merge_path<A>(origin, RowOffsets{{plan.length}}, plan.outputs, out, op, stream, opt);
         return run_uniform_rows<A>(origin, plan.kept, plan.outputs, plan.length, 0, out, op, dev, stream);
       case AxisKernel::columns: return run_columns<A>(origin, plan, out, op, dev, stream, invariant);
       default: {

@@ -229,22 +229,29 @@ inline constexpr CsrTuning csr_tuning{256, 44 * 1024, 4};
 // --axis float32 sums at 2^28, merge path against a warp per segment: mean 15 1.15 against 3.58 ms,
 // mean 147 0.95 against 0.49, mean 1684 0.90 against 0.39, mean 78490 0.72 against 1.01).
 inline constexpr std::uint64_t csr_warp_mean_lo = 64, csr_warp_mean_hi = 8192;
-// Segments of a mean length below csr_warp_mean_lo are staged (kernel/staged_rows_kernel.cuh): a
-// thread per segment below `thread_below`, 8 lanes otherwise; tiles of segments filling `fill_percent`
-// of the stage at the mean length.
+// Segments of a mean length below `below` take a thread each, staged (kernel/staged_rows_kernel.cuh)
+// in tiles of whole segments filling `fill_percent` of the stage at the mean length (H100, bench
+// --axis float32 at 2^28, against the merge path: mean 3 sum 1.07 against 1.74 ms; mean 15 at 8
+// lanes per segment sum 1.26 against 1.16, argmax 2.66 against 1.55).
 struct CsrStagedTuning {
-  std::uint64_t thread_below;
+  std::uint64_t below;
   unsigned fill_percent;
 };
 inline constexpr CsrStagedTuning csr_staged_tuning{8, 75};
-// Short rows back to back (kernel/staged_rows_kernel.cuh): rows shorter than `below` elements, a
-// block of `threads`, a stage of at most `stage_bytes` (H100, bench --axis float32 sums at 2^28).
+// Rows of at most `most` elements back to back take a thread each, staged
+// (kernel/staged_rows_kernel.cuh), in blocks of `threads` and tiles of up to `stage_bytes` (H100,
+// bench --axis float32 at 2^28: rows of 3 sum 0.65 against 1.44 ms on the merge path; rows of 100 a
+// warp each from the stage sum 0.68, max 0.98, against 0.59 and 0.63).
 struct StagedRowsTuning {
-  std::uint64_t below;
+  std::uint64_t most;
   unsigned threads;
   unsigned stage_bytes;
 };
-inline constexpr StagedRowsTuning staged_rows_tuning{128, 256, 32 * 1024};
+inline constexpr StagedRowsTuning staged_rows_tuning{32, 256, 32 * 1024};
+// Longer rows shorter than this (and not dense: dispatch_axis.cuh) take the merge path (H100, bench
+// --axis float32 sums at 2^28 against the rows kernels: rows of 100 0.75 against 0.78 ms, of 256
+// 0.71 against 0.38).
+inline constexpr std::uint64_t merge_path_rows_below = 128;
 // Batch-invariant slices (dispatch_axis.cuh): elements of a row, rows of a column.
 inline constexpr std::uint64_t invariant_row_slice = 16384;
 inline constexpr std::uint64_t invariant_column_slice = 256;

@@ -1,6 +1,6 @@
-// Segments given by CSR offsets, load-balanced along the merge path (grid/merge_path.hpp): each of
-// the grid's blocks takes an equal share of the segments' ends and elements, whatever their
-// lengths, and walks it tile by tile.
+// Segments given by CSR offsets, or rows of one length back to back, load-balanced along the merge
+// path (grid/merge_path.hpp): each of the grid's blocks takes an equal share of the segments' ends
+// and elements, whatever their lengths, and walks it tile by tile.
 //   Tile: Threads x Items path items. The tile's ends (tile-relative) and elements are staged in
 //   shared memory; each thread finds its start on the path by a binary search in shared memory
 //   and folds its Items items in order, writing the segments that open and close within them. Its first segment's part
@@ -11,9 +11,9 @@
 //   workspace, and the last block to draw a ticket folds them: a scan by key over the blocks gives
 //   each head the parts before it, in block order.
 // Segments of a medium mean length (elements over segments, read on the device) take a warp each
-// instead, in 16-byte vectors, as begin/end segments do; shorter ones are staged a tile of whole
-// segments at a time (staged_tiles), a thread per segment below a mean of ThreadBelow, 8 lanes
-// otherwise, each tile holding FillPercent of the stage at the mean length.
+// instead, in 16-byte vectors, as begin/end segments do; those of a mean below StagedBelow a thread
+// each, staged a tile of whole segments at a time (staged_tiles), each tile FillPercent of the stage
+// at the mean length.
 // One launch; every fold and tree has a fixed shape, so a result's bits depend on the values, the
 // path's length and the grid's size (the device's resident blocks), never on timing.
 #pragma once
@@ -33,7 +33,7 @@ namespace gpureduce::detail {
 inline constexpr std::uint64_t no_segment = ~std::uint64_t(0);
 
 // Where the segments are: offset(x) is segment x's begin and segment x - 1's end, in elements of
-// the input, read from the CSR offsets.
+// the input. CSR offsets read them from memory; rows of one length back to back compute them.
 // A tile stages its ends tile-relative as int32 beside its elements: Items items per thread, the
 // most (odd, so that threads 0..31 read words in 32 banks) whose stage fits in `bytes`.
 template <class T>
@@ -65,6 +65,19 @@ struct CsrOffsets {
     }
   }
 };
+struct RowOffsets : FixedRows {
+  template <unsigned Threads, unsigned Loads>
+  __device__ __forceinline__ void stage(std::int32_t* s_end, unsigned span, std::uint64_t segment,
+                                        std::int64_t tile_base, unsigned avail, std::int32_t beyond) const {
+    const std::int64_t first = offset(segment + 1) - tile_base;  // within [0, length]
+#pragma unroll
+    for (unsigned k = 0; k < Loads; ++k) {
+      const unsigned i = threadIdx.x + k * Threads;
+      if (i <= span) s_end[i] = i < avail ? saturated(first + std::int64_t(i) * std::int64_t(length), beyond) : beyond;
+    }
+  }
+};
+
 // What a block leaves for the fix-up.
 template <class A>
 struct alignas(16) CsrBlockCarry {
@@ -109,7 +122,7 @@ __device__ PathPoint warp_merge_path_point(std::uint64_t diagonal, std::uint64_t
 }
 
 template <unsigned Threads, unsigned Items, unsigned MinBlocks, std::uint64_t WarpMeanLo, std::uint64_t WarpMeanHi,
-          std::uint64_t ThreadBelow, unsigned FillPercent, class A, class Out, class T, class Segments, class Op>
+          std::uint64_t StagedBelow, unsigned FillPercent, class A, class Out, class T, class Segments, class Op>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     csr_segments_kernel(const T* in, Segments where, std::uint64_t segments, Out* out, CsrBlockCarry<A>* carries,
                         unsigned* ticket, Op runtime_op) {
@@ -138,19 +151,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     // Every block takes the same branch. Short segments: staged tiles in s_elem's room.
     const std::uint64_t mean = elements / segments;
     constexpr unsigned loads = staged_loads<T>(Threads, sizeof(s_elem_bytes));
-    if constexpr (loads > 0) {
-      constexpr unsigned fit = staged_capacity<T>(Threads, loads) * FillPercent / 100;
-      if (mean < ThreadBelow) {
-        staged_tiles<Threads, 1, loads, A>(s_elem, in, where, segments,
-                                           staged_per_tile(segments, mean, fit, Threads, gridDim.x), out, op);
+    if constexpr (loads > 0)
+      if (mean < StagedBelow) {
+        constexpr unsigned fit = staged_capacity<T>(Threads, loads) * FillPercent / 100;
+        staged_tiles<Threads, loads, A>(s_elem, in, where, segments,
+                                        staged_per_tile(segments, mean, fit, Threads, gridDim.x), out, op);
         return;
       }
-      if (mean < WarpMeanLo) {
-        staged_tiles<Threads, 8, loads, A>(s_elem, in, where, segments,
-                                           staged_per_tile(segments, mean, fit, Threads / 8, gridDim.x), out, op);
-        return;
-      }
-    }
     // Segments of a medium mean length: a warp each, in 16-byte vectors, which the merge path's
     // staging does not use (csr_warp_mean in tuning_sm90.hpp).
     if (mean >= WarpMeanLo && mean < WarpMeanHi) {

@@ -1,11 +1,9 @@
-// Short rows and segments: a block stages a tile of whole segments through shared memory, read from
-// global memory as one stream of 16-byte vectors (elements one by one where their size does not
-// divide 16 bytes), then folds each segment from the stage: G lanes per segment, lane k folding
-// elements k, k + G, ... in order, the lanes then combined by a fixed butterfly.
-//   staged_rows_kernel  rows of one length back to back (fixed-size segments): a thread per row of
-//                       up to 32 elements, a warp per longer row. Those are the batch-invariant
-//                       rows' trees (run_invariant_rows, dispatch_axis.cuh), so a row's bits depend
-//                       on its values and length alone, in either mode.
+// Short rows and segments, a thread each: a block stages a tile of whole segments through shared
+// memory, read from global memory as one stream of 16-byte vectors (elements one by one where their
+// size does not divide 16 bytes), then each thread folds its segment from the stage in order.
+//   staged_rows_kernel  rows of one length back to back (fixed-size segments). Their fold is the
+//                       batch-invariant rows' (run_invariant_rows, dispatch_axis.cuh), so a row's
+//                       bits depend on its values and length alone, in either mode.
 //   staged_tiles        the tile loop, which csr_segments_kernel also runs for short CSR segments
 //                       (a tile that outgrows the stage reads its segments a warp each instead).
 //   Stage: element e of the tile at e + e / (128 / sizeof(T)): one element of padding per 128
@@ -58,13 +56,14 @@ __device__ __forceinline__ unsigned staged_slot(unsigned e) {
   else return e + e / staged_pad_every<T>;
 }
 
-// Segments per tile: `fit` of the stage at the mean length, whole groups where the segments fill
-// the device, fewer where they would leave blocks short of `target_blocks`; at least one.
+// Segments per tile: `fit` elements of the stage at the mean length, whole blocks of `threads`
+// where the segments fill the device, fewer where they would leave blocks short of
+// `target_blocks`; at least one.
 GPUREDUCE_HD constexpr std::uint64_t staged_per_tile(std::uint64_t segments, std::uint64_t mean, unsigned fit,
-                                                     unsigned groups, std::uint64_t target_blocks) {
+                                                     unsigned threads, std::uint64_t target_blocks) {
   const std::uint64_t most = fit / (mean > 0 ? mean : 1);
   const std::uint64_t share = (segments + target_blocks - 1) / target_blocks;
-  const std::uint64_t spread = (share + groups - 1) / groups * groups;
+  const std::uint64_t spread = (share + threads - 1) / threads * threads;
   const std::uint64_t n = spread < most ? spread : most;
   return n > 0 ? n : 1;
 }
@@ -76,17 +75,14 @@ struct FixedRows {
 };
 
 // The tiles of `per_tile` segments, the block's every gridDim.x-th, through `stage` (staged_slots of
-// staged_capacity<T>(Threads, Loads) elements); G lanes per segment. where.offset(x): segment x's
-// begin and segment x - 1's end.
-template <unsigned Threads, unsigned G, unsigned Loads, class A, class Out, class T, class Segments, class Op>
+// staged_capacity<T>(Threads, Loads) elements). where.offset(x): segment x's begin and segment
+// x - 1's end.
+template <unsigned Threads, unsigned Loads, class A, class Out, class T, class Segments, class Op>
 __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segments& where, std::uint64_t segments,
                                              std::uint64_t per_tile, Out* out, const Op& op) {
-  static_assert(G <= warp_threads && warp_threads % G == 0);
   using Load = StagedLoad<T>;
   constexpr unsigned V = staged_load_size<T>;
   constexpr unsigned capacity = staged_capacity<T>(Threads, Loads);
-  constexpr unsigned groups = Threads / G;
-  const unsigned lane = threadIdx.x % G, group = threadIdx.x / G;
   const A identity = op.template identity<A>();
   // Offsets within [first, last]: offsets that decrease (which check_segments refuses) read
   // nothing outside the segments' span.
@@ -140,36 +136,30 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
       }
     }
     __syncthreads();
-    // Every lane of a warp takes each step (the butterfly's shuffles), its group active or not.
-    for (std::uint64_t r0 = 0; r0 < count; r0 += groups) {
-      const std::uint64_t r = r0 + group;
-      unsigned lo = 0, hi = 0;
-      if (r < count) {
-        // The segment within the tile (decreasing offsets clamped to it).
-        const std::int64_t rb = at(s0 + r) - b, re = at(s0 + r + 1) - b;
-        lo = rb < 0 ? 0 : rb < std::int64_t(n) ? unsigned(rb) : n;
-        hi = re < std::int64_t(lo) ? lo : re < std::int64_t(n) ? unsigned(re) : n;
-      }
+    for (std::uint64_t r = threadIdx.x; r < count; r += Threads) {
+      // The segment within the tile (decreasing offsets clamped to it).
+      const std::int64_t rb = at(s0 + r) - b, re = at(s0 + r + 1) - b;
+      const unsigned lo = rb < 0 ? 0 : rb < std::int64_t(n) ? unsigned(rb) : n;
+      const unsigned hi = re < std::int64_t(lo) ? lo : re < std::int64_t(n) ? unsigned(re) : n;
       A acc = identity;
-      for (unsigned k = lo + lane; k < hi; k += G)
+      for (unsigned k = lo; k < hi; ++k)
         acc = op(acc, lift_element<A>(op, stage[staged_slot<T>(k)], std::int64_t(k - lo)));
-      if constexpr (G > 1) acc = butterfly(acc, op, G / 2, 1);
-      if (r < count && lane == 0) out[s0 + r] = finish<Out>(acc);
+      out[s0 + r] = finish<Out>(acc);
     }
     __syncthreads();  // the stage is refilled by the next tile
   }
 }
 
 // Staged_rows_kernel: `rows` rows of `length` elements back to back, `per_tile` rows a tile (at most
-// staged_capacity elements); G lanes per row (1 or 32).
-template <unsigned Threads, unsigned G, unsigned Loads, class A, class Out, class T, class Op>
+// staged_capacity elements).
+template <unsigned Threads, unsigned Loads, class A, class Out, class T, class Op>
 __global__ void __launch_bounds__(Threads)
     staged_rows_kernel(const T* in, std::uint64_t rows, std::uint64_t length, std::uint64_t per_tile, Out* out,
                        Op runtime_op) {
   with_constant_nan(runtime_op, [&](auto op) {
     __shared__ alignas(16) unsigned char stage_bytes[staged_slots<T>(staged_capacity<T>(Threads, Loads)) * sizeof(T)];
     T* stage = reinterpret_cast<T*>(stage_bytes);  // T may have constructors
-    staged_tiles<Threads, G, Loads, A>(stage, in, FixedRows{length}, rows, per_tile, out, op);
+    staged_tiles<Threads, Loads, A>(stage, in, FixedRows{length}, rows, per_tile, out, op);
   });
 }
 
