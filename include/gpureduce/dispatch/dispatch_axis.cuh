@@ -278,17 +278,19 @@ bool staged_rows(const T* in, const Dims& outer, std::uint64_t length, bool inva
 }
 
 // Staged_rows_kernel: a thread per row; tiles of as many whole rows as the stage holds, fewer where
-// that leaves blocks short of filling the device.
+// that leaves blocks short of filling the device; the stage padded where the row length reads it
+// with fewer bank conflicts so.
 template <class A, class Out, class T, class Op>
 Status run_staged_rows(const T* in, std::uint64_t rows, std::uint64_t length, Out* out, Op op, const AxisDevice& dev,
                        cudaStream_t stream) {
   constexpr unsigned threads = staged_rows_tuning.threads;
   constexpr unsigned loads = staged_rows_tuning.stage_bytes / unsigned(sizeof(StagedLoad<T>) * threads);
-  const std::uint64_t per_tile =
-      staged_per_tile(rows, length, staged_capacity<T>(threads, loads), threads, dev.target_blocks);
+  const std::uint64_t per_tile = staged_per_tile(rows, length, staged_capacity(threads, loads, staged_load_size<T>),
+                                                 threads, dev.target_blocks);
   const std::uint64_t blocks = ceil_div(rows, per_tile);
+  const unsigned shift = staged_rows_shifts<sizeof(T), staged_rows_tuning.most>.shift[length];
   staged_rows_kernel<threads, loads, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), threads, 0,
-                                          stream>>>(in, rows, length, per_tile, out, op);
+                                          stream>>>(in, rows, length, per_tile, shift, out, op);
   return Status::from_cuda(cudaGetLastError());
 }
 

@@ -150,12 +150,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     const std::uint64_t elements = last > base ? std::uint64_t(last - base) : 0;
     // Every block takes the same branch. Short segments: staged tiles in s_elem's room.
     const std::uint64_t mean = elements / segments;
-    constexpr unsigned loads = staged_loads<T>(Threads, sizeof(s_elem_bytes));
+    constexpr unsigned loads = staged_loads(Threads, sizeof(s_elem_bytes), sizeof(T), staged_load_size<T>);
     if constexpr (loads > 0)
       if (mean < StagedBelow) {
-        constexpr unsigned fit = staged_capacity<T>(Threads, loads) * FillPercent / 100;
+        constexpr unsigned fit = staged_capacity(Threads, loads, staged_load_size<T>) * FillPercent / 100;
         staged_tiles<Threads, loads, A>(s_elem, in, where, segments,
-                                        staged_per_tile(segments, mean, fit, Threads, gridDim.x), out, op);
+                                        staged_per_tile(segments, mean, fit, Threads, gridDim.x),
+                                        staged_pad_shift(sizeof(T)), out, op);
         return;
       }
     // Segments of a medium mean length: a warp each, in 16-byte vectors, which the merge path's

@@ -6,12 +6,12 @@
 //                       bits depend on its values and length alone, in either mode.
 //   staged_tiles        the tile loop, which csr_segments_kernel also runs for short CSR segments
 //                       (a tile that outgrows the stage reads its segments a warp each instead).
-//   Stage: element e of the tile at e + e / (128 / sizeof(T)): one element of padding per 128
-//   bytes, so that threads reading rows a stride apart hit distinct banks; Loads loads in flight
-//   per thread fill it.
+//   Stage: element e of the tile at slot e + (e >> shift), padded or not (grid/staged_tile.hpp);
+//   Loads loads in flight per thread fill it.
 #pragma once
 
 #include <gpureduce/agent/sources.cuh>
+#include <gpureduce/grid/staged_tile.hpp>
 #include <gpureduce/kernel/axis_kernels.cuh>
 
 #include <cstdint>
@@ -19,54 +19,11 @@
 
 namespace gpureduce::detail {
 
-// What a thread loads at once: a 16-byte vector of elements aligned to their size, or one element.
+// What a thread loads at once (grid/staged_tile.hpp): a 16-byte vector, or one element.
 template <class T>
-inline constexpr bool staged_vectors_v = sizeof(T) < vector_bytes && vector_bytes % sizeof(T) == 0 &&
-                                         alignof(T) == sizeof(T);
+inline constexpr unsigned staged_load_size = staged_load_elements(sizeof(T), alignof(T));
 template <class T>
-using StagedLoad = std::conditional_t<staged_vectors_v<T>, Vector<T>, T>;
-template <class T>
-inline constexpr unsigned staged_load_size = staged_vectors_v<T> ? Vector<T>::size : 1;
-// Elements per padding element (0: records of more than 16 bytes, unpadded).
-template <class T>
-inline constexpr unsigned staged_pad_every = sizeof(T) <= 16 ? unsigned(128 / sizeof(T)) : 0;
-
-// Elements a stage of Loads loads per thread holds, and the slots it takes with its padding.
-template <class T>
-GPUREDUCE_HD constexpr unsigned staged_capacity(unsigned threads, unsigned loads) {
-  return threads * loads * staged_load_size<T>;
-}
-template <class T>
-GPUREDUCE_HD constexpr unsigned staged_slots(unsigned capacity) {
-  return capacity + (staged_pad_every<T> ? capacity / staged_pad_every<T> : 0);
-}
-
-// The most loads per thread whose stage fits in `bytes`.
-template <class T>
-GPUREDUCE_HD constexpr unsigned staged_loads(unsigned threads, unsigned bytes) {
-  unsigned loads = 0;
-  while (staged_slots<T>(staged_capacity<T>(threads, loads + 1)) * sizeof(T) <= bytes) ++loads;
-  return loads;
-}
-
-// The stage's slot of tile element e.
-template <class T>
-__device__ __forceinline__ unsigned staged_slot(unsigned e) {
-  if constexpr (staged_pad_every<T> == 0) return e;
-  else return e + e / staged_pad_every<T>;
-}
-
-// Segments per tile: `fit` elements of the stage at the mean length, whole blocks of `threads`
-// where the segments fill the device, fewer where they would leave blocks short of
-// `target_blocks`; at least one.
-GPUREDUCE_HD constexpr std::uint64_t staged_per_tile(std::uint64_t segments, std::uint64_t mean, unsigned fit,
-                                                     unsigned threads, std::uint64_t target_blocks) {
-  const std::uint64_t most = fit / (mean > 0 ? mean : 1);
-  const std::uint64_t share = (segments + target_blocks - 1) / target_blocks;
-  const std::uint64_t spread = (share + threads - 1) / threads * threads;
-  const std::uint64_t n = spread < most ? spread : most;
-  return n > 0 ? n : 1;
-}
+using StagedLoad = std::conditional_t<(staged_load_size<T> > 1), Vector<T>, T>;
 
 // Rows of one length back to back: row x begins at x * length.
 struct FixedRows {
@@ -75,14 +32,15 @@ struct FixedRows {
 };
 
 // The tiles of `per_tile` segments, the block's every gridDim.x-th, through `stage` (staged_slots of
-// staged_capacity<T>(Threads, Loads) elements). where.offset(x): segment x's begin and segment
-// x - 1's end.
+// a capacity of Threads x Loads loads), laid out with `shift`. where.offset(x): segment x's begin
+// and segment x - 1's end.
 template <unsigned Threads, unsigned Loads, class A, class Out, class T, class Segments, class Op>
 __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segments& where, std::uint64_t segments,
-                                             std::uint64_t per_tile, Out* out, const Op& op) {
+                                             std::uint64_t per_tile, unsigned shift, Out* out, const Op& op) {
   using Load = StagedLoad<T>;
   constexpr unsigned V = staged_load_size<T>;
-  constexpr unsigned capacity = staged_capacity<T>(Threads, Loads);
+  static_assert(V == 1 || Vector<T>::size == V);
+  constexpr unsigned capacity = staged_capacity(Threads, Loads, V);
   const A identity = op.template identity<A>();
   // Offsets within [first, last]: offsets that decrease (which check_segments refuses) read
   // nothing outside the segments' span.
@@ -121,17 +79,17 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
 #pragma unroll
     for (unsigned k = 0; k < Loads; ++k)
       if (threadIdx.x + k * Threads < vectors) x[k] = body[threadIdx.x + k * Threads];
-    if (threadIdx.x < head) stage[staged_slot<T>(threadIdx.x)] = p[threadIdx.x];
-    if (tail + threadIdx.x < n) stage[staged_slot<T>(tail + threadIdx.x)] = p[tail + threadIdx.x];
+    if (threadIdx.x < head) stage[staged_slot(threadIdx.x, shift)] = p[threadIdx.x];
+    if (tail + threadIdx.x < n) stage[staged_slot(tail + threadIdx.x, shift)] = p[tail + threadIdx.x];
 #pragma unroll
     for (unsigned k = 0; k < Loads; ++k) {
       const unsigned i = threadIdx.x + k * Threads;
       if (i < vectors) {
-        if constexpr (!staged_vectors_v<T>) {
-          stage[staged_slot<T>(head + i)] = x[k];
+        if constexpr (V == 1) {
+          stage[staged_slot(head + i, shift)] = x[k];
         } else {
 #pragma unroll
-          for (unsigned j = 0; j < V; ++j) stage[staged_slot<T>(head + i * V + j)] = x[k].v[j];
+          for (unsigned j = 0; j < V; ++j) stage[staged_slot(head + i * V + j, shift)] = x[k].v[j];
         }
       }
     }
@@ -143,7 +101,7 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
       const unsigned hi = re < std::int64_t(lo) ? lo : re < std::int64_t(n) ? unsigned(re) : n;
       A acc = identity;
       for (unsigned k = lo; k < hi; ++k)
-        acc = op(acc, lift_element<A>(op, stage[staged_slot<T>(k)], std::int64_t(k - lo)));
+        acc = op(acc, lift_element<A>(op, stage[staged_slot(k, shift)], std::int64_t(k - lo)));
       out[s0 + r] = finish<Out>(acc);
     }
     __syncthreads();  // the stage is refilled by the next tile
@@ -151,15 +109,16 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
 }
 
 // Staged_rows_kernel: `rows` rows of `length` elements back to back, `per_tile` rows a tile (at most
-// staged_capacity elements).
+// a capacity of Threads x Loads loads), laid out with `shift`.
 template <unsigned Threads, unsigned Loads, class A, class Out, class T, class Op>
 __global__ void __launch_bounds__(Threads)
-    staged_rows_kernel(const T* in, std::uint64_t rows, std::uint64_t length, std::uint64_t per_tile, Out* out,
-                       Op runtime_op) {
+    staged_rows_kernel(const T* in, std::uint64_t rows, std::uint64_t length, std::uint64_t per_tile, unsigned shift,
+                       Out* out, Op runtime_op) {
+  constexpr unsigned slots = staged_slots(staged_capacity(Threads, Loads, staged_load_size<T>), sizeof(T));
   with_constant_nan(runtime_op, [&](auto op) {
-    __shared__ alignas(16) unsigned char stage_bytes[staged_slots<T>(staged_capacity<T>(Threads, Loads)) * sizeof(T)];
+    __shared__ alignas(16) unsigned char stage_bytes[slots * sizeof(T)];
     T* stage = reinterpret_cast<T*>(stage_bytes);  // T may have constructors
-    staged_tiles<Threads, Loads, A>(stage, in, FixedRows{length}, rows, per_tile, out, op);
+    staged_tiles<Threads, Loads, A>(stage, in, FixedRows{length}, rows, per_tile, shift, out, op);
   });
 }
 
