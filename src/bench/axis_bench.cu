@@ -202,7 +202,15 @@ void run_type(GpuTimer& timer, const AxisRun& run, ElemType type, std::uint64_t 
       if (op == BenchOp::dot) continue;
       const std::size_t out_bytes = op == BenchOp::sum ? sizeof(Sum_t) : op == BenchOp::max ? sizeof(T) : sizeof(Arg_t);
       const std::size_t cub_out_bytes = op == BenchOp::argmax ? sizeof(CubArg_t) : out_bytes;
-      progress(std::string(elem_type_name(type)) + " " + bench_op_name(op));
+      // The case in the progress line, so that a run cut short shows where it stopped.
+      std::string what = std::string(elem_type_name(type)) + " " + bench_op_name(op) + " ";
+      if (!c.offsets.empty()) {
+        what += "ragged, mean " + std::to_string(std::llround(c.mean_segment));
+      } else {
+        for (std::size_t d = 0; d < c.shape.size(); ++d) what += (d ? " x " : "") + std::to_string(c.shape[d]);
+        what += ", axis " + std::to_string(c.axis);
+      }
+      progress(what);
       const auto ours = [&](cudaStream_t s) {
         void* o = out.get();
         if (!c.offsets.empty()) {
