@@ -110,17 +110,20 @@ TEST(InvariantGpu, ColumnsInAnyBatch) {
   }
 }
 
-// A segment among others of random lengths, by CSR offsets and by begin/end arrays.
+// A segment among others of random lengths, by CSR offsets and by begin/end arrays: among none, a
+// few and many of up to 2000 elements (a warp per segment), and among 50,000 of up to 7 (CSR:
+// staged tiles; the longest segments take a warp from the stage, or past it).
 TEST(InvariantGpu, SegmentsAmongAny) {
   GPUREDUCE_REQUIRE_GPU();
   std::mt19937_64 rng(test_seed() ^ 0x5e9);
-  for (std::int64_t length : {3, 700, 100000}) {
+  for (std::int64_t length : {3, 20, 40, 700, 100000}) {
     const auto seg = random_input<float>(std::uint64_t(length), test_seed() ^ std::uint64_t(length + 2));
     float first = 0;
     bool have_first = false;
-    for (int neighbours : {0, 6, 999}) {
+    for (int neighbours : {0, 6, 999, 50000}) {
       std::vector<std::int64_t> lengths;
-      for (int k = 0; k < neighbours; ++k) lengths.push_back(std::int64_t(rng() % 2000));
+      const std::uint64_t longest = neighbours == 50000 ? 8 : 2000;
+      for (int k = 0; k < neighbours; ++k) lengths.push_back(std::int64_t(rng() % longest));
       const std::size_t at = neighbours ? std::size_t(rng() % std::uint64_t(neighbours)) : 0;
       lengths.insert(lengths.begin() + std::ptrdiff_t(at), length);
       std::vector<std::int64_t> offsets{0};

@@ -166,10 +166,8 @@ inline constexpr bool order_sensitive_v =
 // that nothing depends on the row's address; the tree depends on the row's length alone.
 template <class A, class Out, class T, class Rows, class Op>
 Status run_invariant_rows(const T* in, const Rows& rows, std::uint64_t num_rows, std::uint64_t length,
-                          const Dims& outer, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream,
-                          bool sliced) {
-  const std::uint64_t slice = sliced ? invariant_row_slice : length;
-  const std::uint64_t slices = slice >= length ? 1 : ceil_div(length, slice);
+                          const Dims& outer, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
+  const std::uint64_t slices = ceil_div(length, invariant_row_slice);
   Partials<A> partials{nullptr, stream};
   if (slices > 1)
     if (const Status s = partials.alloc(slices * num_rows); !s) return s;
@@ -177,11 +175,11 @@ Status run_invariant_rows(const T* in, const Rows& rows, std::uint64_t num_rows,
     const std::uint64_t blocks = ceil_div(num_rows * slices, axis_threads / G * U);
     rows_kernel<axis_threads, G, U, 8, false, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
                                                     axis_threads, 0, stream>>>(
-        in, rows, num_rows, 0, slices, slices == 1 ? length : slice, out, partials.p, op);
+        in, rows, num_rows, 0, slices, slices == 1 ? length : invariant_row_slice, out, partials.p, op);
     return cudaGetLastError();
   };
-  if (const cudaError_t e = length <= warp_threads && sliced ? launch.template operator()<1, 4>()
-                                                             : launch.template operator()<warp_threads, 1>();
+  if (const cudaError_t e = length <= warp_threads ? launch.template operator()<1, 4>()
+                                                   : launch.template operator()<warp_threads, 1>();
       e != cudaSuccess || slices == 1)
     return Status::from_cuda(e);
   return Status::from_cuda(launch_combine<A>(partials.p, slices, outer, num_rows, 1, out, op, dev, stream, true));
@@ -368,7 +366,7 @@ Status dispatch_axes(const T* in, const Shape& shape, const Axes& axes, Out* out
           return run_staged_rows<A>(origin, plan.outputs, plan.length, out, op, dev, stream);
         if (invariant)
           return run_invariant_rows<A>(origin, UniformRows{plan.kept, plan.length}, plan.outputs, plan.length,
-                                       plan.kept, out, op, dev, stream, true);
+                                       plan.kept, out, op, dev, stream);
         if (merge_path_rows(origin, plan.kept, plan.length))
           return launch_merge_path<A>(origin, RowOffsets{{plan.length}}, plan.outputs, out, op, stream, opt);
         return run_uniform_rows<A>(origin, plan.kept, plan.outputs, plan.length, 0, out, op, dev, stream);
@@ -413,30 +411,50 @@ Status run_segments(const T* in, std::uint64_t segments, const Offset* begin, co
 }
 
 // Segment r of `segments` is [begin[r], end[r]) of `in`, its result out[r]. One warp per segment;
-// batch-invariant, one with scalar loads.
+// batch-invariant, invariant_segments_kernel.
 template <class A, class Out, class T, class Offset, class Op>
 Status dispatch_segments(const T* in, std::uint64_t segments, const Offset* begin, const Offset* end, Out* out, Op op,
                          cudaStream_t stream, const Options& opt) noexcept {
   return run_segments(in, segments, begin, end, out, stream, [&](const AxisDevice& dev) {
     const OffsetRows<Offset> rows{begin, end};
-    if (opt.batch_invariant && order_sensitive_v<A, Op>)  // a warp per segment, scalar loads
-      return run_invariant_rows<A>(in, rows, segments, 0, Dims{}, out, op, dev, stream, false);
     const std::uint64_t blocks = ceil_div(segments, axis_threads / warp_threads);
-    rows_kernel<axis_threads, warp_threads, 1, 4, true, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
-                                                        axis_threads, 0, stream>>>(in, rows, segments, 0, 1, 0, out,
-                                                                                   (A*)nullptr, op);
+    const unsigned grid = unsigned(blocks < dev.max_grid ? blocks : dev.max_grid);
+    if (opt.batch_invariant && order_sensitive_v<A, Op>)
+      invariant_segments_kernel<axis_threads, A><<<grid, axis_threads, 0, stream>>>(in, rows, segments, out, op);
+    else
+      rows_kernel<axis_threads, warp_threads, 1, 4, true, A><<<grid, axis_threads, 0, stream>>>(
+          in, rows, segments, 0, 1, 0, out, (A*)nullptr, op);
     return Status::from_cuda(cudaGetLastError());
   });
 }
 
-// CSR offsets: segment r is [offsets[r], offsets[r + 1]); batch-invariant, as begin/end arrays.
+// Batch-invariant CSR segments (invariant_csr_kernel): staged where they are short, a warp each
+// otherwise; as begin/end segments where a thread's load outgrows the stage.
+template <class A, class Out, class T, class Offset, class Op>
+Status run_invariant_csr(const T* in, std::uint64_t segments, const Offset* offsets, Out* out, Op op,
+                         const AxisDevice& dev, cudaStream_t stream) {
+  constexpr unsigned threads = staged_rows_tuning.threads;
+  constexpr unsigned loads = staged_rows_tuning.stage_bytes / unsigned(sizeof(StagedLoad<T>) * threads);
+  const std::uint64_t blocks = ceil_div(segments, threads / warp_threads);
+  const unsigned grid = unsigned(blocks < dev.target_blocks ? blocks : dev.target_blocks);
+  if constexpr (loads > 0)
+    invariant_csr_kernel<threads, loads, csr_staged_tuning.list_entries, csr_staged_tuning.below,
+                         csr_staged_tuning.fill_percent, A><<<grid, threads, 0, stream>>>(in, offsets, segments, out,
+                                                                                          op);
+  else
+    invariant_segments_kernel<axis_threads, A><<<grid, axis_threads, 0, stream>>>(
+        in, OffsetRows<Offset>{offsets, offsets + 1}, segments, out, op);
+  return Status::from_cuda(cudaGetLastError());
+}
+
+// CSR offsets: segment r is [offsets[r], offsets[r + 1]).
 template <class A, class Out, class T, class Offset, class Op>
 Status dispatch_csr_segments(const T* in, std::uint64_t segments, const Offset* offsets, Out* out, Op op,
                              cudaStream_t stream, const Options& opt) noexcept {
-  if (opt.batch_invariant && order_sensitive_v<A, Op>)
-    return dispatch_segments<A>(in, segments, offsets, offsets ? offsets + 1 : nullptr, out, op, stream, opt);
-  return run_segments(in, segments, offsets, offsets ? offsets + 1 : nullptr, out, stream, [&](const AxisDevice&) {
-    return launch_merge_path<A>(in, CsrOffsets<Offset>{offsets}, segments, out, op, stream, opt);
+  return run_segments(in, segments, offsets, offsets ? offsets + 1 : nullptr, out, stream, [&](const AxisDevice& dev) {
+    if constexpr (order_sensitive_v<A, Op>)
+      if (opt.batch_invariant) return run_invariant_csr<A>(in, segments, offsets, out, op, dev, stream);
+    return launch_merge_path<A>(in, CsrOffsets<Offset>{{offsets}}, segments, out, op, stream, opt);
   });
 }
 

@@ -233,11 +233,14 @@ inline constexpr std::uint64_t csr_warp_mean_lo = 64, csr_warp_mean_hi = 8192;
 // in tiles of whole segments filling `fill_percent` of the stage at the mean length (H100, bench
 // --axis float32 at 2^28, against the merge path: mean 3 sum 1.07 against 1.74 ms; mean 15 at 8
 // lanes per segment sum 1.26 against 1.16, argmax 2.66 against 1.55).
+// Batch-invariant ones (a stage of staged_rows_tuning's) take at most `list_entries` a tile: the
+// list of those longer than 32 elements, which a warp each then takes (first choice, not measured).
 struct CsrStagedTuning {
   std::uint64_t below;
   unsigned fill_percent;
+  unsigned list_entries;
 };
-inline constexpr CsrStagedTuning csr_staged_tuning{8, 75};
+inline constexpr CsrStagedTuning csr_staged_tuning{8, 75, 2048};
 // Rows of at most `most` elements back to back take a thread each, staged
 // (kernel/staged_rows_kernel.cuh), in blocks of `threads` and tiles of up to `stage_bytes` (H100,
 // bench --axis float32 at 2^28: rows of 3 sum 0.65 against 1.44 ms on the merge path; rows of 100 a

@@ -16,6 +16,7 @@
 //   combine_kernel     folds each output's S partials in slice order (a thread per output), or in
 //                      a fixed block tree (a block per output, for a few outputs of many slices).
 //   general_kernel     one warp per output, the reduced dimensions walked by index: any strides.
+//   invariant_segments_kernel  a warp per segment, batch-invariant (invariant_warp_fold).
 //   offsets_check_kernel  the first segment whose offsets break a rule (check_segments).
 // Every fold and every shuffle tree has a fixed order, so a result's bits depend only on the
 // launch's shape (the kernel, G, S, the row's length and alignment), never on timing.
@@ -255,6 +256,36 @@ __global__ void __launch_bounds__(Threads)
           else partials[slice_index[u] * num_rows * inner + row[u] * inner + lane] = acc[u];
         }
       }
+    }
+  });
+}
+
+// A batch-invariant segment's fold by its warp, as a batch-invariant row's (unsliced): up to 32
+// elements, lane 0 folds them in order; longer, lane k folds elements k, k + 32, ... in order and
+// the lanes then combine by the fixed butterfly. Scalar loads: nothing depends on the address.
+// Lane 0 holds the result.
+template <class A, class T, class Op>
+__device__ __forceinline__ A invariant_warp_fold(const T* p, std::uint64_t length, unsigned lane, const Op& op) {
+  A acc = op.template identity<A>();
+  if (length > warp_threads)
+    return butterfly(fold_run<warp_threads, 8, false>(acc, p, 0, length, lane, 0, op), op, warp_threads / 2, 1);
+  if (lane == 0) acc = fold_run<1, 8, false>(acc, p, 0, length, 0, 0, op);
+  return acc;
+}
+
+// Invariant_segments_kernel: a warp per segment (Rows: its begin and end), folded by
+// invariant_warp_fold.
+template <unsigned Threads, class A, class Out, class T, class Rows, class Op>
+__global__ void __launch_bounds__(Threads)
+    invariant_segments_kernel(const T* in, Rows rows, std::uint64_t segments, Out* out, Op runtime_op) {
+  with_constant_nan(runtime_op, [&](auto op) {
+    const unsigned lane = threadIdx.x % warp_threads;
+    const std::uint64_t warps = std::uint64_t(gridDim.x) * (Threads / warp_threads);
+    for (std::uint64_t r = std::uint64_t(blockIdx.x) * (Threads / warp_threads) + threadIdx.x / warp_threads;
+         r < segments; r += warps) {
+      const RowSpan span = rows.row(r);
+      const A acc = invariant_warp_fold<A>(in + span.in, span.length, lane, op);
+      if (lane == 0) out[span.out] = finish<Out>(acc);
     }
   });
 }

@@ -51,9 +51,8 @@ __device__ __forceinline__ std::int32_t saturated(std::int64_t e, std::int32_t b
 // up to `span`) the end of segment `segment` + i relative to the element at `tile_base`, for the
 // `avail` segments there are; `beyond` after them.
 template <class Offset>
-struct CsrOffsets {
-  const Offset* offsets;
-  __device__ __forceinline__ std::int64_t offset(std::uint64_t x) const { return std::int64_t(offsets[x]); }
+struct CsrOffsets : CsrStarts<Offset> {
+  using CsrStarts<Offset>::offsets;
   template <unsigned Threads, unsigned Loads>
   __device__ __forceinline__ void stage(std::int32_t* s_end, unsigned span, std::uint64_t segment,
                                         std::int64_t tile_base, unsigned avail, std::int32_t beyond) const {
@@ -154,9 +153,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     if constexpr (loads > 0)
       if (mean < StagedBelow) {
         constexpr unsigned fit = staged_capacity(Threads, loads, staged_load_size<T>) * FillPercent / 100;
-        staged_tiles<Threads, loads, A>(s_elem, in, where, segments,
-                                        staged_per_tile(segments, mean, fit, Threads, gridDim.x),
-                                        staged_pad_shift(sizeof(T)), out, op);
+        staged_tiles<Threads, loads, false, A>(s_elem, in, where, segments,
+                                               staged_per_tile(segments, mean, fit, Threads, gridDim.x),
+                                               staged_pad_shift(sizeof(T)), nullptr, out, op);
         return;
       }
     // Segments of a medium mean length: a warp each, in 16-byte vectors, which the merge path's

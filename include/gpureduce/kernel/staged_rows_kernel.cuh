@@ -6,6 +6,8 @@
 //                       bits depend on its values and length alone, in either mode.
 //   staged_tiles        the tile loop, which csr_segments_kernel also runs for short CSR segments
 //                       (a tile that outgrows the stage reads its segments a warp each instead).
+//   invariant_csr_kernel  batch-invariant CSR segments: staged tiles where they are short, a thread
+//                       per segment of up to 32 elements and a warp per longer one, or a warp each.
 //   Stage: element e of the tile at slot e + (e >> shift), padded or not (grid/staged_tile.hpp);
 //   Loads loads in flight per thread fill it.
 #pragma once
@@ -25,23 +27,32 @@ inline constexpr unsigned staged_load_size = staged_load_elements(sizeof(T), ali
 template <class T>
 using StagedLoad = std::conditional_t<(staged_load_size<T> > 1), Vector<T>, T>;
 
-// Rows of one length back to back: row x begins at x * length.
+// Where segment x begins (and segment x - 1 ends), in elements of the input: rows of one length
+// back to back, or CSR offsets.
 struct FixedRows {
   std::uint64_t length;
   __device__ __forceinline__ std::int64_t offset(std::uint64_t x) const { return std::int64_t(x * length); }
 };
+template <class Offset>
+struct CsrStarts {
+  const Offset* offsets;
+  __device__ __forceinline__ std::int64_t offset(std::uint64_t x) const { return std::int64_t(offsets[x]); }
+};
 
 // The tiles of `per_tile` segments, the block's every gridDim.x-th, through `stage` (staged_slots of
-// a capacity of Threads x Loads loads), laid out with `shift`. where.offset(x): segment x's begin
-// and segment x - 1's end.
-template <unsigned Threads, unsigned Loads, class A, class Out, class T, class Segments, class Op>
+// a capacity of Threads x Loads loads), laid out with `shift`. Invariant: the batch-invariant fold
+// (invariant_warp_fold), segments of more than 32 elements a warp each, listed in `longs` (per_tile
+// entries) for the warps to take after the threads' short ones.
+template <unsigned Threads, unsigned Loads, bool Invariant, class A, class Out, class T, class Segments, class Op>
 __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segments& where, std::uint64_t segments,
-                                             std::uint64_t per_tile, unsigned shift, Out* out, const Op& op) {
+                                             std::uint64_t per_tile, unsigned shift, unsigned* longs, Out* out,
+                                             const Op& op) {
   using Load = StagedLoad<T>;
   constexpr unsigned V = staged_load_size<T>;
   static_assert(V == 1 || Vector<T>::size == V);
   constexpr unsigned capacity = staged_capacity(Threads, Loads, V);
   const A identity = op.template identity<A>();
+  __shared__ unsigned s_longs;  // entries in `longs` (Invariant)
   // Offsets within [first, last]: offsets that decrease (which check_segments refuses) read
   // nothing outside the segments' span.
   const std::int64_t first = where.offset(0), last_end = where.offset(segments);
@@ -55,18 +66,25 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
     const std::uint64_t count = segments - s0 < per_tile ? segments - s0 : per_tile;
     const std::int64_t b = at(s0), e = at(s0 + count);
     const std::uint64_t span = e > b ? std::uint64_t(e - b) : 0;
+    const unsigned lane = threadIdx.x % warp_threads, warp = threadIdx.x / warp_threads;
+    constexpr unsigned warps = Threads / warp_threads;
     if (span > capacity) {
       // More than the stage holds (long segments among short ones): a warp per segment.
-      const unsigned wl = threadIdx.x % warp_threads;
-      for (std::uint64_t r = threadIdx.x / warp_threads; r < count; r += Threads / warp_threads) {
+      for (std::uint64_t r = warp; r < count; r += warps) {
         const std::int64_t rb = at(s0 + r), re = at(s0 + r + 1);
+        const std::uint64_t length = re > rb ? std::uint64_t(re - rb) : 0;
         A acc = identity;
-        if (re > rb) acc = fold_run<warp_threads, 4, true>(acc, in + rb, 0, std::uint64_t(re - rb), wl, 0, op);
-        acc = butterfly(acc, op, warp_threads / 2, 1);
-        if (wl == 0) out[s0 + r] = finish<Out>(acc);
+        if constexpr (Invariant) {
+          acc = invariant_warp_fold<A>(in + rb, length, lane, op);
+        } else {
+          if (length) acc = fold_run<warp_threads, 4, true>(acc, in + rb, 0, length, lane, 0, op);
+          acc = butterfly(acc, op, warp_threads / 2, 1);
+        }
+        if (lane == 0) out[s0 + r] = finish<Out>(acc);
       }
       continue;  // no stage used: no barrier needed
     }
+    if (Invariant && threadIdx.x == 0) s_longs = 0;
     // The tile's elements: a head up to the first 16-byte boundary, whole vectors, a tail.
     const T* p = in + b;
     const unsigned n = unsigned(span);
@@ -94,17 +112,38 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
       }
     }
     __syncthreads();
-    for (std::uint64_t r = threadIdx.x; r < count; r += Threads) {
-      // The segment within the tile (decreasing offsets clamped to it).
+    // Segment r within the tile (decreasing offsets clamped to it).
+    const auto bounds = [&](std::uint64_t r, unsigned* lo, unsigned* hi) {
       const std::int64_t rb = at(s0 + r) - b, re = at(s0 + r + 1) - b;
-      const unsigned lo = rb < 0 ? 0 : rb < std::int64_t(n) ? unsigned(rb) : n;
-      const unsigned hi = re < std::int64_t(lo) ? lo : re < std::int64_t(n) ? unsigned(re) : n;
+      *lo = rb < 0 ? 0 : rb < std::int64_t(n) ? unsigned(rb) : n;
+      *hi = re < std::int64_t(*lo) ? *lo : re < std::int64_t(n) ? unsigned(re) : n;
+    };
+    for (std::uint64_t r = threadIdx.x; r < count; r += Threads) {
+      unsigned lo, hi;
+      bounds(r, &lo, &hi);
+      if (Invariant && hi - lo > warp_threads) {
+        longs[atomicAdd(&s_longs, 1u)] = unsigned(r);
+        continue;
+      }
       A acc = identity;
       for (unsigned k = lo; k < hi; ++k)
         acc = op(acc, lift_element<A>(op, stage[staged_slot(k, shift)], std::int64_t(k - lo)));
       out[s0 + r] = finish<Out>(acc);
     }
-    __syncthreads();  // the stage is refilled by the next tile
+    if constexpr (Invariant) {
+      __syncthreads();  // the list is complete
+      for (unsigned i = warp; i < s_longs; i += warps) {
+        const unsigned r = longs[i];
+        unsigned lo, hi;
+        bounds(r, &lo, &hi);
+        A acc = identity;
+        for (unsigned k = lo + lane; k < hi; k += warp_threads)
+          acc = op(acc, lift_element<A>(op, stage[staged_slot(k, shift)], std::int64_t(k - lo)));
+        acc = butterfly(acc, op, warp_threads / 2, 1);
+        if (lane == 0) out[s0 + r] = finish<Out>(acc);
+      }
+    }
+    __syncthreads();  // the stage (and the list) are refilled by the next tile
   }
 }
 
@@ -118,7 +157,46 @@ __global__ void __launch_bounds__(Threads)
   with_constant_nan(runtime_op, [&](auto op) {
     __shared__ alignas(16) unsigned char stage_bytes[slots * sizeof(T)];
     T* stage = reinterpret_cast<T*>(stage_bytes);  // T may have constructors
-    staged_tiles<Threads, Loads, A>(stage, in, FixedRows{length}, rows, per_tile, shift, out, op);
+    staged_tiles<Threads, Loads, false, A>(stage, in, FixedRows{length}, rows, per_tile, shift, nullptr, out, op);
+  });
+}
+
+// Invariant_csr_kernel: batch-invariant CSR segments, one launch whose blocks all read the mean
+// segment length: below StagedBelow, staged tiles of at most ListEntries segments filling
+// FillPercent of the stage; otherwise a warp per segment. Either way invariant_warp_fold's tree.
+template <unsigned Threads, unsigned Loads, unsigned ListEntries, std::uint64_t StagedBelow, unsigned FillPercent,
+          class A, class Out, class T, class Offset, class Op>
+__global__ void __launch_bounds__(Threads)
+    invariant_csr_kernel(const T* in, const Offset* offsets, std::uint64_t segments, Out* out, Op runtime_op) {
+  constexpr unsigned capacity = staged_capacity(Threads, Loads, staged_load_size<T>);
+  with_constant_nan(runtime_op, [&](auto op) {
+    __shared__ alignas(16) unsigned char stage_bytes[staged_slots(capacity, sizeof(T)) * sizeof(T)];
+    __shared__ unsigned longs[ListEntries];
+    T* stage = reinterpret_cast<T*>(stage_bytes);  // T may have constructors
+    const std::int64_t first = std::int64_t(offsets[0]), last_end = std::int64_t(offsets[segments]);
+    const std::int64_t last = last_end > first ? last_end : first;
+    const std::uint64_t mean = std::uint64_t(last - first) / segments;
+    if (mean < StagedBelow) {
+      const std::uint64_t per_tile =
+          staged_per_tile(segments, mean, capacity * FillPercent / 100, Threads, gridDim.x);
+      staged_tiles<Threads, Loads, true, A>(stage, in, CsrStarts<Offset>{offsets}, segments,
+                                            per_tile < ListEntries ? per_tile : ListEntries,
+                                            staged_pad_shift(sizeof(T)), longs, out, op);
+      return;
+    }
+    const unsigned lane = threadIdx.x % warp_threads;
+    const std::uint64_t warps = std::uint64_t(gridDim.x) * (Threads / warp_threads);
+    for (std::uint64_t r = std::uint64_t(blockIdx.x) * (Threads / warp_threads) + threadIdx.x / warp_threads;
+         r < segments; r += warps) {
+      // Offsets within [first, last], as staged_tiles clamps them.
+      const auto at = [&](std::uint64_t x) {
+        const std::int64_t o = std::int64_t(offsets[x]);
+        return o < first ? first : o < last ? o : last;
+      };
+      const std::int64_t b = at(r), e = at(r + 1);
+      const A acc = invariant_warp_fold<A>(in + b, e > b ? std::uint64_t(e - b) : 0, lane, op);
+      if (lane == 0) out[r] = finish<Out>(acc);
+    }
   });
 }
 
