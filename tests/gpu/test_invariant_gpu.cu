@@ -83,6 +83,14 @@ TEST(InvariantGpu, RowsInAnyBatch) {
   rows_in_any_batch<double>(1000);
 }
 
+// Rows of no elements give the identity: back to back and a stride apart.
+TEST(InvariantGpu, EmptyRowsGiveTheIdentity) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::vector<float> none;
+  for (const Shape& shape : {Shape{5, 0}, Shape{{5, 0}, {3, 1}}})
+    for (float got : invariant_sums(none, shape, {1}, 5, 0)) EXPECT_EQ(got, 0.0f);
+}
+
 // A column among 2, 7 or 1000 (a column of a one-column array is contiguous: a row).
 TEST(InvariantGpu, ColumnsInAnyBatch) {
   GPUREDUCE_REQUIRE_GPU();

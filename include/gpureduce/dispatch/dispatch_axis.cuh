@@ -167,7 +167,7 @@ inline constexpr bool order_sensitive_v =
 template <class A, class Out, class T, class Rows, class Op>
 Status run_invariant_rows(const T* in, const Rows& rows, std::uint64_t num_rows, std::uint64_t length,
                           const Dims& outer, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
-  const std::uint64_t slices = ceil_div(length, invariant_row_slice);
+  const std::uint64_t slices = length > invariant_row_slice ? ceil_div(length, invariant_row_slice) : 1;
   Partials<A> partials{nullptr, stream};
   if (slices > 1)
     if (const Status s = partials.alloc(slices * num_rows); !s) return s;
@@ -276,8 +276,8 @@ bool staged_rows(const T* in, const Dims& outer, std::uint64_t length, bool inva
 }
 
 // Staged_rows_kernel: a thread per row; tiles of as many whole rows as the stage holds, fewer where
-// that leaves blocks short of filling the device; the stage padded where the row length reads it
-// with fewer bank conflicts so.
+// that leaves blocks short of filling the device; the stage padded where that gives reads of rows
+// of this length fewer bank conflicts.
 template <class A, class Out, class T, class Op>
 Status run_staged_rows(const T* in, std::uint64_t rows, std::uint64_t length, Out* out, Op op, const AxisDevice& dev,
                        cudaStream_t stream) {
