@@ -273,21 +273,27 @@ __device__ __forceinline__ A invariant_warp_fold(const T* p, std::uint64_t lengt
   return acc;
 }
 
-// Invariant_segments_kernel: a warp per segment (Rows: its begin and end), folded by
+// The grid's warps, a segment each (Rows: its begin, length and result), folded by
 // invariant_warp_fold.
+template <unsigned Threads, class A, class Out, class T, class Rows, class Op>
+__device__ __forceinline__ void invariant_segment_warps(const T* in, const Rows& rows, std::uint64_t segments,
+                                                        Out* out, const Op& op) {
+  const unsigned lane = threadIdx.x % warp_threads;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * (Threads / warp_threads);
+  for (std::uint64_t r = std::uint64_t(blockIdx.x) * (Threads / warp_threads) + threadIdx.x / warp_threads;
+       r < segments; r += warps) {
+    const RowSpan span = rows.row(r);
+    const A acc = invariant_warp_fold<A>(in + span.in, span.length, lane, op);
+    if (lane == 0) out[span.out] = finish<Out>(acc);
+  }
+}
+
+// Invariant_segments_kernel: begin/end segments, invariant_segment_warps.
 template <unsigned Threads, class A, class Out, class T, class Rows, class Op>
 __global__ void __launch_bounds__(Threads)
     invariant_segments_kernel(const T* in, Rows rows, std::uint64_t segments, Out* out, Op runtime_op) {
-  with_constant_nan(runtime_op, [&](auto op) {
-    const unsigned lane = threadIdx.x % warp_threads;
-    const std::uint64_t warps = std::uint64_t(gridDim.x) * (Threads / warp_threads);
-    for (std::uint64_t r = std::uint64_t(blockIdx.x) * (Threads / warp_threads) + threadIdx.x / warp_threads;
-         r < segments; r += warps) {
-      const RowSpan span = rows.row(r);
-      const A acc = invariant_warp_fold<A>(in + span.in, span.length, lane, op);
-      if (lane == 0) out[span.out] = finish<Out>(acc);
-    }
-  });
+  with_constant_nan(runtime_op,
+                    [&](auto op) { invariant_segment_warps<Threads, A>(in, rows, segments, out, op); });
 }
 
 // Columns_kernel: output d (of `outputs` = outer x inner) is column d % inner of kept index

@@ -39,6 +39,21 @@ struct CsrStarts {
   __device__ __forceinline__ std::int64_t offset(std::uint64_t x) const { return std::int64_t(offsets[x]); }
 };
 
+// CSR segments as rows, their offsets within [first, last] (as staged_tiles clamps them).
+template <class Offset>
+struct ClampedCsrRows {
+  const Offset* offsets;
+  std::int64_t first, last;
+  __device__ __forceinline__ std::int64_t at(std::uint64_t x) const {
+    const std::int64_t o = std::int64_t(offsets[x]);
+    return o < first ? first : o < last ? o : last;
+  }
+  __device__ RowSpan row(std::uint64_t r) const {
+    const std::int64_t b = at(r), e = at(r + 1);
+    return {b, e > b ? std::uint64_t(e - b) : 0, std::int64_t(r)};
+  }
+};
+
 // The tiles of `per_tile` segments, the block's every gridDim.x-th, through `stage` (staged_slots of
 // a capacity of Threads x Loads loads), laid out with `shift`. Invariant: the batch-invariant fold
 // (invariant_warp_fold), segments of more than 32 elements a warp each, listed in `longs` (per_tile
@@ -184,19 +199,7 @@ __global__ void __launch_bounds__(Threads)
                                             staged_pad_shift(sizeof(T)), longs, out, op);
       return;
     }
-    const unsigned lane = threadIdx.x % warp_threads;
-    const std::uint64_t warps = std::uint64_t(gridDim.x) * (Threads / warp_threads);
-    for (std::uint64_t r = std::uint64_t(blockIdx.x) * (Threads / warp_threads) + threadIdx.x / warp_threads;
-         r < segments; r += warps) {
-      // Offsets within [first, last], as staged_tiles clamps them.
-      const auto at = [&](std::uint64_t x) {
-        const std::int64_t o = std::int64_t(offsets[x]);
-        return o < first ? first : o < last ? o : last;
-      };
-      const std::int64_t b = at(r), e = at(r + 1);
-      const A acc = invariant_warp_fold<A>(in + b, e > b ? std::uint64_t(e - b) : 0, lane, op);
-      if (lane == 0) out[r] = finish<Out>(acc);
-    }
+    invariant_segment_warps<Threads, A>(in, ClampedCsrRows<Offset>{offsets, first, last}, segments, out, op);
   });
 }
 
