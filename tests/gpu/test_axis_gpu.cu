@@ -144,6 +144,20 @@ TEST(AxisGpu, StagedTilesAtScale) {
   check_matrix<std::int32_t>((std::int64_t(1) << 26) / 3 + 5, 3, 1, Sum{}, "int32 sum");
 }
 
+// Dense rows shorter than a vector (a vector holds several rows, whose results a warp writes out
+// through shared memory, in rounds where they are more than 4 a lane), over many blocks and a
+// partial last warp.
+TEST(AxisGpu, DenseShortRowsAtScale) {
+  GPUREDUCE_REQUIRE_GPU();
+  for (std::int64_t cols : {1, 2, 4}) {
+    const std::int64_t rows = (std::int64_t(1) << 22) / cols + 7;
+    check_matrix<float>(rows, cols, 1, ArgMax{}, "float argmax");
+    check_matrix<std::int32_t>(rows, cols, 1, Sum{}, "int32 sum");
+    check_matrix<__nv_bfloat16>(rows, cols, 1, Max{}, "bfloat16 max");
+    check_matrix<std::int8_t>(rows, cols, 1, Max{}, "int8 max");
+  }
+}
+
 TEST(AxisGpu, ColumnsOfEveryWidth) {
   GPUREDUCE_REQUIRE_GPU();
   for (std::int64_t cols : {1, 2, 3, 4, 8, 16, 32, 33, 256, 1000})

@@ -130,8 +130,13 @@ Status run_uniform_rows(const T* in, const Dims& outer, std::uint64_t rows, std:
     constexpr unsigned U = 4;
     const std::uint64_t vectors = ceil_div(rows * length, Vector<T>::size);
     const std::uint64_t blocks = ceil_div(vectors, axis_threads * U);
-    dense_rows_kernel<axis_threads, U, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), axis_threads,
-                                            0, stream>>>(in, rows, unsigned(std::countr_zero(length)), out, op);
+    const unsigned grid = unsigned(blocks < dev.max_grid ? blocks : dev.max_grid);
+    if (length < Vector<T>::size)
+      dense_rows_kernel<axis_threads, U, true, A><<<grid, axis_threads, 0, stream>>>(
+          in, rows, unsigned(std::countr_zero(length)), out, op);
+    else
+      dense_rows_kernel<axis_threads, U, false, A><<<grid, axis_threads, 0, stream>>>(
+          in, rows, unsigned(std::countr_zero(length)), out, op);
     return Status::from_cuda(cudaGetLastError());
   }
   const std::uint64_t row_length = length << shift;

@@ -100,10 +100,15 @@ __device__ __forceinline__ A butterfly(A v, const Op& op, unsigned widest, unsig
 
 // Dense_rows_kernel: `rows` rows of 2^log_length elements from `in` (16-byte aligned), back to
 // back. Thread k of the stream folds vector k in a pairwise tree; where a row is longer than a
-// vector, the row's 2^log_length / V threads (adjacent lanes) finish by shuffles.
-template <unsigned Threads, unsigned U, class A, class Out, class T, class Op>
+// vector, the row's 2^log_length / V threads (adjacent lanes) finish by shuffles. Where a vector
+// holds several rows (Several: 2^log_length < V), a warp's results go out through shared memory,
+// so that each store of the warp writes consecutive results (not every per-th, which leaves
+// sectors partly written: rows of 1 float32 argmax 7.8 ms against 1.6, H200).
+template <unsigned Threads, unsigned U, bool Several, class A, class Out, class T, class Op>
 __global__ void __launch_bounds__(Threads)
     dense_rows_kernel(const T* in, std::uint64_t rows, unsigned log_length, Out* out, Op runtime_op) {
+  constexpr unsigned R = 4;  // results a lane stores per round of the warp's write-out
+  __shared__ alignas(16) unsigned char results_bytes[Several ? Threads * R * sizeof(Out) : 1];
   with_constant_nan(runtime_op, [&](auto op) {
     constexpr unsigned V = Vector<T>::size;
     const std::uint64_t length = std::uint64_t(1) << log_length;
@@ -111,6 +116,9 @@ __global__ void __launch_bounds__(Threads)
     const std::uint64_t vectors = (n + V - 1) / V;
     const unsigned row_threads = length > V ? unsigned(length / V) : 1;  // <= 32
     const A identity = op.template identity<A>();
+    const unsigned lane = threadIdx.x % warp_threads;
+    // The warp's results (Out may have constructors): R a lane.
+    Out* staged = reinterpret_cast<Out*>(results_bytes) + (threadIdx.x - lane) * R;
     for (std::uint64_t first = std::uint64_t(blockIdx.x) * Threads * U; first < vectors;
          first += std::uint64_t(gridDim.x) * Threads * U) {
       Vector<T> x[U];
@@ -137,12 +145,25 @@ __global__ void __launch_bounds__(Threads)
           if (s < length)
 #pragma unroll
             for (unsigned j = 0; j < V; j += 2 * s) a[j] = op(a[j], a[j + s]);
-        if (length <= V) {
+        if constexpr (Several) {
+          // Lane l holds rows (k0 + l) x per ... + per - 1 (k0: lane 0's vector): in rounds of
+          // `lanes` lanes, their per results each into the stage, then out as one run.
+          const unsigned per = unsigned(V >> log_length);
+          const unsigned lanes = per <= R ? warp_threads : warp_threads * R / per;
+          const std::uint64_t first_row = (k - lane) * per;
+          for (unsigned c = 0; c < warp_threads; c += lanes) {
+            if (lane - c < lanes) {
 #pragma unroll
-          for (unsigned j = 0; j < V; ++j) {
-            const std::uint64_t row = (k * V + j) >> log_length;
-            if ((j & (length - 1)) == 0 && row < rows) out[row] = finish<Out>(a[j]);
+              for (unsigned j = 0; j < V; ++j)
+                if ((j & (length - 1)) == 0) staged[(lane - c) * per + (j >> log_length)] = finish<Out>(a[j]);
+            }
+            __syncwarp();
+            for (unsigned i = lane; i < lanes * per; i += warp_threads)
+              if (first_row + c * per + i < rows) out[first_row + c * per + i] = staged[i];
+            __syncwarp();
           }
+        } else if (length == V) {
+          if (k < rows) out[k] = finish<Out>(a[0]);
         } else {
           const A total = butterfly(a[0], op, row_threads / 2, 1);
           if (k % row_threads == 0 && k * V < n) out[(k * V) >> log_length] = finish<Out>(total);
