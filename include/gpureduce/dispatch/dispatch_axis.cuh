@@ -292,8 +292,9 @@ Status run_staged_rows(const T* in, std::uint64_t rows, std::uint64_t length, Ou
                                                  threads, dev.target_blocks);
   const std::uint64_t blocks = ceil_div(rows, per_tile);
   const unsigned shift = staged_rows_shifts<sizeof(T), staged_rows_tuning.most>.shift[length];
-  staged_rows_kernel<threads, loads, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), threads, 0,
-                                          stream>>>(in, rows, length, per_tile, shift, out, op);
+  const unsigned grid = unsigned(blocks < dev.max_grid ? blocks : dev.max_grid);
+  staged_rows_kernel<threads, loads, staged_rows_tuning.min_blocks, A><<<grid, threads, 0, stream>>>(
+      in, rows, length, per_tile, shift, out, op);
   return Status::from_cuda(cudaGetLastError());
 }
 
@@ -443,7 +444,7 @@ Status run_invariant_csr(const T* in, std::uint64_t segments, const Offset* offs
   const std::uint64_t blocks = ceil_div(segments, threads / warp_threads);
   const unsigned grid = unsigned(blocks < dev.target_blocks ? blocks : dev.target_blocks);
   if constexpr (loads > 0)
-    invariant_csr_kernel<threads, loads, csr_staged_tuning.list_entries, csr_staged_tuning.below,
+    invariant_csr_kernel<threads, loads, csr_staged_tuning.list_entries, csr_staged_tuning.invariant_below,
                          csr_staged_tuning.fill_percent, A><<<grid, threads, 0, stream>>>(in, offsets, segments, out,
                                                                                           op);
   else

@@ -233,24 +233,29 @@ inline constexpr std::uint64_t csr_warp_mean_lo = 64, csr_warp_mean_hi = 8192;
 // in tiles of whole segments filling `fill_percent` of the stage at the mean length (H100, bench
 // --axis float32 at 2^28, against the merge path: mean 3 sum 1.07 against 1.74 ms; mean 15 at 8
 // lanes per segment sum 1.26 against 1.16, argmax 2.66 against 1.55).
-// Batch-invariant ones (a stage of staged_rows_tuning's) take at most `list_entries` a tile: the
-// list of those longer than 32 elements, which a warp each then takes (first choice, not measured).
+// Batch-invariant ones (a stage of staged_rows_tuning's) are staged below a mean of
+// `invariant_below` (H200, mean 15 a warp each 5.3 ms, 5% of the floor), at most `list_entries` a
+// tile: the list of those longer than 32 elements, which a warp each then takes from the stage.
 struct CsrStagedTuning {
   std::uint64_t below;
   unsigned fill_percent;
   unsigned list_entries;
+  std::uint64_t invariant_below;
 };
-inline constexpr CsrStagedTuning csr_staged_tuning{8, 75, 2048};
+inline constexpr CsrStagedTuning csr_staged_tuning{8, 75, 2048, 64};
 // Rows of at most `most` elements back to back take a thread each, staged
 // (kernel/staged_rows_kernel.cuh), in blocks of `threads` and tiles of up to `stage_bytes` (H100,
 // bench --axis float32 at 2^28: rows of 3 sum 0.65 against 1.44 ms on the merge path; rows of 100 a
-// warp each from the stage sum 0.68, max 0.98, against 0.59 and 0.63).
+// warp each from the stage sum 0.68, max 0.98, against 0.59 and 0.63), `min_blocks` resident a
+// multiprocessor (H200, rows of 3 sum 0.50 against 0.60 ms at 2, batch-invariant rows of 4 0.41
+// against 0.50; 4 blocks of 16 KB stages 0.49 and 0.43).
 struct StagedRowsTuning {
   std::uint64_t most;
   unsigned threads;
   unsigned stage_bytes;
+  unsigned min_blocks;
 };
-inline constexpr StagedRowsTuning staged_rows_tuning{32, 256, 32 * 1024};
+inline constexpr StagedRowsTuning staged_rows_tuning{32, 256, 32 * 1024, 3};
 // Longer rows shorter than this (and not dense: dispatch_axis.cuh) take the merge path (H100, bench
 // --axis float32 sums at 2^28 against the rows kernels: rows of 100 0.75 against 0.78 ms, of 256
 // 0.71 against 0.38).

@@ -163,9 +163,9 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
 }
 
 // Staged_rows_kernel: `rows` rows of `length` elements back to back, `per_tile` rows a tile (at most
-// a capacity of Threads x Loads loads), laid out with `shift`.
-template <unsigned Threads, unsigned Loads, class A, class Out, class T, class Op>
-__global__ void __launch_bounds__(Threads)
+// a capacity of Threads x Loads loads), laid out with `shift`; MinBlocks resident a multiprocessor.
+template <unsigned Threads, unsigned Loads, unsigned MinBlocks, class A, class Out, class T, class Op>
+__global__ void __launch_bounds__(Threads, MinBlocks)
     staged_rows_kernel(const T* in, std::uint64_t rows, std::uint64_t length, std::uint64_t per_tile, unsigned shift,
                        Out* out, Op runtime_op) {
   constexpr unsigned slots = staged_slots(staged_capacity(Threads, Loads, staged_load_size<T>), sizeof(T));
