@@ -26,6 +26,7 @@ def _dtype_error(arg, name):
 
 class Torch:
     module = "torch"
+    tensor = ()  # torch.Tensor once setup() ran: isinstance(x, ()) is False before
 
     @staticmethod
     def setup():

@@ -243,9 +243,10 @@ def _result_types(fname, op, code, dtype, exact, nan_ignore):
 class Plan:
     """What a reduction of an array of `shape` and dtype `code` over dim computes, and into what."""
     __slots__ = ("kernel", "axes", "kept", "keep_shape", "reduced", "result_code", "sum_code", "acc_code",
-                 "nan_ignore", "invariant", "scalar", "op_code", "results", "out_strides", "simple")
+                 "nan_ignore", "invariant", "scalar", "op_code", "results", "out_strides", "simple", "code")
 
     def __init__(self, fname, op, shape, code, dim, keepdim, dtype, exact, nan, torch_style, batch_invariant=False):
+        self.code = code
         self.nan_ignore = nan_ignore = _nan_flag(nan, fname)
         self.invariant = _invariant_flag(batch_invariant, fname)
         if len(shape) > 8:
@@ -273,6 +274,10 @@ _RESULT = {"argmin": _dtypes.INT64, "argmax": _dtypes.INT64, "all": _dtypes.BOOL
 
 
 _plans = {}  # Plan by call signature: a repeated call skips the planning
+# The common call (a torch tensor on a CUDA device, one result array, no out= or stream=): the plan,
+# the result's torch dtype and the shape and strides passed to the extension, by the signature read
+# straight from the tensor, so that a repeated call skips describing it.
+_torch_calls = {}
 
 
 def reduce(fname, op, x, dim, keepdim, dtype, out, exact, nan, stream, torch_style, batch_invariant=False):
@@ -280,6 +285,25 @@ def reduce(fname, op, x, dim, keepdim, dtype, out, exact, nan, stream, torch_sty
     if _torch_ops.compiling():  # before anything torch.compile cannot trace (data_ptr)
         return _torch_ops.call(fname, op, x, dim, keepdim, dtype, out, exact, nan, stream, torch_style,
                                batch_invariant)
+    fast = None
+    if out is None and stream is None and isinstance(x, Torch.tensor) and x.is_cuda:
+        fast = (fname, op, x.dtype, x.shape, x.stride(), dim, keepdim, dtype, exact, nan, torch_style,
+                batch_invariant)
+        try:
+            hit = _torch_calls.get(fast)
+        except TypeError:  # a dim list: not hashable
+            hit = fast = None
+        if hit is not None:
+            p, result_dtype, shape, strides = hit
+            device = x.get_device()
+            result = x.new_empty(p.kept, dtype=result_dtype)
+            if p.results:
+                err, message = _core.reduce(p.op_code, p.code, p.sum_code, p.acc_code, x.data_ptr(), shape, strides,
+                                            p.axes, result.data_ptr(), p.kept, p.out_strides, 0, 0, 0, p.nan_ignore,
+                                            p.invariant, device, Torch.stream(device))
+                if err:
+                    _raise(fname, err, message)
+            return result.reshape(p.keep_shape) if keepdim else result
     adapter, info, handle, keep = _take(x, "x", stream)
     _require_core()
     ptr, code, shape, strides, device = info
@@ -294,7 +318,10 @@ def reduce(fname, op, x, dim, keepdim, dtype, out, exact, nan, stream, torch_sty
             _plans[key] = p
     if p.scalar:
         info = (ptr, code, (1,), (1,), device)
-    elif p.simple and out is None:  # the common call, in as few steps as it takes
+        shape, strides = info[2], info[3]
+    if p.simple and out is None:  # the common call, in as few steps as it takes
+        if fast is not None and len(_torch_calls) < 4096:
+            _torch_calls[fast] = (p, Torch.dtypes[p.sum_code], shape, strides)
         result = adapter.empty(p.kept, p.sum_code, device)
         if p.results:
             err, message = _core.reduce(p.op_code, code, p.sum_code, p.acc_code, ptr, shape, strides, p.axes,

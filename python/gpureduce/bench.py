@@ -143,13 +143,15 @@ def main(argv=None):
                      "host_us_per_call": us})
         print(f"host overhead {variant:10} {us:6.2f} us a call", flush=True)
 
-    # Where gpureduce's host time goes (printed only): the output's allocation and the extension's
-    # call alone (the library's host code and the launch), with the arguments prepared.
+    # Where gpureduce's host time goes (printed only): the output's allocation, the extension's
+    # call alone (the library's host code and the launch) with the arguments prepared, and a bare
+    # kernel launch (torch's spin kernel for 0 cycles), the floor of any call that launches one.
     from gpureduce import _core
     y = torch.empty((), device="cuda")
     stream = torch.cuda.current_stream().cuda_stream
     from gpureduce._arrays import Torch
-    parts = {"torch.empty(())": lambda: torch.empty((), device="cuda"),
+    parts = {"x.new_empty(())": lambda: x.new_empty(()),
+             "kernel launch alone": lambda: torch.cuda._sleep(0),
              "describe x": lambda: Torch.describe(x, "x"),
              "current stream": lambda: Torch.stream(0),
              "_core.reduce (library + launch)": lambda: _core.reduce(0, 11, 11, 13, x.data_ptr(), (1 << 10,), (1,),
