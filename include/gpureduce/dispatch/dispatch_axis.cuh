@@ -440,7 +440,7 @@ template <class A, class Out, class T, class Offset, class Op>
 Status run_invariant_csr(const T* in, std::uint64_t segments, const Offset* offsets, Out* out, Op op,
                          const AxisDevice& dev, cudaStream_t stream) {
   constexpr unsigned threads = staged_rows_tuning.threads;
-  constexpr unsigned loads = staged_rows_tuning.stage_bytes / unsigned(sizeof(StagedLoad<T>) * threads);
+  constexpr unsigned loads = csr_staged_tuning.invariant_stage_bytes / unsigned(sizeof(StagedLoad<T>) * threads);
   const std::uint64_t blocks = ceil_div(segments, threads / warp_threads);
   const unsigned grid = unsigned(blocks < dev.target_blocks ? blocks : dev.target_blocks);
   if constexpr (loads > 0)

@@ -233,16 +233,19 @@ inline constexpr std::uint64_t csr_warp_mean_lo = 64, csr_warp_mean_hi = 8192;
 // in tiles of whole segments filling `fill_percent` of the stage at the mean length (H100, bench
 // --axis float32 at 2^28, against the merge path: mean 3 sum 1.07 against 1.74 ms; mean 15 at 8
 // lanes per segment sum 1.26 against 1.16, argmax 2.66 against 1.55).
-// Batch-invariant ones (a stage of staged_rows_tuning's) are staged below a mean of
-// `invariant_below` (H200, mean 15 a warp each 5.3 ms, 5% of the floor), at most `list_entries` a
-// tile: the list of those longer than 32 elements, which a warp each then takes from the stage.
+// Batch-invariant ones are staged below a mean of `invariant_below` (H100, mean 15 staged 0.97 ms
+// against 3.15 a warp each), at most `list_entries` a tile (the list of those longer than 32
+// elements, which a warp each then takes from the stage), through a stage of
+// `invariant_stage_bytes` (H200, a warp per segment: mean 147 0.55 ms against 0.65 with 32 KB, mean
+// 1684 0.37 against 0.45; staged mean 3 0.94 against 1.06).
 struct CsrStagedTuning {
   std::uint64_t below;
   unsigned fill_percent;
   unsigned list_entries;
   std::uint64_t invariant_below;
+  unsigned invariant_stage_bytes;
 };
-inline constexpr CsrStagedTuning csr_staged_tuning{8, 75, 2048, 64};
+inline constexpr CsrStagedTuning csr_staged_tuning{8, 75, 2048, 64, 16 * 1024};
 // Rows of at most `most` elements back to back take a thread each, staged
 // (kernel/staged_rows_kernel.cuh), in blocks of `threads` and tiles of up to `stage_bytes` (H100,
 // bench --axis float32 at 2^28: rows of 3 sum 0.65 against 1.44 ms on the merge path; rows of 100 a

@@ -114,11 +114,8 @@ __global__ void __launch_bounds__(Threads)
     const std::uint64_t length = std::uint64_t(1) << log_length;
     const std::uint64_t n = rows << log_length;
     const std::uint64_t vectors = (n + V - 1) / V;
-    const unsigned row_threads = length > V ? unsigned(length / V) : 1;  // <= 32
     const A identity = op.template identity<A>();
     const unsigned lane = threadIdx.x % warp_threads;
-    // The warp's results (Out may have constructors): R a lane.
-    Out* staged = reinterpret_cast<Out*>(results_bytes) + (threadIdx.x - lane) * R;
     for (std::uint64_t first = std::uint64_t(blockIdx.x) * Threads * U; first < vectors;
          first += std::uint64_t(gridDim.x) * Threads * U) {
       Vector<T> x[U];
@@ -147,7 +144,9 @@ __global__ void __launch_bounds__(Threads)
             for (unsigned j = 0; j < V; j += 2 * s) a[j] = op(a[j], a[j + s]);
         if constexpr (Several) {
           // Lane l holds rows (k0 + l) x per ... + per - 1 (k0: lane 0's vector): in rounds of
-          // `lanes` lanes, their per results each into the stage, then out as one run.
+          // `lanes` lanes, their per results each into the warp's R a lane of the stage (Out may
+          // have constructors), then out as one run.
+          Out* staged = reinterpret_cast<Out*>(results_bytes) + (threadIdx.x - lane) * R;
           const unsigned per = unsigned(V >> log_length);
           const unsigned lanes = per <= R ? warp_threads : warp_threads * R / per;
           const std::uint64_t first_row = (k - lane) * per;
@@ -165,6 +164,7 @@ __global__ void __launch_bounds__(Threads)
         } else if (length == V) {
           if (k < rows) out[k] = finish<Out>(a[0]);
         } else {
+          const unsigned row_threads = unsigned(length / V);  // <= 32
           const A total = butterfly(a[0], op, row_threads / 2, 1);
           if (k % row_threads == 0 && k * V < n) out[(k * V) >> log_length] = finish<Out>(total);
         }
