@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(Threads)
     const std::uint64_t n = rows << log_length;
     const std::uint64_t vectors = (n + V - 1) / V;
     const A identity = op.template identity<A>();
-    const unsigned lane = threadIdx.x % warp_threads;
+    [[maybe_unused]] const unsigned lane = threadIdx.x % warp_threads;  // Several's
     for (std::uint64_t first = std::uint64_t(blockIdx.x) * Threads * U; first < vectors;
          first += std::uint64_t(gridDim.x) * Threads * U) {
       Vector<T> x[U];
