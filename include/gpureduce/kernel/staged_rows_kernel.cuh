@@ -39,13 +39,19 @@ struct CsrStarts {
   __device__ __forceinline__ std::int64_t offset(std::uint64_t x) const { return std::int64_t(offsets[x]); }
 };
 
-// CSR segments as rows, their offsets within [first, last] (as staged_tiles clamps them).
-template <class Offset>
-struct ClampedCsrRows {
-  const Offset* offsets;
+// Where segment x begins, clamped to the segments' span [first, last] (last no less than first):
+// offsets that decrease (which check_segments refuses) read nothing outside it. As rows
+// (invariant_segment_warps), segment r is [at(r), at(r + 1)).
+template <class Segments>
+struct ClampedOffsets {
+  Segments where;
   std::int64_t first, last;
+  __device__ ClampedOffsets(const Segments& w, std::uint64_t segments) : where(w), first(w.offset(0)) {
+    const std::int64_t end = w.offset(segments);
+    last = end > first ? end : first;
+  }
   __device__ __forceinline__ std::int64_t at(std::uint64_t x) const {
-    const std::int64_t o = std::int64_t(offsets[x]);
+    const std::int64_t o = where.offset(x);
     return o < first ? first : o < last ? o : last;
   }
   __device__ RowSpan row(std::uint64_t r) const {
@@ -68,25 +74,18 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
   constexpr unsigned capacity = staged_capacity(Threads, Loads, V);
   const A identity = op.template identity<A>();
   __shared__ unsigned s_longs;  // entries in `longs` (Invariant)
-  // Offsets within [first, last]: offsets that decrease (which check_segments refuses) read
-  // nothing outside the segments' span.
-  const std::int64_t first = where.offset(0), last_end = where.offset(segments);
-  const std::int64_t last = last_end > first ? last_end : first;
-  const auto at = [&](std::uint64_t x) {
-    const std::int64_t o = where.offset(x);
-    return o < first ? first : o < last ? o : last;
-  };
+  const ClampedOffsets<Segments> clamped(where, segments);
   for (std::uint64_t s0 = std::uint64_t(blockIdx.x) * per_tile; s0 < segments;
        s0 += std::uint64_t(gridDim.x) * per_tile) {
     const std::uint64_t count = segments - s0 < per_tile ? segments - s0 : per_tile;
-    const std::int64_t b = at(s0), e = at(s0 + count);
+    const std::int64_t b = clamped.at(s0), e = clamped.at(s0 + count);
     const std::uint64_t span = e > b ? std::uint64_t(e - b) : 0;
     const unsigned lane = threadIdx.x % warp_threads, warp = threadIdx.x / warp_threads;
     constexpr unsigned warps = Threads / warp_threads;
     if (span > capacity) {
       // More than the stage holds (long segments among short ones): a warp per segment.
       for (std::uint64_t r = warp; r < count; r += warps) {
-        const std::int64_t rb = at(s0 + r), re = at(s0 + r + 1);
+        const std::int64_t rb = clamped.at(s0 + r), re = clamped.at(s0 + r + 1);
         const std::uint64_t length = re > rb ? std::uint64_t(re - rb) : 0;
         A acc = identity;
         if constexpr (Invariant) {
@@ -129,7 +128,7 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
     __syncthreads();
     // Segment r within the tile (decreasing offsets clamped to it).
     const auto bounds = [&](std::uint64_t r, unsigned* lo, unsigned* hi) {
-      const std::int64_t rb = at(s0 + r) - b, re = at(s0 + r + 1) - b;
+      const std::int64_t rb = clamped.at(s0 + r) - b, re = clamped.at(s0 + r + 1) - b;
       *lo = rb < 0 ? 0 : rb < std::int64_t(n) ? unsigned(rb) : n;
       *hi = re < std::int64_t(*lo) ? *lo : re < std::int64_t(n) ? unsigned(re) : n;
     };
@@ -188,9 +187,8 @@ __global__ void __launch_bounds__(Threads)
     __shared__ alignas(16) unsigned char stage_bytes[staged_slots(capacity, sizeof(T)) * sizeof(T)];
     __shared__ unsigned longs[ListEntries];
     T* stage = reinterpret_cast<T*>(stage_bytes);  // T may have constructors
-    const std::int64_t first = std::int64_t(offsets[0]), last_end = std::int64_t(offsets[segments]);
-    const std::int64_t last = last_end > first ? last_end : first;
-    const std::uint64_t mean = std::uint64_t(last - first) / segments;
+    const ClampedOffsets<CsrStarts<Offset>> clamped(CsrStarts<Offset>{offsets}, segments);
+    const std::uint64_t mean = std::uint64_t(clamped.last - clamped.first) / segments;
     if (mean < StagedBelow) {
       const std::uint64_t per_tile =
           staged_per_tile(segments, mean, capacity * FillPercent / 100, Threads, gridDim.x);
@@ -199,7 +197,7 @@ __global__ void __launch_bounds__(Threads)
                                             staged_pad_shift(sizeof(T)), longs, out, op);
       return;
     }
-    invariant_segment_warps<Threads, A>(in, ClampedCsrRows<Offset>{offsets, first, last}, segments, out, op);
+    invariant_segment_warps<Threads, A>(in, clamped, segments, out, op);
   });
 }
 
