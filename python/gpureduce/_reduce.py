@@ -298,11 +298,7 @@ def reduce(fname, op, x, dim, keepdim, dtype, out, exact, nan, stream, torch_sty
             device = x.get_device()
             result = x.new_empty(p.kept, dtype=result_dtype)
             if p.results:
-                err, message = _core.reduce(p.op_code, p.code, p.sum_code, p.acc_code, x.data_ptr(), shape, strides,
-                                            p.axes, result.data_ptr(), p.kept, p.out_strides, 0, 0, 0, p.nan_ignore,
-                                            p.invariant, device, Torch.stream(device))
-                if err:
-                    _raise(fname, err, message)
+                _run(fname, p, x.data_ptr(), shape, strides, result.data_ptr(), device, Torch.stream(device))
             return result.reshape(p.keep_shape) if keepdim else result
     adapter, info, handle, keep = _take(x, "x", stream)
     _require_core()
@@ -324,15 +320,20 @@ def reduce(fname, op, x, dim, keepdim, dtype, out, exact, nan, stream, torch_sty
             _torch_calls[fast] = (p, Torch.dtypes[p.sum_code], shape, strides)
         result = adapter.empty(p.kept, p.sum_code, device)
         if p.results:
-            err, message = _core.reduce(p.op_code, code, p.sum_code, p.acc_code, ptr, shape, strides, p.axes,
-                                        _ptr(adapter, result), p.kept, p.out_strides, 0, 0, 0, p.nan_ignore,
-                                        p.invariant, device, handle)
-            if err:
-                _raise(fname, err, message)
+            _run(fname, p, ptr, shape, strides, _ptr(adapter, result), device, handle)
         if keepdim:
             result = result.reshape(p.keep_shape)
         return result if keep is None else _arrays.to_caller(x, result)
     return execute(fname, op, p, adapter, info, handle, keepdim, out, x if keep is not None else None)
+
+
+def _run(fname, p, ptr, shape, strides, out_ptr, device, stream):
+    """Plan p's one call of the extension, for a simple plan: the array at ptr (shape and strides as
+    given to the extension) into a contiguous result at out_ptr."""
+    err, message = _core.reduce(p.op_code, p.code, p.sum_code, p.acc_code, ptr, shape, strides, p.axes, out_ptr,
+                                p.kept, p.out_strides, 0, 0, 0, p.nan_ignore, p.invariant, device, stream)
+    if err:
+        _raise(fname, err, message)
 
 
 def execute(fname, op, p, adapter, info, handle, keepdim, out, foreign):
