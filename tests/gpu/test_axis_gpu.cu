@@ -169,6 +169,35 @@ TEST(AxisGpu, ColumnsOfEveryWidth) {
     }
 }
 
+// Adjacent narrow columns (2 to 32) read as rows of interleaved columns in 16-byte vectors: each
+// type's vector width, sliced and unsliced, 2-D and over the middle axis of 3-D arrays; lengths
+// that leave a partial vector, and a misaligned base, take the element-by-element rows instead.
+TEST(AxisGpu, InterleavedColumnsAtScale) {
+  GPUREDUCE_REQUIRE_GPU();
+  for (std::int64_t cols : {2, 4, 8, 16, 32}) {
+    const std::int64_t rows = (std::int64_t(1) << 21) / cols;
+    check_matrix<float>(rows, cols, 0, Sum{}, "float sum");
+    check_matrix<float>(rows, cols, 0, ArgMax{}, "float argmax");
+    check_matrix<float>(rows + 1, cols, 0, ArgMax{}, "float argmax");
+    check_matrix<__nv_bfloat16>(rows, cols, 0, Sum{}, "bfloat16 sum");
+    check_matrix<__nv_bfloat16>(rows + 3, cols, 0, ArgMax{}, "bfloat16 argmax");
+    check_matrix<std::int8_t>(rows, cols, 0, Max{}, "int8 max");
+    check_matrix<std::int8_t>(rows, cols, 0, ArgMin{}, "int8 argmin");
+    check_matrix<double>(rows / 2, cols, 0, Sum{}, "double sum");
+    check_matrix<std::int32_t>(rows, cols, 0, Sum{}, "int32 sum");
+    for (const auto& [outer, length] : {std::pair<std::int64_t, std::int64_t>{5, 4096}, {3, 40000}, {9, 1001}}) {
+      const std::string what = " " + std::to_string(outer) + "x" + std::to_string(length) + "x" +
+                               std::to_string(cols) + " middle axis";
+      const std::uint64_t n = std::uint64_t(outer * length * cols);
+      const auto hf = random_input<float>(n, test_seed() ^ std::uint64_t(cols * 7 + length));
+      const auto hb = tie_input<__nv_bfloat16>(n, test_seed() ^ std::uint64_t(cols * 11 + length));
+      check_axes(hf, 0, Shape{outer, length, cols}, {1}, Sum{}, "float sum" + what);
+      check_axes(hb, 0, Shape{outer, length, cols}, {1}, ArgMax{}, "bfloat16 argmax" + what);
+      check_axes(hb, 0, Shape{outer, length, cols}, {1}, Max{}, "bfloat16 max 2 elements in" + what, 2);
+    }
+  }
+}
+
 // Few long rows and few long columns: sliced over the device, then combined.
 TEST(AxisGpu, SlicedLongRowsAndColumns) {
   GPUREDUCE_REQUIRE_GPU();

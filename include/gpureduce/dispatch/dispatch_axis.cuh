@@ -65,12 +65,23 @@ struct Partials {
   }
 };
 
+// Rows_kernel (interleaved_rows_kernel for rows of interleaved columns, `aligned`: every row's
+// run 16-byte aligned and a whole number of vectors, a vector or more a lane).
 template <class A, class Out, class T, class Rows, class Op>
 cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, std::uint64_t row_length,
-                        unsigned shift, std::uint64_t slice, Out* out, A* partials, Op op, const AxisDevice& dev,
-                        cudaStream_t stream) {
+                        unsigned shift, bool aligned, std::uint64_t slice, Out* out, A* partials, Op op,
+                        const AxisDevice& dev, cudaStream_t stream) {
   const std::uint64_t slices = slice >= row_length ? 1 : ceil_div(row_length, slice);
   const std::uint64_t pieces = num_rows * slices;
+  // Its V accumulators a lane in at most 128 bytes of registers (int8 argmin would spill).
+  if constexpr (Vector<T>::size * sizeof(A) <= 128)
+    if (shift > 0 && aligned && (slices == 1 ? row_length : slice) >= warp_threads * Vector<T>::size) {
+      const std::uint64_t blocks = ceil_div(pieces, axis_threads / warp_threads);
+      interleaved_rows_kernel<axis_threads, 4, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
+                                                    axis_threads, 0, stream>>>(
+          in, rows, num_rows, shift, slices, slices == 1 ? row_length : slice, out, partials, op);
+      return cudaGetLastError();
+    }
   const auto launch = [&]<unsigned G, unsigned U, unsigned K, bool Vectors>() {
     constexpr unsigned per_block = axis_threads / G * U;
     const std::uint64_t blocks = ceil_div(pieces, per_block);
@@ -141,6 +152,9 @@ Status run_uniform_rows(const T* in, const Dims& outer, std::uint64_t rows, std:
   }
   const std::uint64_t row_length = length << shift;
   const UniformRows r{outer, row_length};
+  constexpr unsigned V = Vector<T>::size;
+  bool aligned = V > 1 && row_length % V == 0 && reinterpret_cast<std::uintptr_t>(in) % vector_bytes == 0;
+  for (int k = 0; k < outer.count; ++k) aligned = aligned && outer.in[k] % V == 0;
   // Few rows: slices of a row across groups, then their partials combined.
   const bool block_rows = shift == 0 && row_length > 16 * warp_threads * Vector<T>::size;
   const std::uint64_t slice =
@@ -148,11 +162,12 @@ Status run_uniform_rows(const T* in, const Dims& outer, std::uint64_t rows, std:
                  : slice_length(rows, dev.target_warps, row_length, 1024, std::uint64_t(warp_threads) << shift);
   if (slice >= row_length)
     return Status::from_cuda(
-        launch_rows<A>(in, r, rows, row_length, shift, row_length, out, (A*)nullptr, op, dev, stream));
+        launch_rows<A>(in, r, rows, row_length, shift, aligned, row_length, out, (A*)nullptr, op, dev, stream));
   const std::uint64_t slices = ceil_div(row_length, slice), outputs = rows << shift;
   Partials<A> partials{nullptr, stream};
   if (const Status s = partials.alloc(slices * outputs); !s) return s;
-  if (const cudaError_t e = launch_rows<A>(in, r, rows, row_length, shift, slice, out, partials.p, op, dev, stream))
+  if (const cudaError_t e =
+          launch_rows<A>(in, r, rows, row_length, shift, aligned, slice, out, partials.p, op, dev, stream))
     return Status::from_cuda(e);
   return Status::from_cuda(
       launch_combine<A>(partials.p, slices, outer, outputs, std::uint64_t(1) << shift, out, op, dev, stream));

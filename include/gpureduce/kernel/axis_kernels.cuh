@@ -10,6 +10,8 @@
 //                      row is I adjacent columns' run of length x I, each lane on one column, for
 //                      the sums of a few adjacent columns read as rows. Sliced (S > 1): each group
 //                      reduces one slice of a row into a partial, which combine_kernel folds.
+//   interleaved_rows_kernel  the same rows of interleaved columns where every row is 16-byte
+//                      aligned: a warp per row slice in 16-byte vectors, V accumulators a lane.
 //   columns_kernel     one thread per output, or per 16-byte vector of adjacent outputs; adjacent
 //                      threads read adjacent columns, `row_stride` apart down the reduced
 //                      dimension, 4 loads in flight; sliced as rows_kernel.
@@ -277,6 +279,70 @@ __global__ void __launch_bounds__(Threads)
           else partials[slice_index[u] * num_rows * inner + row[u] * inner + lane] = acc[u];
         }
       }
+    }
+  });
+}
+
+// Interleaved_rows_kernel: rows of 2^shift interleaved columns (2 <= 2^shift <= 32), every row's
+// run 16-byte aligned and a whole number of vectors long, sliced as rows_kernel (slices a
+// multiple of 32 x 2^shift elements). A warp per slice, lane k taking every 32nd vector, K in
+// flight. Slot j of lane k's vectors always holds column (k x V + j) mod 2^shift, so a lane keeps
+// V accumulators: its slots of one column fold in a fixed tree, then the lanes of one column by
+// the butterfly, and lanes 0 .. max(2^shift / V, 1) - 1 write V (or 2^shift) adjacent columns.
+template <unsigned Threads, unsigned K, class A, class Out, class T, class Rows, class Op>
+__global__ void __launch_bounds__(Threads)
+    interleaved_rows_kernel(const T* in, Rows rows, std::uint64_t num_rows, unsigned shift, std::uint64_t slices,
+                            std::uint64_t slice, Out* out, A* partials, Op runtime_op) {
+  with_constant_nan(runtime_op, [&](auto op) {
+    constexpr unsigned V = Vector<T>::size;
+    constexpr unsigned warps = Threads / warp_threads;
+    const unsigned lane = threadIdx.x % warp_threads;
+    const unsigned inner = 1u << shift;
+    const unsigned writers = inner > V ? inner / V : 1;  // lanes holding distinct columns
+    const unsigned columns = inner < V ? inner : V;      // columns a writer holds
+    const std::uint64_t pieces = num_rows * slices;
+    for (std::uint64_t piece = std::uint64_t(blockIdx.x) * warps + threadIdx.x / warp_threads; piece < pieces;
+         piece += std::uint64_t(gridDim.x) * warps) {
+      const std::uint64_t row = slices == 1 ? piece : piece / slices;
+      const std::uint64_t slice_index = piece - row * slices;
+      const RowSpan span = rows.row(row);
+      const std::uint64_t lo = slice_index * slice;
+      const std::uint64_t hi = slices == 1 || lo + slice > span.length ? span.length : lo + slice;
+      const Vector<T>* v = reinterpret_cast<const Vector<T>*>(in + span.in + std::int64_t(lo));
+      const std::uint64_t vectors = (hi - lo) / V;
+      A acc[V];
+#pragma unroll
+      for (unsigned j = 0; j < V; ++j) acc[j] = op.template identity<A>();
+      for (std::uint64_t k0 = lane; k0 < vectors; k0 += warp_threads * K) {
+        Vector<T> x[K];
+#pragma unroll
+        for (unsigned k = 0; k < K; ++k)
+          if (k0 + k * warp_threads < vectors) x[k] = v[k0 + k * warp_threads];
+#pragma unroll
+        for (unsigned k = 0; k < K; ++k)
+          if (k0 + k * warp_threads < vectors) {
+            const std::uint64_t first = (k0 + k * warp_threads) * V;  // within the slice
+#pragma unroll
+            for (unsigned j = 0; j < V; ++j)
+              acc[j] = op(acc[j], lift_element<A>(op, x[k].v[j], std::int64_t((lo + first + j) >> shift)));
+          }
+      }
+#pragma unroll
+      for (unsigned w = V / 2; w >= 1; w /= 2)
+        if (w >= inner)
+#pragma unroll
+          for (unsigned j = 0; j < w; ++j) acc[j] = op(acc[j], acc[j + w]);
+#pragma unroll
+      for (unsigned j = 0; j < V; ++j)
+        if (j < columns) acc[j] = butterfly(acc[j], op, warp_threads / 2, writers);
+      if (lane < writers)
+#pragma unroll
+        for (unsigned j = 0; j < V; ++j)
+          if (j < columns) {
+            const unsigned c = lane * V + j;
+            if (slices == 1) out[span.out + c] = finish<Out>(acc[j]);
+            else partials[slice_index * num_rows * inner + row * inner + c] = acc[j];
+          }
     }
   });
 }
