@@ -120,11 +120,142 @@ __device__ PathPoint warp_merge_path_point(std::uint64_t diagonal, std::uint64_t
   return {lo, diagonal - lo};
 }
 
+// Thread 0's `mine` (where the block had a share of the path) goes to `carries`, then a ticket;
+// the last of the grid's blocks folds the `active` blocks' carries by a scan by key in block order,
+// which gives each block's head the parts before it.
+template <unsigned Threads, class A, class Out, class Op>
+__device__ __forceinline__ void fold_block_carries(const CsrBlockCarry<A>& mine, bool has_share, std::uint64_t active,
+                                                   CsrBlockCarry<A>* carries, unsigned* ticket, Out* out,
+                                                   const Op& op) {
+  __shared__ SegmentedScanScratch<Threads, std::uint64_t, A> fix_scratch;
+  __shared__ bool s_last;
+  const A identity = op.template identity<A>();
+  if (threadIdx.x == 0) {
+    if (has_share) carries[blockIdx.x] = mine;
+    s_last = draw_ticket(ticket) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!s_last) return;
+  if (threadIdx.x == 0) reset_tickets(ticket);
+  const std::uint64_t per_thread = (active + Threads - 1) / Threads;
+  const std::uint64_t lo = threadIdx.x * per_thread < active ? threadIdx.x * per_thread : active;
+  const std::uint64_t hi = lo + per_thread < active ? lo + per_thread : active;
+  using Wide = Keyed<std::uint64_t, A>;
+  Wide part{no_segment, identity};
+  for (std::uint64_t b = lo; b < hi; ++b) {
+    const CsrBlockCarry<A> c = load_cg(&carries[b]);
+    part = b == lo ? Wide{c.open_segment, c.open} : then(part, Wide{c.open_segment, c.open}, op);
+  }
+  Wide running = block_segmented_scan<Threads>(part, Wide{no_segment, identity}, op, fix_scratch);
+  for (std::uint64_t b = lo; b < hi; ++b) {
+    const CsrBlockCarry<A> c = load_cg(&carries[b]);
+    if (c.head_segment != no_segment)
+      out[c.head_segment] = finish<Out>(running.key == c.head_segment ? op(running.value, c.head) : c.head);
+    running = then(running, Wide{c.open_segment, c.open}, op);
+  }
+}
+
+// Warp shares (segments of a long mean length): the block's share of the path [d0, d1) split
+// among its warps; each walks the segments of its part, their ends read 32 at a time, and folds
+// each one's elements there in 16-byte vectors (fold_run), writing the segments that open and
+// close in its part. The parts at the ends of the warps' shares are then folded in warp order by
+// thread 0, which returns the block's carry. Where is the first element's offset; end_of(x) the
+// end of segment x relative to it, within [0, elements].
+template <unsigned Threads, class A, class Out, class T, class Segments, class EndAt, class Op>
+__device__ __forceinline__ CsrBlockCarry<A> warp_shares(const T* in, const Segments& where, std::uint64_t segments,
+                                                        std::uint64_t elements, std::uint64_t d0, std::uint64_t d1,
+                                                        EndAt&& end_of, Out* out, const Op& op) {
+  constexpr unsigned warps = Threads / warp_threads;
+  __shared__ PathPoint s_points[warps + 1];
+  __shared__ CsrBlockCarry<A> s_warps[warps];
+  const unsigned lane = threadIdx.x % warp_threads, warp = threadIdx.x / warp_threads;
+  const A identity = op.template identity<A>();
+  const std::uint64_t part = d1 > d0 ? (d1 - d0 + warps - 1) / warps : 0;
+  const auto diagonal = [&](unsigned w) { return d0 + w * part < d1 ? d0 + w * part : d1; };
+  // Where segment x begins relative to the first element.
+  const auto begin_of = [&](std::uint64_t x) { return x == 0 ? std::uint64_t(0) : end_of(x - 1); };
+  const PathPoint p0 = warp_merge_path_point(diagonal(warp), segments, elements, end_of);
+  if (lane == 0) s_points[warp] = p0;
+  if (warp == warps - 1) {
+    const PathPoint p = warp_merge_path_point(d1, segments, elements, end_of);
+    if (lane == 0) s_points[warps] = p;
+  }
+  __syncthreads();
+  const PathPoint p1 = s_points[warp + 1];
+  const T* first = in + where.offset(0);
+  constexpr unsigned K = sizeof(A) <= 8 ? 4 : 2;  // loads in flight: 64 registers hold two of 16-byte accumulators
+  // The warp's carry goes straight to shared memory (lane 0), out of the walk's registers.
+  CsrBlockCarry<A>& c = s_warps[warp];
+  if (lane == 0) c = CsrBlockCarry<A>{identity, identity, no_segment, no_segment};
+  if (diagonal(warp) < diagonal(warp + 1)) {
+    std::uint64_t at = p0.element;
+    std::uint64_t begin = p0.segment < segments ? begin_of(p0.segment) : at;
+    begin = begin < at ? begin : at;  // decreasing offsets: indices off, reads within the span
+    // Segment x's part [at, e): folded and combined across the warp; every lane returns it.
+    const auto fold = [&](std::uint64_t e) {
+      A v = identity;
+      if (e > at) v = fold_run<warp_threads, K, true>(v, first + begin, at - begin, e - begin, lane, 0, op);
+      return butterfly(v, op, warp_threads / 2, 1);
+    };
+    for (std::uint64_t s0 = p0.segment; s0 < p1.segment; s0 += warp_threads) {
+      const std::uint64_t mine = s0 + lane < p1.segment ? end_of(s0 + lane) : 0;
+      const unsigned count = p1.segment - s0 < warp_threads ? unsigned(p1.segment - s0) : warp_threads;
+      for (unsigned i = 0; i < count; ++i) {
+        const std::uint64_t x = s0 + i;
+        std::uint64_t e = __shfl_sync(0xffffffffu, mine, i);
+        e = e > at ? e : at;  // decreasing offsets (check_segments refuses them) read nothing
+        const A v = fold(e);
+        if (lane == 0) {
+          if (x == p0.segment && begin < p0.element) {
+            c.head = v;
+            c.head_segment = x;
+          } else {
+            out[x] = finish<Out>(v);
+          }
+        }
+        begin = at = e;
+      }
+    }
+    if (p1.segment < segments) {
+      const A v = fold(p1.element > at ? p1.element : at);
+      if (lane == 0) {
+        c.open = v;
+        c.open_segment = p1.segment;
+      }
+    }
+  }
+  __syncthreads();
+  CsrBlockCarry<A> block{identity, identity, no_segment, no_segment};
+  if (threadIdx.x == 0) {
+    const PathPoint start = s_points[0];
+    const bool continued = start.segment < segments && begin_of(start.segment) < start.element;
+    using Wide = Keyed<std::uint64_t, A>;
+    Wide running{no_segment, identity};
+    for (unsigned w = 0; w < warps; ++w) {
+      if (diagonal(w) >= diagonal(w + 1)) break;
+      const CsrBlockCarry<A> k = s_warps[w];
+      if (k.head_segment != no_segment) {
+        const A v = running.key == k.head_segment ? op(running.value, k.head) : k.head;
+        if (continued && k.head_segment == start.segment) {
+          block.head = v;
+          block.head_segment = k.head_segment;
+        } else {
+          out[k.head_segment] = finish<Out>(v);
+        }
+      }
+      running = then(running, Wide{k.open_segment, k.open}, op);
+    }
+    block.open = running.value;
+    block.open_segment = running.key;
+  }
+  return block;
+}
+
 template <unsigned Threads, unsigned Items, unsigned MinBlocks, std::uint64_t WarpMeanLo, std::uint64_t WarpMeanHi,
           std::uint64_t StagedBelow, unsigned FillPercent, class A, class Out, class T, class Segments, class Op>
 __global__ void __launch_bounds__(Threads, MinBlocks)
-    csr_segments_kernel(const T* in, Segments where, std::uint64_t segments, Out* out, CsrBlockCarry<A>* carries,
-                        unsigned* ticket, Op runtime_op) {
+    csr_segments_kernel(const T* in, Segments where, std::uint64_t segments, std::uint64_t shares_from, Out* out,
+                        CsrBlockCarry<A>* carries, unsigned* ticket, Op runtime_op) {
   with_constant_nan(runtime_op, [&](auto op) {
     constexpr unsigned tile = Threads * Items;
     // Tile-relative ends past the tile (and past the last segment): never consumed in it.
@@ -134,13 +265,11 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     T* s_elem = reinterpret_cast<T*>(s_elem_bytes);
     __shared__ std::int32_t s_end[tile + Items + 1];  // s_end[k]: end of segment i0 + k, tile-relative
     __shared__ SegmentedScanScratch<Threads, Key, A> scan_scratch;
-    __shared__ SegmentedScanScratch<Threads, std::uint64_t, A> fix_scratch;
     __shared__ A s_carry[2];
     __shared__ PathPoint s_start, s_next;
     __shared__ std::uint64_t s_next_begin;
     __shared__ A s_head;
     __shared__ std::uint64_t s_head_segment;
-    __shared__ bool s_last;
 
     const A identity = op.template identity<A>();
     constexpr bool indexed = requires(A a) { a.index; };
@@ -158,6 +287,22 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
                                                staged_pad_shift(sizeof(T)), nullptr, out, op);
         return;
       }
+    const std::uint64_t items = segments + elements;
+    const std::uint64_t share = path_share(items, gridDim.x, tile);
+    const std::uint64_t d0 = std::uint64_t(blockIdx.x) * share;
+    const std::uint64_t d1 = d0 + share < items ? d0 + share : items;
+    const std::uint64_t active = share ? (items + share - 1) / share : 0;
+    // Segment x's end relative to the first element, within [0, elements].
+    const auto end_of = [&](std::uint64_t x) {
+      const std::int64_t e = where.offset(x + 1) - base;
+      return e < 0 ? std::uint64_t(0) : std::uint64_t(e) < elements ? std::uint64_t(e) : elements;
+    };
+    // Segments of a long mean length: warp shares of the path, in 16-byte vectors.
+    if (mean >= shares_from) {
+      const CsrBlockCarry<A> carry = warp_shares<Threads, A>(in, where, segments, elements, d0, d1, end_of, out, op);
+      fold_block_carries<Threads>(carry, d0 < d1, active, carries, ticket, out, op);
+      return;
+    }
     // Segments of a medium mean length: a warp each, in 16-byte vectors, which the merge path's
     // staging does not use (csr_warp_mean in tuning_sm90.hpp).
     if (mean >= WarpMeanLo && mean < WarpMeanHi) {
@@ -173,15 +318,6 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       }
       return;
     }
-    const std::uint64_t items = segments + elements;
-    const std::uint64_t share = path_share(items, gridDim.x, tile);
-    const std::uint64_t d0 = std::uint64_t(blockIdx.x) * share;
-    const std::uint64_t d1 = d0 + share < items ? d0 + share : items;
-    // Segment x's end relative to the first element, within [0, elements].
-    const auto end_of = [&](std::uint64_t x) {
-      const std::int64_t e = where.offset(x + 1) - base;
-      return e < 0 ? std::uint64_t(0) : std::uint64_t(e) < elements ? std::uint64_t(e) : elements;
-    };
 
     if (threadIdx.x < Items) s_elem[tile + threadIdx.x] = T{};
     if (threadIdx.x == 0) {
@@ -284,32 +420,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       if constexpr (indexed) first_begin = s_next_begin;
     }
 
-    // The block's carry, then a ticket; the last block folds every block's carry.
-    if (threadIdx.x == 0) {
-      if (d0 < d1)
-        carries[blockIdx.x] = CsrBlockCarry<A>{s_carry[parity], s_head, at.segment, s_head_segment};
-      s_last = draw_ticket(ticket) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!s_last) return;
-    if (threadIdx.x == 0) reset_tickets(ticket);
-    const std::uint64_t active = share ? (items + share - 1) / share : 0;
-    const std::uint64_t per_thread = (active + Threads - 1) / Threads;
-    const std::uint64_t lo = threadIdx.x * per_thread < active ? threadIdx.x * per_thread : active;
-    const std::uint64_t hi = lo + per_thread < active ? lo + per_thread : active;
-    using Wide = Keyed<std::uint64_t, A>;
-    Wide mine{no_segment, identity};
-    for (std::uint64_t b = lo; b < hi; ++b) {
-      const CsrBlockCarry<A> c = load_cg(&carries[b]);
-      mine = b == lo ? Wide{c.open_segment, c.open} : then(mine, Wide{c.open_segment, c.open}, op);
-    }
-    Wide running = block_segmented_scan<Threads>(mine, Wide{no_segment, identity}, op, fix_scratch);
-    for (std::uint64_t b = lo; b < hi; ++b) {
-      const CsrBlockCarry<A> c = load_cg(&carries[b]);
-      if (c.head_segment != no_segment)
-        out[c.head_segment] = finish<Out>(running.key == c.head_segment ? op(running.value, c.head) : c.head);
-      running = then(running, Wide{c.open_segment, c.open}, op);
-    }
+    CsrBlockCarry<A> carry{};
+    if (threadIdx.x == 0) carry = CsrBlockCarry<A>{s_carry[parity], s_head, at.segment, s_head_segment};
+    fold_block_carries<Threads>(carry, d0 < d1, active, carries, ticket, out, op);
   });
 }
 
