@@ -1,5 +1,6 @@
 // The merge path of CSR segments (grid/merge_path.hpp) against a walk of the path item by item:
 // every diagonal's point, for ragged, empty and long segments; decreasing offsets stay in range.
+// The warp shares' walk and carries against a direct fold of each segment.
 #include <gpureduce/grid/merge_path.hpp>
 
 #include "../common/test_seed.hpp"
@@ -7,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -86,6 +88,105 @@ TEST(MergePath, SharesAreWholeTiles) {
   EXPECT_EQ(path_share(2048u * 528, 528, 2048), 2048u);
   EXPECT_EQ(path_share(2048u * 528 + 1, 528, 2048), 4096u);
   EXPECT_EQ(path_share(std::uint64_t(1) << 40, 528, 2048) * 528 >= (std::uint64_t(1) << 40), true);
+}
+
+// A segment's sum, its largest value and that value's first index within the segment, and its
+// count of elements: what a share's parts of a segment fold to, in any split.
+struct Folded {
+  std::int64_t sum = 0, best = std::numeric_limits<std::int64_t>::min(), index = -1, count = 0;
+  bool operator==(const Folded&) const = default;
+};
+Folded combine(const Folded& a, const Folded& b) {
+  Folded r{a.sum + b.sum, a.best, a.index, a.count + b.count};
+  if (b.count && (a.count == 0 || b.best > a.best)) {
+    r.best = b.best;
+    r.index = b.index;
+  }
+  return r;
+}
+
+// The warp shares of csr_segments_kernel on the host: the path cut into the blocks' shares
+// (path_share), each cut among its warps, each warp's part walked (walk_share); each block's warps'
+// carries folded in order (fold_carries, with the segment the block continues), then the blocks'
+// carries over the grid, as the last block's scan by key folds them. Every segment comes out once,
+// equal to its direct fold.
+void expect_warp_shares(const std::vector<std::uint64_t>& ends, const std::vector<std::int64_t>& values,
+                        std::uint64_t blocks, std::uint64_t warps, std::uint64_t tile) {
+  const std::uint64_t segments = ends.size(), elements = values.size(), items = segments + elements;
+  const auto end_of = [&](std::uint64_t x) { return ends[x]; };
+  const auto begin_of = [&](std::uint64_t x) { return x == 0 ? std::uint64_t(0) : ends[x - 1]; };
+  std::vector<Folded> got(segments);
+  std::vector<int> emitted(segments, 0);
+  const auto emit = [&](std::uint64_t x, const Folded& v) {
+    ASSERT_LT(x, segments);
+    got[x] = v;
+    ++emitted[x];
+  };
+  const auto fold = [&](std::uint64_t begin, std::uint64_t at, std::uint64_t end) {
+    Folded v;
+    for (std::uint64_t k = at; k < end; ++k)
+      v = combine(v, Folded{values[k], values[k], std::int64_t(k - begin), 1});
+    return v;
+  };
+  const std::uint64_t share = path_share(items, blocks, tile);
+  std::vector<PathCarry<Folded>> block_carries;
+  for (std::uint64_t b = 0; b < blocks; ++b) {
+    const std::uint64_t d0 = b * share, d1 = d0 + share < items ? d0 + share : items;
+    if (d0 >= d1) break;
+    const std::uint64_t part = (d1 - d0 + warps - 1) / warps;
+    const auto point = [&](std::uint64_t w) {
+      return merge_path_point(d0 + w * part < d1 ? d0 + w * part : d1, segments, elements, end_of);
+    };
+    std::vector<PathCarry<Folded>> warp_carries;
+    for (std::uint64_t w = 0; w < warps && d0 + w * part < d1; ++w) {
+      const PathPoint p0 = point(w), p1 = point(w + 1);
+      std::uint64_t next = p0.segment;
+      const auto end_at = [&](std::uint64_t x) {
+        EXPECT_EQ(x, next++);  // asked for in order
+        return end_of(x);
+      };
+      warp_carries.push_back(walk_share(p0, p1, segments, p0.segment < segments ? begin_of(p0.segment) : p0.element,
+                                        Folded{}, end_at, fold, emit));
+    }
+    const PathPoint start = point(0);
+    const bool continued = start.segment < segments && begin_of(start.segment) < start.element;
+    block_carries.push_back(fold_carries(warp_carries.data(), warp_carries.size(),
+                                         continued ? start.segment : no_segment, Folded{}, combine, emit));
+  }
+  const PathCarry<Folded> all =
+      fold_carries(block_carries.data(), block_carries.size(), no_segment, Folded{}, combine, emit);
+  EXPECT_EQ(all.open_segment, no_segment);
+  EXPECT_EQ(all.head_segment, no_segment);
+  for (std::uint64_t x = 0; x < segments; ++x) {
+    ASSERT_EQ(emitted[x], 1) << "segment " << x << " of " << segments << ", " << blocks << " blocks of " << warps
+                             << " warps";
+    const Folded want = fold(begin_of(x), begin_of(x), ends[x]);
+    ASSERT_EQ(got[x], want) << "segment " << x << " (" << begin_of(x) << ", " << ends[x] << "), " << blocks
+                            << " blocks of " << warps << " warps";
+  }
+}
+
+TEST(MergePath, WarpSharesFoldEverySegmentOnce) {
+  std::mt19937_64 rng(test::test_seed() ^ 0x7773);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<std::uint64_t> ends;
+    std::uint64_t at = 0;
+    const int segments = int(rng() % 300);
+    for (int s = 0; s < segments; ++s) {
+      const unsigned kind = unsigned(rng() % 5);
+      at += kind == 0 ? 0 : kind == 1 ? rng() % 4 : kind == 2 ? rng() % 40 : kind == 3 ? rng() % 1000 : rng() % 20000;
+      ends.push_back(at);
+    }
+    std::vector<std::int64_t> values(at);
+    for (auto& v : values) v = std::int64_t(rng() % 101) - 50;
+    for (std::uint64_t blocks : {1, 3, 17, 528})
+      for (std::uint64_t warps : {1, 8})
+        for (std::uint64_t tile : {1, 5376}) expect_warp_shares(ends, values, blocks, warps, tile);
+  }
+  // One segment over every block and warp; only empty segments; one element.
+  expect_warp_shares({100000}, std::vector<std::int64_t>(100000, 3), 528, 8, 1);
+  expect_warp_shares({0, 0, 0, 0}, {}, 3, 8, 1);
+  expect_warp_shares({1}, {-7}, 528, 8, 5376);
 }
 
 }  // namespace

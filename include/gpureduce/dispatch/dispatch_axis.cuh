@@ -277,10 +277,10 @@ Status launch_merge_path(const T* in, Segments where, std::uint64_t segments, Ou
   if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
   DeviceLimits limits{};
   if (const Status s = device_limits<threads, kernel>(device, &limits); !s) return s;
-  constexpr std::uint64_t most = grid_ticketed_bytes / sizeof(CsrBlockCarry<A>);
+  constexpr std::uint64_t most = grid_ticketed_bytes / sizeof(PathCarry<A>);
   const std::uint64_t blocks = limits.resident_blocks[0] < most ? limits.resident_blocks[0] : most;
   kernel<<<unsigned(blocks), threads, 0, stream>>>(in, where, segments, csr_shares_from, out,
-                                                    reinterpret_cast<CsrBlockCarry<A>*>(ws + grid_ticketed_offset),
+                                                    reinterpret_cast<PathCarry<A>*>(ws + grid_ticketed_offset),
                                                     reinterpret_cast<unsigned*>(ws), op);
   return Status::from_cuda(cudaGetLastError());
 }

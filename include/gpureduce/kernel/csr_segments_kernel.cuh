@@ -3,17 +3,19 @@
 // and elements, whatever their lengths, and walks it tile by tile.
 //   Tile: Threads x Items path items. The tile's ends (tile-relative) and elements are staged in
 //   shared memory; each thread finds its start on the path by a binary search in shared memory
-//   and folds its Items items in order, writing the segments that open and close within them. Its first segment's part
-//   before it comes from a block-wide scan by key (block/block_segmented_scan.cuh) of the threads'
-//   open segments, the previous tile's carried in front.
+//   and folds its Items items in order, writing the segments that open and close within them. Its
+//   first segment's part before it comes from a block-wide scan by key
+//   (block/block_segmented_scan.cuh) of the threads' open segments, the previous tile's carried in
+//   front.
 //   Block: a segment that closes in the block but opened in an earlier one is the block's `head`;
 //   the segment open at its end, its part in the block, its `open` partial. Both go to the
 //   workspace, and the last block to draw a ticket folds them: a scan by key over the blocks gives
 //   each head the parts before it, in block order.
-// Segments of a medium mean length (elements over segments, read on the device) take a warp each
-// instead, in 16-byte vectors, as begin/end segments do; those of a mean below StagedBelow a thread
-// each, staged a tile of whole segments at a time (staged_tiles), each tile FillPercent of the stage
-// at the mean length.
+// By the mean length (elements over segments, read on the device): segments of a long mean walk
+// the block's share in warp shares instead (warp_shares: each warp folds its part's segments in
+// 16-byte vectors); of a medium mean take a warp each, in 16-byte vectors, as begin/end segments
+// do; of a mean below StagedBelow a thread each, staged a tile of whole segments at a time
+// (staged_tiles), each tile FillPercent of the stage at the mean length.
 // One launch; every fold and tree has a fixed shape, so a result's bits depend on the values, the
 // path's length and the grid's size (the device's resident blocks), never on timing.
 #pragma once
@@ -29,8 +31,6 @@
 #include <cstring>
 
 namespace gpureduce::detail {
-
-inline constexpr std::uint64_t no_segment = ~std::uint64_t(0);
 
 // Where the segments are: offset(x) is segment x's begin and segment x - 1's end, in elements of
 // the input. CSR offsets read them from memory; rows of one length back to back compute them.
@@ -77,15 +77,6 @@ struct RowOffsets : FixedRows {
   }
 };
 
-// What a block leaves for the fix-up.
-template <class A>
-struct alignas(16) CsrBlockCarry {
-  A open;                      // the block's part of the segment open at its end
-  A head;                      // the block's part of the segment it closes but did not open
-  std::uint64_t open_segment;  // that segment (segments: none open)
-  std::uint64_t head_segment;  // no_segment: the block closes none it did not open
-};
-
 // *p read through the L2 (__ldcg, 4 bytes at a time): what another block wrote in this launch.
 template <class V>
 __device__ __forceinline__ V load_cg(const V* p) {
@@ -124,8 +115,8 @@ __device__ PathPoint warp_merge_path_point(std::uint64_t diagonal, std::uint64_t
 // the last of the grid's blocks folds the `active` blocks' carries by a scan by key in block order,
 // which gives each block's head the parts before it.
 template <unsigned Threads, class A, class Out, class Op>
-__device__ __forceinline__ void fold_block_carries(const CsrBlockCarry<A>& mine, bool has_share, std::uint64_t active,
-                                                   CsrBlockCarry<A>* carries, unsigned* ticket, Out* out,
+__device__ __forceinline__ void fold_block_carries(const PathCarry<A>& mine, bool has_share, std::uint64_t active,
+                                                   PathCarry<A>* carries, unsigned* ticket, Out* out,
                                                    const Op& op) {
   __shared__ SegmentedScanScratch<Threads, std::uint64_t, A> fix_scratch;
   __shared__ bool s_last;
@@ -143,12 +134,12 @@ __device__ __forceinline__ void fold_block_carries(const CsrBlockCarry<A>& mine,
   using Wide = Keyed<std::uint64_t, A>;
   Wide part{no_segment, identity};
   for (std::uint64_t b = lo; b < hi; ++b) {
-    const CsrBlockCarry<A> c = load_cg(&carries[b]);
+    const PathCarry<A> c = load_cg(&carries[b]);
     part = b == lo ? Wide{c.open_segment, c.open} : then(part, Wide{c.open_segment, c.open}, op);
   }
   Wide running = block_segmented_scan<Threads>(part, Wide{no_segment, identity}, op, fix_scratch);
   for (std::uint64_t b = lo; b < hi; ++b) {
-    const CsrBlockCarry<A> c = load_cg(&carries[b]);
+    const PathCarry<A> c = load_cg(&carries[b]);
     if (c.head_segment != no_segment)
       out[c.head_segment] = finish<Out>(running.key == c.head_segment ? op(running.value, c.head) : c.head);
     running = then(running, Wide{c.open_segment, c.open}, op);
@@ -156,23 +147,22 @@ __device__ __forceinline__ void fold_block_carries(const CsrBlockCarry<A>& mine,
 }
 
 // Warp shares (segments of a long mean length): the block's share of the path [d0, d1) split
-// among its warps; each walks the segments of its part, their ends read 32 at a time, and folds
-// each one's elements there in 16-byte vectors (fold_run), writing the segments that open and
-// close in its part. The parts at the ends of the warps' shares are then folded in warp order by
-// thread 0, which returns the block's carry. Where is the first element's offset; end_of(x) the
-// end of segment x relative to it, within [0, elements].
+// among its warps; each walks its part's segments (walk_share), their ends read 32 at a time, and
+// folds each one's elements there in 16-byte vectors (fold_run), writing the segments that open and
+// close in its part. Thread 0 folds the warps' carries in order (fold_carries) and returns the
+// block's. end_of(x): segment x's end relative to the first element, within [0, elements].
 template <unsigned Threads, class A, class Out, class T, class Segments, class EndAt, class Op>
-__device__ __forceinline__ CsrBlockCarry<A> warp_shares(const T* in, const Segments& where, std::uint64_t segments,
-                                                        std::uint64_t elements, std::uint64_t d0, std::uint64_t d1,
-                                                        EndAt&& end_of, Out* out, const Op& op) {
+__device__ __forceinline__ PathCarry<A> warp_shares(const T* in, const Segments& where, std::uint64_t segments,
+                                                    std::uint64_t elements, std::uint64_t d0, std::uint64_t d1,
+                                                    EndAt&& end_of, Out* out, const Op& op) {
   constexpr unsigned warps = Threads / warp_threads;
+  constexpr unsigned K = sizeof(A) <= 8 ? 4 : 2;  // loads in flight: 64 registers hold two of 16-byte accumulators
   __shared__ PathPoint s_points[warps + 1];
-  __shared__ CsrBlockCarry<A> s_warps[warps];
+  __shared__ PathCarry<A> s_warps[warps];
   const unsigned lane = threadIdx.x % warp_threads, warp = threadIdx.x / warp_threads;
   const A identity = op.template identity<A>();
   const std::uint64_t part = d1 > d0 ? (d1 - d0 + warps - 1) / warps : 0;
   const auto diagonal = [&](unsigned w) { return d0 + w * part < d1 ? d0 + w * part : d1; };
-  // Where segment x begins relative to the first element.
   const auto begin_of = [&](std::uint64_t x) { return x == 0 ? std::uint64_t(0) : end_of(x - 1); };
   const PathPoint p0 = warp_merge_path_point(diagonal(warp), segments, elements, end_of);
   if (lane == 0) s_points[warp] = p0;
@@ -183,70 +173,32 @@ __device__ __forceinline__ CsrBlockCarry<A> warp_shares(const T* in, const Segme
   __syncthreads();
   const PathPoint p1 = s_points[warp + 1];
   const T* first = in + where.offset(0);
-  constexpr unsigned K = sizeof(A) <= 8 ? 4 : 2;  // loads in flight: 64 registers hold two of 16-byte accumulators
-  // The warp's carry goes straight to shared memory (lane 0), out of the walk's registers.
-  CsrBlockCarry<A>& c = s_warps[warp];
-  if (lane == 0) c = CsrBlockCarry<A>{identity, identity, no_segment, no_segment};
-  if (diagonal(warp) < diagonal(warp + 1)) {
-    std::uint64_t at = p0.element;
-    std::uint64_t begin = p0.segment < segments ? begin_of(p0.segment) : at;
-    begin = begin < at ? begin : at;  // decreasing offsets: indices off, reads within the span
-    // Segment x's part [at, e): folded and combined across the warp; every lane returns it.
-    const auto fold = [&](std::uint64_t e) {
-      A v = identity;
-      if (e > at) v = fold_run<warp_threads, K, true>(v, first + begin, at - begin, e - begin, lane, 0, op);
-      return butterfly(v, op, warp_threads / 2, 1);
-    };
-    for (std::uint64_t s0 = p0.segment; s0 < p1.segment; s0 += warp_threads) {
-      const std::uint64_t mine = s0 + lane < p1.segment ? end_of(s0 + lane) : 0;
-      const unsigned count = p1.segment - s0 < warp_threads ? unsigned(p1.segment - s0) : warp_threads;
-      for (unsigned i = 0; i < count; ++i) {
-        const std::uint64_t x = s0 + i;
-        std::uint64_t e = __shfl_sync(0xffffffffu, mine, i);
-        e = e > at ? e : at;  // decreasing offsets (check_segments refuses them) read nothing
-        const A v = fold(e);
-        if (lane == 0) {
-          if (x == p0.segment && begin < p0.element) {
-            c.head = v;
-            c.head_segment = x;
-          } else {
-            out[x] = finish<Out>(v);
-          }
-        }
-        begin = at = e;
-      }
-    }
-    if (p1.segment < segments) {
-      const A v = fold(p1.element > at ? p1.element : at);
-      if (lane == 0) {
-        c.open = v;
-        c.open_segment = p1.segment;
-      }
-    }
-  }
+  std::uint64_t ends = 0;  // lane k: the end of segment x0 + k of the current 32
+  const PathCarry<A> carry = walk_share(
+      p0, p1, segments, p0.segment < segments ? begin_of(p0.segment) : p0.element, identity,
+      [&](std::uint64_t x) {
+        const unsigned k = unsigned(x - p0.segment) % warp_threads;
+        if (k == 0) ends = x + lane < p1.segment ? end_of(x + lane) : 0;
+        return std::uint64_t(__shfl_sync(0xffffffffu, ends, k));
+      },
+      [&](std::uint64_t begin, std::uint64_t at, std::uint64_t end) {
+        A v = identity;
+        if (end > at) v = fold_run<warp_threads, K, true>(v, first + begin, at - begin, end - begin, lane, 0, op);
+        return butterfly(v, op, warp_threads / 2, 1);
+      },
+      [&](std::uint64_t x, const A& v) {
+        if (lane == 0) out[x] = finish<Out>(v);
+      });
+  if (lane == 0) s_warps[warp] = carry;
   __syncthreads();
-  CsrBlockCarry<A> block{identity, identity, no_segment, no_segment};
+  PathCarry<A> block{identity, identity, no_segment, no_segment};
   if (threadIdx.x == 0) {
+    unsigned count = 0;
+    while (count < warps && diagonal(count) < diagonal(count + 1)) ++count;
     const PathPoint start = s_points[0];
-    const bool continued = start.segment < segments && begin_of(start.segment) < start.element;
-    using Wide = Keyed<std::uint64_t, A>;
-    Wide running{no_segment, identity};
-    for (unsigned w = 0; w < warps; ++w) {
-      if (diagonal(w) >= diagonal(w + 1)) break;
-      const CsrBlockCarry<A> k = s_warps[w];
-      if (k.head_segment != no_segment) {
-        const A v = running.key == k.head_segment ? op(running.value, k.head) : k.head;
-        if (continued && k.head_segment == start.segment) {
-          block.head = v;
-          block.head_segment = k.head_segment;
-        } else {
-          out[k.head_segment] = finish<Out>(v);
-        }
-      }
-      running = then(running, Wide{k.open_segment, k.open}, op);
-    }
-    block.open = running.value;
-    block.open_segment = running.key;
+    const bool continued = count > 0 && start.segment < segments && begin_of(start.segment) < start.element;
+    block = fold_carries(s_warps, count, continued ? start.segment : no_segment, identity, op,
+                         [&](std::uint64_t x, const A& v) { out[x] = finish<Out>(v); });
   }
   return block;
 }
@@ -255,7 +207,7 @@ template <unsigned Threads, unsigned Items, unsigned MinBlocks, std::uint64_t Wa
           std::uint64_t StagedBelow, unsigned FillPercent, class A, class Out, class T, class Segments, class Op>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     csr_segments_kernel(const T* in, Segments where, std::uint64_t segments, std::uint64_t shares_from, Out* out,
-                        CsrBlockCarry<A>* carries, unsigned* ticket, Op runtime_op) {
+                        PathCarry<A>* carries, unsigned* ticket, Op runtime_op) {
   with_constant_nan(runtime_op, [&](auto op) {
     constexpr unsigned tile = Threads * Items;
     // Tile-relative ends past the tile (and past the last segment): never consumed in it.
@@ -299,7 +251,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     };
     // Segments of a long mean length: warp shares of the path, in 16-byte vectors.
     if (mean >= shares_from) {
-      const CsrBlockCarry<A> carry = warp_shares<Threads, A>(in, where, segments, elements, d0, d1, end_of, out, op);
+      const PathCarry<A> carry = warp_shares<Threads, A>(in, where, segments, elements, d0, d1, end_of, out, op);
       fold_block_carries<Threads>(carry, d0 < d1, active, carries, ticket, out, op);
       return;
     }
@@ -420,8 +372,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       if constexpr (indexed) first_begin = s_next_begin;
     }
 
-    CsrBlockCarry<A> carry{};
-    if (threadIdx.x == 0) carry = CsrBlockCarry<A>{s_carry[parity], s_head, at.segment, s_head_segment};
+    PathCarry<A> carry{};
+    if (threadIdx.x == 0) carry = PathCarry<A>{s_carry[parity], s_head, at.segment, s_head_segment};
     fold_block_carries<Threads>(carry, d0 < d1, active, carries, ticket, out, op);
   });
 }
