@@ -28,6 +28,7 @@
 #include <gpureduce/agent/sources.cuh>
 #include <gpureduce/dispatch/axis_plan.hpp>
 #include <gpureduce/thread/accumulator.hpp>
+#include <gpureduce/thread/interleaved_slots.hpp>
 #include <gpureduce/thread/numeric.hpp>
 #include <gpureduce/thread/operators.hpp>
 #include <gpureduce/warp/shuffle.cuh>
@@ -286,9 +287,9 @@ __global__ void __launch_bounds__(Threads)
 // Interleaved_rows_kernel: rows of 2^shift interleaved columns (2 <= 2^shift <= 32), every row's
 // run 16-byte aligned and a whole number of vectors long, sliced as rows_kernel (slices a
 // multiple of 32 x 2^shift elements). A warp per slice, lane k taking every 32nd vector, K in
-// flight. Slot j of lane k's vectors always holds column (k x V + j) mod 2^shift, so a lane keeps
-// V accumulators: its slots of one column fold in a fixed tree, then the lanes of one column by
-// the butterfly, and lanes 0 .. max(2^shift / V, 1) - 1 write V (or 2^shift) adjacent columns.
+// flight. Slot j of lane k's vectors always holds one column (thread/interleaved_slots.hpp), so a
+// lane keeps V accumulators: its slots of one column fold in a fixed tree, then the lanes of one
+// column by the butterfly, and the writer lanes write V (or 2^shift) adjacent columns each.
 template <unsigned Threads, unsigned K, class A, class Out, class T, class Rows, class Op>
 __global__ void __launch_bounds__(Threads)
     interleaved_rows_kernel(const T* in, Rows rows, std::uint64_t num_rows, unsigned shift, std::uint64_t slices,
@@ -298,8 +299,7 @@ __global__ void __launch_bounds__(Threads)
     constexpr unsigned warps = Threads / warp_threads;
     const unsigned lane = threadIdx.x % warp_threads;
     const unsigned inner = 1u << shift;
-    const unsigned writers = inner > V ? inner / V : 1;  // lanes holding distinct columns
-    const unsigned columns = inner < V ? inner : V;      // columns a writer holds
+    const unsigned writers = column_writers(inner, V), columns = column_slots(inner, V);
     const std::uint64_t pieces = num_rows * slices;
     for (std::uint64_t piece = std::uint64_t(blockIdx.x) * warps + threadIdx.x / warp_threads; piece < pieces;
          piece += std::uint64_t(gridDim.x) * warps) {
@@ -327,11 +327,7 @@ __global__ void __launch_bounds__(Threads)
               acc[j] = op(acc[j], lift_element<A>(op, x[k].v[j], std::int64_t((lo + first + j) >> shift)));
           }
       }
-#pragma unroll
-      for (unsigned w = V / 2; w >= 1; w /= 2)
-        if (w >= inner)
-#pragma unroll
-          for (unsigned j = 0; j < w; ++j) acc[j] = op(acc[j], acc[j + w]);
+      fold_slots(acc, inner, op);
 #pragma unroll
       for (unsigned j = 0; j < V; ++j)
         if (j < columns) acc[j] = butterfly(acc[j], op, warp_threads / 2, writers);
