@@ -156,7 +156,7 @@ __device__ __forceinline__ PathCarry<A> warp_shares(const T* in, const Segments&
                                                     std::uint64_t elements, std::uint64_t d0, std::uint64_t d1,
                                                     EndAt&& end_of, Out* out, const Op& op) {
   constexpr unsigned warps = Threads / warp_threads;
-  constexpr unsigned K = sizeof(A) <= 8 ? 4 : 2;  // loads in flight: 64 registers hold two of 16-byte accumulators
+  constexpr unsigned K = sizeof(A) <= 8 && Vector<T>::size <= 4 ? 4 : 2;  // loads in flight, in 64 registers
   __shared__ PathPoint s_points[warps + 1];
   __shared__ PathCarry<A> s_warps[warps];
   const unsigned lane = threadIdx.x % warp_threads, warp = threadIdx.x / warp_threads;
