@@ -38,19 +38,24 @@ void expect_every_diagonal(const std::vector<std::uint64_t>& ends) {
   }
 }
 
+// The ends of fewer than `most` segments, each empty or up to 3, 39, 999 or 19,999 elements long
+// (the first `kinds` of these).
+std::vector<std::uint64_t> ragged_ends(std::mt19937_64& rng, int most, unsigned kinds) {
+  static constexpr std::uint64_t longest[] = {0, 4, 40, 1000, 20000};
+  std::vector<std::uint64_t> ends;
+  std::uint64_t at = 0;
+  const int segments = int(rng() % std::uint64_t(most));
+  for (int s = 0; s < segments; ++s) {
+    const unsigned kind = unsigned(rng() % kinds);
+    at += kind == 0 ? 0 : rng() % longest[kind];
+    ends.push_back(at);
+  }
+  return ends;
+}
+
 TEST(MergePath, EveryDiagonalOfRaggedSegments) {
   std::mt19937_64 rng(test::test_seed() ^ 0x6d70);
-  for (int trial = 0; trial < 50; ++trial) {
-    std::vector<std::uint64_t> ends;
-    std::uint64_t at = 0;
-    const int segments = int(rng() % 200);
-    for (int s = 0; s < segments; ++s) {
-      const unsigned kind = unsigned(rng() % 4);
-      at += kind == 0 ? 0 : kind == 1 ? rng() % 4 : kind == 2 ? rng() % 40 : rng() % 1000;
-      ends.push_back(at);
-    }
-    expect_every_diagonal(ends);
-  }
+  for (int trial = 0; trial < 50; ++trial) expect_every_diagonal(ragged_ends(rng, 200, 4));
 }
 
 TEST(MergePath, EmptyAndSingleSegments) {
@@ -169,15 +174,8 @@ void expect_warp_shares(const std::vector<std::uint64_t>& ends, const std::vecto
 TEST(MergePath, WarpSharesFoldEverySegmentOnce) {
   std::mt19937_64 rng(test::test_seed() ^ 0x7773);
   for (int trial = 0; trial < 40; ++trial) {
-    std::vector<std::uint64_t> ends;
-    std::uint64_t at = 0;
-    const int segments = int(rng() % 300);
-    for (int s = 0; s < segments; ++s) {
-      const unsigned kind = unsigned(rng() % 5);
-      at += kind == 0 ? 0 : kind == 1 ? rng() % 4 : kind == 2 ? rng() % 40 : kind == 3 ? rng() % 1000 : rng() % 20000;
-      ends.push_back(at);
-    }
-    std::vector<std::int64_t> values(at);
+    const std::vector<std::uint64_t> ends = ragged_ends(rng, 300, 5);
+    std::vector<std::int64_t> values(ends.empty() ? 0 : ends.back());
     for (auto& v : values) v = std::int64_t(rng() % 101) - 50;
     for (std::uint64_t blocks : {1, 3, 17, 528})
       for (std::uint64_t warps : {1, 8})

@@ -229,7 +229,9 @@ inline constexpr CsrTuning csr_tuning{256, 44 * 1024, 4};
 // --axis float32 sums at 2^28, merge path against a warp per segment: mean 15 1.15 against 3.58 ms,
 // mean 147 0.95 against 0.49, mean 1684 0.90 against 0.39, mean 78490 0.72 against 1.01).
 inline constexpr std::uint64_t csr_warp_mean_lo = 64, csr_warp_mean_hi = 8192;
-// Segments of a mean length of at least this take warp shares of the merge path.
+// Segments of a mean length of at least this take warp shares of the merge path, not its tiles: a
+// first choice, not yet measured (the tiles read mean 78,490 at 50% of the floor, H100, bench --axis
+// float32 sums at 2^28, 0.69 ms).
 inline constexpr std::uint64_t csr_shares_from = 8192;
 // Segments of a mean length below `below` take a thread each, staged (kernel/staged_rows_kernel.cuh)
 // in tiles of whole segments filling `fill_percent` of the stage at the mean length (H100, bench

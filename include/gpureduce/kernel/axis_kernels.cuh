@@ -176,6 +176,20 @@ __global__ void __launch_bounds__(Threads)
   });
 }
 
+// Vectors k0, k0 + G, ... (K of them, those below `vectors`) of v: all loaded, then visited in
+// order (vector(x, its index)).
+template <unsigned G, unsigned K, class T, class VectorFn>
+__device__ __forceinline__ void load_vectors(const Vector<T>* v, std::uint64_t k0, std::uint64_t vectors,
+                                             VectorFn&& vector) {
+  Vector<T> x[K];
+#pragma unroll
+  for (unsigned k = 0; k < K; ++k)
+    if (k0 + k * G < vectors) x[k] = v[k0 + k * G];
+#pragma unroll
+  for (unsigned k = 0; k < K; ++k)
+    if (k0 + k * G < vectors) vector(x[k], k0 + k * G);
+}
+
 // Visits elements [lo, hi) of the run at p as lane `lane` of G: every G-th 16-byte vector of the
 // aligned body, K loads in flight (vector(x, index of x.v[0])), and one element each of the head
 // and the tail (element(x, index)).
@@ -191,15 +205,8 @@ __device__ __forceinline__ void visit_vectors(const T* p, std::uint64_t lo, std:
   if (lo + lane < body) element(p[lo + lane], lo + lane);
   if (tail + lane < hi) element(p[tail + lane], tail + lane);
   const Vector<T>* v = reinterpret_cast<const Vector<T>*>(p + body);
-  for (std::uint64_t k0 = lane; k0 < vectors; k0 += G * K) {
-    Vector<T> x[K];
-#pragma unroll
-    for (unsigned k = 0; k < K; ++k)
-      if (k0 + k * G < vectors) x[k] = v[k0 + k * G];
-#pragma unroll
-    for (unsigned k = 0; k < K; ++k)
-      if (k0 + k * G < vectors) vector(x[k], body + (k0 + k * G) * V);
-  }
+  for (std::uint64_t k0 = lane; k0 < vectors; k0 += G * K)
+    load_vectors<G, K>(v, k0, vectors, [&](const Vector<T>& x, std::uint64_t k) { vector(x, body + k * V); });
 }
 
 // Folds elements [lo, hi) of the row at p into acc, lane `lane` of G taking every G-th element
@@ -313,20 +320,12 @@ __global__ void __launch_bounds__(Threads)
       A acc[V];
 #pragma unroll
       for (unsigned j = 0; j < V; ++j) acc[j] = op.template identity<A>();
-      for (std::uint64_t k0 = lane; k0 < vectors; k0 += warp_threads * K) {
-        Vector<T> x[K];
+      for (std::uint64_t k0 = lane; k0 < vectors; k0 += warp_threads * K)
+        load_vectors<warp_threads, K>(v, k0, vectors, [&](const Vector<T>& x, std::uint64_t k) {
 #pragma unroll
-        for (unsigned k = 0; k < K; ++k)
-          if (k0 + k * warp_threads < vectors) x[k] = v[k0 + k * warp_threads];
-#pragma unroll
-        for (unsigned k = 0; k < K; ++k)
-          if (k0 + k * warp_threads < vectors) {
-            const std::uint64_t first = (k0 + k * warp_threads) * V;  // within the slice
-#pragma unroll
-            for (unsigned j = 0; j < V; ++j)
-              acc[j] = op(acc[j], lift_element<A>(op, x[k].v[j], std::int64_t((lo + first + j) >> shift)));
-          }
-      }
+          for (unsigned j = 0; j < V; ++j)
+            acc[j] = op(acc[j], lift_element<A>(op, x.v[j], std::int64_t((lo + k * V + j) >> shift)));
+        });
       fold_slots(acc, inner, op);
 #pragma unroll
       for (unsigned j = 0; j < V; ++j)
