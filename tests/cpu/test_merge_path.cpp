@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace gpureduce::detail {
@@ -93,6 +94,22 @@ TEST(MergePath, SharesAreWholeTiles) {
   EXPECT_EQ(path_share(2048u * 528, 528, 2048), 2048u);
   EXPECT_EQ(path_share(2048u * 528 + 1, 528, 2048), 4096u);
   EXPECT_EQ(path_share(std::uint64_t(1) << 40, 528, 2048) * 528 >= (std::uint64_t(1) << 40), true);
+}
+
+// The tuned paths by mean, and each forced one at every mean.
+TEST(MergePath, CsrPathsByMean) {
+  const std::pair<std::uint64_t, CsrPath> tuned[] = {
+      {0, CsrPath::staged}, {7, CsrPath::staged},      {8, CsrPath::tiles},
+      {63, CsrPath::tiles}, {64, CsrPath::warps},      {8191, CsrPath::warps},
+      {8192, CsrPath::shares}, {std::uint64_t(1) << 40, CsrPath::shares}};
+  const CsrMeans means{8, 8192, 64, 8192};
+  for (const auto& [mean, path] : tuned) EXPECT_EQ(csr_path(mean, means, true), path) << "mean " << mean;
+  EXPECT_EQ(csr_path(3, means, false), CsrPath::tiles);  // no stage: the tiles
+  for (CsrPath path : {CsrPath::staged, CsrPath::tiles, CsrPath::warps, CsrPath::shares})
+    for (const auto& [mean, unused] : tuned)
+      EXPECT_EQ(csr_path(mean, forced_means(path, means), true), path) << "mean " << mean << ", path " << int(path);
+  EXPECT_EQ(csr_path(3, forced_means(CsrPath::staged, means), false), CsrPath::tiles);
+  EXPECT_EQ(csr_path(100, forced_means(CsrPath::automatic, means), true), CsrPath::warps);
 }
 
 // A segment's sum, its largest value and that value's first index within the segment, and its

@@ -459,6 +459,27 @@ TEST(AxisGpu, SegmentsInWarpShares) {
   check_csr<std::int32_t, std::int64_t>(spans, 0, ArgMax{}, "int32 argmax, segments across blocks");
 }
 
+// Every CSR path, forced (detail::testing::ForceLaunch), on every distribution of lengths, whatever
+// path its mean would take: short, medium and long segments, empty ones, segments across blocks.
+TEST(AxisGpu, EveryCsrPathOnEveryDistribution) {
+  GPUREDUCE_REQUIRE_GPU();
+  using detail::CsrPath;
+  const std::uint64_t s = test_seed();
+  const std::vector<std::vector<std::int64_t>> distributions = {
+      ragged_lengths(1u << 20, 8, s ^ 51), ragged_lengths(1u << 20, 60, s ^ 52),
+      ragged_lengths(2u << 20, 3000, s ^ 53), ragged_lengths(4u << 20, 1 << 20, s ^ 54),
+      {std::int64_t(3) << 20, 0, 0, 1, 9000, 0, 33, 0}};
+  for (CsrPath path : {CsrPath::staged, CsrPath::tiles, CsrPath::warps, CsrPath::shares}) {
+    const detail::testing::ForceLaunch forced({.csr = path});
+    const std::string p = ", path " + std::to_string(int(path));
+    for (const auto& lengths : distributions) {
+      check_csr<float, std::int32_t>(lengths, 0, Sum{}, "float sum" + p, 1);
+      check_csr<std::int32_t, std::int64_t>(lengths, 3, ArgMax{}, "int32 argmax" + p);
+      check_csr<__nv_bfloat16, std::int32_t>(lengths, 0, Max{}, "bfloat16 max" + p, 2);
+    }
+  }
+}
+
 // A NaN in a segment, propagated or ignored, through the merge-path kernel.
 TEST(AxisGpu, SegmentsAlongTheMergePathWithNan) {
   GPUREDUCE_REQUIRE_GPU();

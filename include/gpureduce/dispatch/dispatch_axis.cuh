@@ -6,6 +6,7 @@
 
 #include <gpureduce/dispatch/axis_plan.hpp>
 #include <gpureduce/dispatch/dispatch_reduce.cuh>
+#include <gpureduce/dispatch/forced_launch.hpp>
 #include <gpureduce/grid/arithmetic.hpp>
 #include <gpureduce/kernel/axis_kernels.cuh>
 #include <gpureduce/kernel/csr_segments_kernel.cuh>
@@ -263,8 +264,8 @@ Status launch_merge_path(const T* in, Segments where, std::uint64_t segments, Ou
   constexpr unsigned threads = csr_tuning.threads;
   constexpr unsigned items = csr_items<T>(threads, csr_tuning.stage_bytes);
   constexpr auto kernel =
-      csr_segments_kernel<threads, items, csr_tuning.min_blocks, csr_warp_mean_lo, csr_warp_mean_hi,
-                          csr_staged_tuning.below, csr_staged_tuning.fill_percent, A, Out, T, Segments, Op>;
+      csr_segments_kernel<threads, items, csr_tuning.min_blocks, csr_staged_tuning.fill_percent, A, Out, T, Segments,
+                          Op>;
   if (const Status s = check_workspace(opt); !s) return s;
   const RelaxedCaptureScope relaxed;  // the occupancy query and the slot, while the stream is captured
   unsigned char* ws = static_cast<unsigned char*>(opt.workspace);
@@ -279,7 +280,8 @@ Status launch_merge_path(const T* in, Segments where, std::uint64_t segments, Ou
   if (const Status s = device_limits<threads, kernel>(device, &limits); !s) return s;
   constexpr std::uint64_t most = grid_ticketed_bytes / sizeof(PathCarry<A>);
   const std::uint64_t blocks = limits.resident_blocks[0] < most ? limits.resident_blocks[0] : most;
-  kernel<<<unsigned(blocks), threads, 0, stream>>>(in, where, segments, csr_shares_from, out,
+  const CsrMeans means = forced_means(forced_launch().csr, csr_means);
+  kernel<<<unsigned(blocks), threads, 0, stream>>>(in, where, segments, means, out,
                                                     reinterpret_cast<PathCarry<A>*>(ws + grid_ticketed_offset),
                                                     reinterpret_cast<unsigned*>(ws), op);
   return Status::from_cuda(cudaGetLastError());

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <gpureduce/dispatch/launch_plan.hpp>
+#include <gpureduce/grid/merge_path.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -225,31 +226,28 @@ struct CsrTuning {
   unsigned min_blocks;
 };
 inline constexpr CsrTuning csr_tuning{256, 44 * 1024, 4};
-// Segments of a mean length in [lo, hi) take a warp each rather than the merge path (H100, bench
-// --axis float32 sums at 2^28, merge path against a warp per segment: mean 15 1.15 against 3.58 ms,
-// mean 147 0.95 against 0.49, mean 1684 0.90 against 0.39, mean 78490 0.72 against 1.01).
-inline constexpr std::uint64_t csr_warp_mean_lo = 64, csr_warp_mean_hi = 8192;
-// Segments of a mean length of at least this take warp shares of the merge path, not its tiles: a
-// first choice, not yet measured (the tiles read mean 78,490 at 50% of the floor, H100, bench --axis
-// float32 sums at 2^28, 0.69 ms).
-inline constexpr std::uint64_t csr_shares_from = 8192;
-// Segments of a mean length below `below` take a thread each, staged (kernel/staged_rows_kernel.cuh)
-// in tiles of whole segments filling `fill_percent` of the stage at the mean length (H100, bench
-// --axis float32 at 2^28, against the merge path: mean 3 sum 1.07 against 1.74 ms; mean 15 at 8
-// lanes per segment sum 1.26 against 1.16, argmax 2.66 against 1.55).
-// Batch-invariant ones are staged below a mean of `invariant_below` (H100, mean 15 staged 0.97 ms
-// against 3.15 a warp each), at most `list_entries` a tile (the list of those longer than 32
+// The CSR paths by mean segment length (CsrMeans, grid/merge_path.hpp; bench --axis --csr-path
+// forces each). A thread each, staged (kernel/staged_rows_kernel.cuh), below a mean of 8 (H100,
+// bench --axis float32 at 2^28, against the merge path: mean 3 sum 1.07 against 1.74 ms; mean 15
+// at 8 lanes per segment sum 1.26 against 1.16, argmax 2.66 against 1.55). A warp each from 64 to
+// 8191 (H100, same, merge path against a warp per segment: mean 15 1.15 against 3.58 ms, mean 147
+// 0.95 against 0.49, mean 1684 0.90 against 0.39, mean 78490 0.72 against 1.01). Warp shares from
+// 8192: a first choice, not yet measured (the tiles read mean 78,490 at 50% of the floor, H100,
+// same, 0.69 ms).
+inline constexpr CsrMeans csr_means{8, 8192, 64, 8192};
+// Staged tiles fill `fill_percent` of the stage at the mean length.
+// Batch-invariant CSR segments are staged below a mean of `invariant_below` (H100, mean 15 staged
+// 0.97 ms against 3.15 a warp each), at most `list_entries` a tile (the list of those longer than 32
 // elements, which a warp each then takes from the stage), through a stage of
 // `invariant_stage_bytes` (H200, a warp per segment: mean 147 0.55 ms against 0.65 with 32 KB, mean
 // 1684 0.37 against 0.45; staged mean 3 0.94 against 1.06).
 struct CsrStagedTuning {
-  std::uint64_t below;
   unsigned fill_percent;
   unsigned list_entries;
   std::uint64_t invariant_below;
   unsigned invariant_stage_bytes;
 };
-inline constexpr CsrStagedTuning csr_staged_tuning{8, 75, 2048, 64, 16 * 1024};
+inline constexpr CsrStagedTuning csr_staged_tuning{75, 2048, 64, 16 * 1024};
 // Rows of at most `most` elements back to back take a thread each, staged
 // (kernel/staged_rows_kernel.cuh), in blocks of `threads` and tiles of up to `stage_bytes` (H100,
 // bench --axis float32 at 2^28: rows of 3 sum 0.65 against 1.44 ms on the merge path; rows of 100 a

@@ -42,6 +42,36 @@ GPUREDUCE_HD std::uint64_t path_share(std::uint64_t items, std::uint64_t blocks,
   return (share + tile - 1) / tile * tile;
 }
 
+// The path a CSR launch takes by the mean segment length (csr_segments_kernel): a thread per
+// segment, staged, below staged_below; warp shares of the merge path from shares_from; a warp per
+// segment from warp_from up to warp_below; the merge path's tiles otherwise.
+struct CsrMeans {
+  std::uint64_t staged_below, shares_from, warp_from, warp_below;
+};
+enum class CsrPath { automatic, staged, tiles, warps, shares };
+
+// The means that take `path` whatever the mean (automatic: `tuned`); forced staged tiles where
+// the stage does not fit give the tiles.
+GPUREDUCE_HD constexpr CsrMeans forced_means(CsrPath path, CsrMeans tuned) {
+  constexpr std::uint64_t never = ~std::uint64_t(0);
+  switch (path) {
+    case CsrPath::staged: return {never, never, never, never};
+    case CsrPath::tiles: return {0, never, never, never};
+    case CsrPath::warps: return {0, never, 0, never};
+    case CsrPath::shares: return {0, 0, never, never};
+    default: return tuned;
+  }
+}
+
+// The path of a launch whose segments have this mean length (staged tiles only where the stage
+// holds a load per thread: `stage_fits`).
+GPUREDUCE_HD constexpr CsrPath csr_path(std::uint64_t mean, CsrMeans means, bool stage_fits) {
+  if (stage_fits && mean < means.staged_below) return CsrPath::staged;
+  if (mean >= means.shares_from) return CsrPath::shares;
+  if (mean >= means.warp_from && mean < means.warp_below) return CsrPath::warps;
+  return CsrPath::tiles;
+}
+
 inline constexpr std::uint64_t no_segment = ~std::uint64_t(0);
 
 // What a share of the path leaves for the shares after it: its part of the segment open at its

@@ -14,8 +14,8 @@
 // By the mean length (elements over segments, read on the device): segments of a long mean walk
 // the block's share in warp shares instead (warp_shares: each warp folds its part's segments in
 // 16-byte vectors); of a medium mean take a warp each, in 16-byte vectors, as begin/end segments
-// do; of a mean below StagedBelow a thread each, staged a tile of whole segments at a time
-// (staged_tiles), each tile FillPercent of the stage at the mean length.
+// do; of a short mean a thread each, staged a tile of whole segments at a time (staged_tiles), each
+// tile FillPercent of the stage at the mean length (CsrMeans: the means of each path).
 // One launch; every fold and tree has a fixed shape, so a result's bits depend on the values, the
 // path's length and the grid's size (the device's resident blocks), never on timing.
 #pragma once
@@ -203,10 +203,10 @@ __device__ __forceinline__ PathCarry<A> warp_shares(const T* in, const Segments&
   return block;
 }
 
-template <unsigned Threads, unsigned Items, unsigned MinBlocks, std::uint64_t WarpMeanLo, std::uint64_t WarpMeanHi,
-          std::uint64_t StagedBelow, unsigned FillPercent, class A, class Out, class T, class Segments, class Op>
+template <unsigned Threads, unsigned Items, unsigned MinBlocks, unsigned FillPercent, class A, class Out, class T,
+          class Segments, class Op>
 __global__ void __launch_bounds__(Threads, MinBlocks)
-    csr_segments_kernel(const T* in, Segments where, std::uint64_t segments, std::uint64_t shares_from, Out* out,
+    csr_segments_kernel(const T* in, Segments where, std::uint64_t segments, CsrMeans means, Out* out,
                         PathCarry<A>* carries, unsigned* ticket, Op runtime_op) {
   with_constant_nan(runtime_op, [&](auto op) {
     constexpr unsigned tile = Threads * Items;
@@ -231,8 +231,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     // Every block takes the same branch. Short segments: staged tiles in s_elem's room.
     const std::uint64_t mean = elements / segments;
     constexpr unsigned loads = staged_loads(Threads, sizeof(s_elem_bytes), sizeof(T), staged_load_size<T>);
+    const CsrPath path = csr_path(mean, means, loads > 0);
     if constexpr (loads > 0)
-      if (mean < StagedBelow) {
+      if (path == CsrPath::staged) {
         constexpr unsigned fit = staged_capacity(Threads, loads, staged_load_size<T>) * FillPercent / 100;
         staged_tiles<Threads, loads, false, A>(s_elem, in, where, segments,
                                                staged_per_tile(segments, mean, fit, Threads, gridDim.x),
@@ -250,14 +251,14 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       return e < 0 ? std::uint64_t(0) : std::uint64_t(e) < elements ? std::uint64_t(e) : elements;
     };
     // Segments of a long mean length: warp shares of the path, in 16-byte vectors.
-    if (mean >= shares_from) {
+    if (path == CsrPath::shares) {
       const PathCarry<A> carry = warp_shares<Threads, A>(in, where, segments, elements, d0, d1, end_of, out, op);
       fold_block_carries<Threads>(carry, d0 < d1, active, carries, ticket, out, op);
       return;
     }
     // Segments of a medium mean length: a warp each, in 16-byte vectors, which the merge path's
-    // staging does not use (csr_warp_mean in tuning_sm90.hpp).
-    if (mean >= WarpMeanLo && mean < WarpMeanHi) {
+    // staging does not use (csr_means in tuning_sm90.hpp).
+    if (path == CsrPath::warps) {
       const unsigned lane = threadIdx.x % warp_threads;
       const std::uint64_t warps = std::uint64_t(gridDim.x) * (Threads / warp_threads);
       for (std::uint64_t r = std::uint64_t(blockIdx.x) * (Threads / warp_threads) + threadIdx.x / warp_threads;
