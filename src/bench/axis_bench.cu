@@ -164,16 +164,22 @@ void run_type(GpuTimer& timer, const AxisRun& run, ElemType type, std::uint64_t 
   GPUREDUCE_CUDA(cudaGetLastError());
   std::vector<Case> cases;
   const std::int64_t n = std::int64_t(total);
-  for (std::int64_t cols : {std::int64_t(1), std::int64_t(2), std::int64_t(3), std::int64_t(4), std::int64_t(8),
-                            std::int64_t(16), std::int64_t(32), std::int64_t(100), std::int64_t(256),
-                            std::int64_t(1024), std::int64_t(4096), std::int64_t(1) << 16, std::int64_t(1) << 20, n})
-    cases.push_back(axis_case({n / cols, cols}, 1));
-  for (std::int64_t cols : {std::int64_t(2), std::int64_t(4), std::int64_t(32), std::int64_t(256),
-                            std::int64_t(4096), std::int64_t(1) << 16})
-    cases.push_back(axis_case({n / cols, cols}, 0));
-  cases.push_back(axis_case({n / (4096 * 4), 4096, 4}, 1));
-  for (std::uint64_t longest : {8u, 64u, 1024u, 16384u, 1u << 20})
-    cases.push_back(ragged_case(total, longest, run.seed + longest));
+  const auto wants = [&](const char* kind) {
+    return std::find(run.cases.begin(), run.cases.end(), kind) != run.cases.end();
+  };
+  if (wants("rows"))
+    for (std::int64_t cols : {std::int64_t(1), std::int64_t(2), std::int64_t(3), std::int64_t(4), std::int64_t(8),
+                              std::int64_t(16), std::int64_t(32), std::int64_t(100), std::int64_t(256),
+                              std::int64_t(1024), std::int64_t(4096), std::int64_t(1) << 16, std::int64_t(1) << 20, n})
+      cases.push_back(axis_case({n / cols, cols}, 1));
+  if (wants("columns"))
+    for (std::int64_t cols : {std::int64_t(2), std::int64_t(4), std::int64_t(32), std::int64_t(256),
+                              std::int64_t(4096), std::int64_t(1) << 16})
+      cases.push_back(axis_case({n / cols, cols}, 0));
+  if (wants("middle")) cases.push_back(axis_case({n / (4096 * 4), 4096, 4}, 1));
+  if (wants("ragged"))
+    for (std::uint64_t longest : {8u, 64u, 1024u, 16384u, 1u << 20})
+      cases.push_back(ragged_case(total, longest, run.seed + longest));
 
   using Sum_t = result_t<T, Sum>;
   using Arg_t = IndexedValue<T>;
@@ -307,6 +313,14 @@ void run_type(GpuTimer& timer, const AxisRun& run, ElemType type, std::uint64_t 
 
 std::vector<AxisRow> run_axis(GpuTimer& timer, const AxisRun& run,
                               const std::function<void(const std::string&)>& progress) {
+  using detail::CsrPath;
+  const CsrPath path = run.csr_path == "staged"   ? CsrPath::staged
+                       : run.csr_path == "tiles"  ? CsrPath::tiles
+                       : run.csr_path == "warps"  ? CsrPath::warps
+                       : run.csr_path == "shares" ? CsrPath::shares
+                                                  : CsrPath::automatic;
+  // The CSR path the run forces (--csr-path), for every gpureduce call below.
+  const detail::testing::ForceLaunch forced({.csr = path});
   std::vector<AxisRow> rows;
   for (ElemType type : run.types)
     for (std::uint64_t total : run.totals) {

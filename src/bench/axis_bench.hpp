@@ -21,6 +21,8 @@ struct AxisRun {
   int reps = 20;
   std::uint64_t seed = 42;
   double read_gbps = 0, write_gbps = 0;  // the ceilings the floors use
+  std::vector<std::string> cases{"rows", "columns", "middle", "ragged"};  // which shapes
+  std::string csr_path = "auto";  // forced for gpureduce's CSR segments: staged | tiles | warps | shares
 };
 
 struct AxisRow {

@@ -43,6 +43,9 @@ const char* const usage =
     "                         rows and columns of every width, a 3-D middle axis and ragged\n"
     "                         segments of arrays of --n elements (default 2^14,2^26,2^28) of float32,\n"
     "                         bfloat16 and int32 (--types picks among them)\n"
+    "  --cases C,C,...        with --axis, of rows columns middle ragged (default all)\n"
+    "  --csr-path P           with --axis, auto | staged | tiles | warps | shares: force the path of\n"
+    "                         gpureduce's CSR segments (and of the rows the merge path takes)\n"
     "  --json FILE, --seed S  as for ladder\n"
     "\n"
     "matmul options:\n"
@@ -203,6 +206,17 @@ Parsed parse_bench(const std::vector<std::string>& args) {
       a.exact = val == "exact";
     } else if (opt == "--axis") {
       a.axis = true;
+    } else if (opt == "--cases") {
+      const auto c = parse_list<std::string>(val, [](const std::string& x) -> std::optional<std::string> {
+        if (x == "rows" || x == "columns" || x == "middle" || x == "ragged") return x;
+        return std::nullopt;
+      });
+      if (!c) return "--cases: '" + val + "' is not a list of rows, columns, middle, ragged";
+      a.cases = *c;
+    } else if (opt == "--csr-path") {
+      if (val != "auto" && val != "staged" && val != "tiles" && val != "warps" && val != "shares")
+        return "--csr-path: '" + val + "' is not one of auto, staged, tiles, warps, shares";
+      a.csr_path = val;
     } else if (opt == "--kernel") {
       if (val != "auto" && val != "one-block" && val != "grid")
         return "--kernel: '" + val + "' is not one of auto, one-block, grid";
@@ -222,9 +236,15 @@ Parsed parse_bench(const std::vector<std::string>& args) {
   };
   const bool ok = take_options(
       args, {"--axis"},
-      {"--types", "--ops", "--n", "--reps", "--json", "--seed", "--kernel", "--grid-blocks", "--l2", "--mode"}, r,
-      take);
+      {"--types", "--ops", "--n", "--reps", "--json", "--seed", "--kernel", "--grid-blocks", "--l2", "--mode",
+       "--cases", "--csr-path"},
+      r, take);
   if (!ok) return r;
+  const bool axis_options = std::find(args.begin(), args.end(), "--cases") != args.end() || a.csr_path != "auto";
+  if (!a.axis && axis_options) {
+    r.error = "--cases and --csr-path apply to --axis only";
+    return r;
+  }
   if (a.axis) {
     if (a.exact || a.kernel != "auto" || a.l2 != "auto" || a.grid_blocks != 0) {
       r.error = "--axis: --mode, --kernel, --l2 and --grid-blocks apply to the full reductions only";

@@ -37,6 +37,8 @@ struct BenchArgs {
   std::string l2 = "auto";        // auto | normal | evict-first (Options::l2)
   bool exact = false;             // --mode exact: the exact sum against the plain one
   bool axis = false;              // --axis: the axis and segmented reductions
+  std::vector<std::string> cases{"rows", "columns", "middle", "ragged"};  // --axis: which cases
+  std::string csr_path = "auto";  // --axis: auto | staged | tiles | warps | shares (detail::CsrPath)
 };
 
 struct MatmulArgs {

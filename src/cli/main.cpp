@@ -68,7 +68,8 @@ int run_axis_command(const BenchArgs& args, int device) {
   return with_device(device, [&](const RunInfo& info, GpuTimer& timer) {
     const double write_gbps = measure_write_gbps(timer, read_probe_bytes(info.device), 20);
     std::cout << "write ceiling: " << write_gbps << " GB/s\n";
-    const AxisRun run{args.types, args.ops, args.sizes, args.reps, args.seed, info.measured_read_gbps, write_gbps};
+    const AxisRun run{args.types,      args.ops,   args.sizes,   args.reps, args.seed, info.measured_read_gbps,
+                      write_gbps,      args.cases, args.csr_path};
     // Each case over the last, padded to one width.
     const auto rows = run_axis(timer, run, [](const std::string& what) {
       std::cerr << "\r" << what << std::string(what.size() < 60 ? 60 - what.size() : 0, ' ') << std::flush;

@@ -278,6 +278,10 @@ void write_axis_json(std::ostream& os, const RunInfo& info, const BenchArgs& arg
   w.field("read_ceiling_gbps", info.measured_read_gbps).field("write_ceiling_gbps", write_gbps);
   w.key("config").begin_object();
   w.field("reps", args.reps).field("seed", args.seed);
+  w.key("cases").begin_array();
+  for (const std::string& c : args.cases) w.value(c);
+  w.end_array();
+  w.field("csr_path", args.csr_path);
   w.field("timing", timing_method);
   w.field("data", "device-generated hash: integers in [-100, 100], floating values in [-1, 1)");
   w.field("floor", "input bytes at the read ceiling plus result bytes at the write ceiling");

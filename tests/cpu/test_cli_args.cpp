@@ -77,6 +77,22 @@ TEST(test_cli_args, bench_axis_defaults_and_refusals) {
   EXPECT_NE(p({"bench", "--axis", "--mode", "exact"}).error.find("full reductions only"), std::string::npos);
 }
 
+TEST(test_cli_args, bench_axis_cases_and_csr_path) {
+  const Parsed a = p({"bench", "--axis"});
+  EXPECT_EQ(a.bench.cases, (std::vector<std::string>{"rows", "columns", "middle", "ragged"}));
+  EXPECT_EQ(a.bench.csr_path, "auto");
+  const Parsed b = p({"bench", "--axis", "--cases", "ragged,columns", "--csr-path", "shares"});
+  ASSERT_TRUE(b.error.empty()) << b.error;
+  EXPECT_EQ(b.bench.cases, (std::vector<std::string>{"ragged", "columns"}));
+  EXPECT_EQ(b.bench.csr_path, "shares");
+  EXPECT_EQ(p({"bench", "--axis", "--cases", "rows,diagonals"}).error,
+            "--cases: 'rows,diagonals' is not a list of rows, columns, middle, ragged");
+  EXPECT_EQ(p({"bench", "--axis", "--csr-path", "fast"}).error,
+            "--csr-path: 'fast' is not one of auto, staged, tiles, warps, shares");
+  EXPECT_EQ(p({"bench", "--csr-path", "tiles"}).error, "--cases and --csr-path apply to --axis only");
+  EXPECT_EQ(p({"bench", "--cases", "rows"}).error, "--cases and --csr-path apply to --axis only");
+}
+
 TEST(test_cli_args, matmul_options) {
   const Parsed d = p({"matmul"});
   ASSERT_TRUE(d.error.empty()) << d.error;
