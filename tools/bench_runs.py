@@ -1,5 +1,5 @@
 """Loading `gpureduce bench --json` runs for the scripts that compare two sets of them
-(ab_summary.py: two builds; tune_summary.py: two kernels forced)."""
+(ab_summary.py and ab_axis_summary.py: two builds; tune_summary.py: two kernels forced)."""
 import json
 import sys
 
@@ -15,12 +15,33 @@ def load(paths):
     return rows, runs
 
 
-def load_two_sides(argv, usage):
-    """FIRST.json... -- SECOND.json... from argv: both sides loaded, or exit with `usage`."""
+def axis_case(r):
+    """A `gpureduce bench --axis` row's case: its shape and axes, or its segments' mean length."""
+    if "mean_segment" in r:
+        return f"ragged, mean {r['mean_segment']:.0f}"
+    return " x ".join(str(e) for e in r["shape"]) + ", axes " + ",".join(str(a) for a in r["axes"])
+
+
+def load_axis(paths):
+    """Per (op, type, case, variant) of `--axis` runs, the median microseconds of every run, and
+    per (op, type, case) the floor in microseconds; and the runs."""
+    rows, floors, runs = {}, {}, []
+    for p in paths:
+        d = json.load(open(p))
+        runs.append(d)
+        for r in d["rows"]:
+            case = axis_case(r)
+            rows.setdefault((r["op"], r["type"], case, r["variant"]), []).append(r["median_ms"] * 1000)
+            floors[(r["op"], r["type"], case)] = r["floor_ms"] * 1000
+    return rows, floors, runs
+
+
+def load_two_sides(argv, usage, loader=load):
+    """FIRST.json... -- SECOND.json... from argv: both sides loaded by `loader`, or exit with `usage`."""
     if "--" not in argv:
         sys.exit(usage)
     cut = argv.index("--")
-    return load(argv[1:cut]), load(argv[cut + 1 :])
+    return loader(argv[1:cut]), loader(argv[cut + 1 :])
 
 
 def device_line(run):
