@@ -89,6 +89,7 @@ struct alignas(16) PathCarry {
 // segment that begins at `begin` (begin0: p0's segment's). The segments that close in the share go
 // to emit(x, value), but one that began before it, which is the carry's head; the segment open at
 // p1 leaves its part as the carry's open.
+GPUREDUCE_EXEC_CHECK_DISABLE
 template <class A, class EndAt, class Fold, class Emit>
 GPUREDUCE_HD PathCarry<A> walk_share(PathPoint p0, PathPoint p1, std::uint64_t segments, std::uint64_t begin0,
                                      A identity, EndAt&& end_at, Fold&& fold, Emit&& emit) {
@@ -117,6 +118,7 @@ GPUREDUCE_HD PathCarry<A> walk_share(PathPoint p0, PathPoint p1, std::uint64_t s
 // The carries of `count` consecutive shares folded in order: each head completed by the open parts
 // before it and emitted, but that of segment `continued` (one that began before the first share;
 // no_segment: none), which stays the head of the result, the carry of the shares together.
+GPUREDUCE_EXEC_CHECK_DISABLE
 template <class A, class Op, class Emit>
 GPUREDUCE_HD PathCarry<A> fold_carries(const PathCarry<A>* carries, std::uint64_t count, std::uint64_t continued,
                                        A identity, const Op& op, Emit&& emit) {
