@@ -66,7 +66,7 @@ def main():
             cx = cupy.asarray(x) if cupy is not None and dt != torch.bfloat16 else None
             widths = [1, 2, 3, 4, 8, 16, 32, 100, 256, 1024, 4096, 1 << 16, 1 << 20, total]
             cases = [([total // c, c], 1) for c in widths]
-            cases += [([total // c, c], 0) for c in [2, 4, 32, 256, 4096, 1 << 16]]
+            cases += [([total // c, c], 0) for c in [2, 3, 4, 8, 16, 32, 256, 4096, 1 << 16]]
             cases.append(([total // (4096 * 4), 4096, 4], 1))
             for shape, axis in cases:
                 n = math.prod(shape)

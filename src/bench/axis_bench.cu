@@ -173,8 +173,8 @@ void run_type(GpuTimer& timer, const AxisRun& run, ElemType type, std::uint64_t 
                               std::int64_t(1024), std::int64_t(4096), std::int64_t(1) << 16, std::int64_t(1) << 20, n})
       cases.push_back(axis_case({n / cols, cols}, 1));
   if (wants("columns"))
-    for (std::int64_t cols : {std::int64_t(2), std::int64_t(4), std::int64_t(32), std::int64_t(256),
-                              std::int64_t(4096), std::int64_t(1) << 16})
+    for (std::int64_t cols : {std::int64_t(2), std::int64_t(3), std::int64_t(4), std::int64_t(8), std::int64_t(16),
+                              std::int64_t(32), std::int64_t(256), std::int64_t(4096), std::int64_t(1) << 16})
       cases.push_back(axis_case({n / cols, cols}, 0));
   if (wants("middle")) cases.push_back(axis_case({n / (4096 * 4), 4096, 4}, 1));
   if (wants("ragged"))
