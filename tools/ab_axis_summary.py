@@ -13,7 +13,7 @@ rows whose result did not match its reference (`verified`), on either side.
 import statistics
 import sys
 
-from bench_runs import device_line, load_axis, load_two_sides, table_head
+from bench_runs import device_line, load_axis, load_two_sides, print_ratios_and_unverified, table_head
 
 
 def compare(base, new, floors):
@@ -41,12 +41,7 @@ def main():
     for op, t, case, mb, mw, fl, ratio, same in rows:
         print(f"| {op} | {t} | {case} | {mb:.1f} | {mw:.1f} | {fl:.1f} | {ratio:.3f}{'~' if same else ''} | "
               f"{100 * fl / mb:.0f} | {100 * fl / mw:.0f} |")
-    if rows:
-        ratios = [r[6] for r in rows]
-        print(f"\nnew/base over {len(ratios)} rows: median {statistics.median(ratios):.3f}, "
-              f"min {min(ratios):.3f}, max {max(ratios):.3f}")
-    unverified = sum(not r.get("verified", True) for run in base_runs + new_runs for r in run["rows"])
-    print(f"rows not verified: {unverified}")
+    print_ratios_and_unverified([r[6] for r in rows], base_runs + new_runs)
 
 
 if __name__ == "__main__":

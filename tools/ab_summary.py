@@ -11,7 +11,7 @@ last line counts the rows whose result did not match its reference (`verified`),
 import statistics
 import sys
 
-from bench_runs import device_line, load_two_sides, table_head
+from bench_runs import device_line, load_two_sides, print_ratios_and_unverified, table_head
 
 
 def main():
@@ -35,11 +35,7 @@ def main():
         mark = "~" if abs(mw - mb) <= spread else ""
         ratios.append(mw / mb)
         print(f"| {op} | {t} | {n} | {mb:.2f} | {mw:.2f} | {mc:.2f} | {mw / mb:.3f}{mark} | {mc / mw:.2f} |")
-    if ratios:
-        print(f"\nnew/base over {len(ratios)} rows: median {statistics.median(ratios):.3f}, "
-              f"min {min(ratios):.3f}, max {max(ratios):.3f}")
-    unverified = sum(not r.get("verified", True) for run in base_runs + new_runs for r in run["rows"])
-    print(f"rows not verified: {unverified}")
+    print_ratios_and_unverified(ratios, base_runs + new_runs)
 
 
 if __name__ == "__main__":

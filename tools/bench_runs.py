@@ -1,6 +1,7 @@
 """Loading `gpureduce bench --json` runs for the scripts that compare two sets of them
 (ab_summary.py and ab_axis_summary.py: two builds; tune_summary.py: two kernels forced)."""
 import json
+import statistics
 import sys
 
 
@@ -53,3 +54,12 @@ def table_head(*columns):
     """A Markdown table's first two lines; the op, type and `faster` columns align left."""
     align = ["---" if c in ("op", "type", "faster") else "---:" for c in columns]
     return "| " + " | ".join(columns) + " |\n|" + "|".join(align) + "|"
+
+
+def print_ratios_and_unverified(ratios, runs):
+    """A comparison's last lines: new/base over its rows, and the rows of any run not verified."""
+    if ratios:
+        print(f"\nnew/base over {len(ratios)} rows: median {statistics.median(ratios):.3f}, "
+              f"min {min(ratios):.3f}, max {max(ratios):.3f}")
+    unverified = sum(not r.get("verified", True) for run in runs for r in run["rows"])
+    print(f"rows not verified: {unverified}")
