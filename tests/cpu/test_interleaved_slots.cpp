@@ -15,6 +15,9 @@ namespace {
 
 using Elements = std::vector<std::uint64_t>;  // positions in the row's run
 
+// The column slot j of lane `lane` holds, of `inner` columns (the header's opening comment).
+unsigned slot_column(unsigned lane, unsigned j, unsigned inner, unsigned V) { return (lane * V + j) & (inner - 1); }
+
 Elements join(Elements a, const Elements& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;

@@ -8,11 +8,6 @@
 
 namespace gpureduce::detail {
 
-// The column slot j of lane `lane` holds, of `inner` (a power of two up to 32) columns.
-GPUREDUCE_HD constexpr unsigned slot_column(unsigned lane, unsigned j, unsigned inner, unsigned V) {
-  return (lane * V + j) & (inner - 1);
-}
-
 // After fold_slots and a butterfly over the lanes down to column_writers: lanes 0 ..
 // column_writers - 1 hold distinct columns, writer k's slots 0 .. column_slots - 1 columns
 // k x V + j.
