@@ -423,14 +423,18 @@ TEST(AxisGpu, SegmentsAlongTheMergePath) {
   check_csr<float, std::int32_t>(spiky, 0, Sum{}, "float sum, long among short");
 }
 
-// CSR segments at scale: a mean of 15 (the merge path), staged tiles past their stage (long segments
-// among short ones), one long segment after a million short ones.
+// CSR segments at scale: a mean of 15 (staged, a thread each) and of about 40 (the merge path's
+// tiles), staged tiles past their stage (long segments among short ones), one long segment after a
+// million short ones.
 TEST(AxisGpu, CsrSegmentsAtScale) {
   GPUREDUCE_REQUIRE_GPU();
   const auto mid = ragged_lengths(4u << 20, 60, test_seed() ^ 4);
   check_csr<float, std::int64_t>(mid, 0, Sum{}, "float sum, mean 15", 1);
   check_csr<double, std::int32_t>(mid, 0, ArgMin{}, "double argmin, mean 15");
   check_csr<__nv_bfloat16, std::int32_t>(mid, 0, Max{}, "bfloat16 max, mean 15", 3);
+  const auto tiles = ragged_lengths(4u << 20, 256, test_seed() ^ 5);
+  check_csr<float, std::int32_t>(tiles, 0, Sum{}, "float sum, mean 40", 1);
+  check_csr<std::int32_t, std::int64_t>(tiles, 0, ArgMax{}, "int32 argmax, mean 40");
   for (std::int64_t every : {1000, 5000}) {
     std::vector<std::int64_t> spiky(1u << 20, 2);
     for (std::size_t k = 17; k < spiky.size(); k += std::size_t(every)) spiky[k] = 4 * every;

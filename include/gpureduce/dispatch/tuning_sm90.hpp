@@ -226,15 +226,13 @@ struct CsrTuning {
   unsigned min_blocks;
 };
 inline constexpr CsrTuning csr_tuning{256, 44 * 1024, 4};
-// The CSR paths by mean segment length (CsrMeans, grid/merge_path.hpp; bench --axis --csr-path
-// forces each). A thread each, staged (kernel/staged_rows_kernel.cuh), below a mean of 8 (H100,
-// bench --axis float32 at 2^28, against the merge path: mean 3 sum 1.07 against 1.74 ms; mean 15
-// at 8 lanes per segment sum 1.26 against 1.16, argmax 2.66 against 1.55). A warp each from 64 to
-// 8191 (H100, same, merge path against a warp per segment: mean 15 1.15 against 3.58 ms, mean 147
-// 0.95 against 0.49, mean 1684 0.90 against 0.39, mean 78490 0.72 against 1.01). Warp shares from
-// 8192: a first choice, not yet measured (the tiles read mean 78,490 at 50% of the floor, H100,
-// same, 0.69 ms).
-inline constexpr CsrMeans csr_means{8, 8192, 64, 8192};
+// The CSR paths by mean segment length (CsrMeans, grid/merge_path.hpp; H100, tools/device-run
+// csrpaths: bench --axis --csr-path forcing each, float32 at 2^28, ms). A thread each, staged
+// (kernel/staged_rows_kernel.cuh), below 32 (sum: mean 3 1.04 against the tiles' 1.73, mean 15
+// 0.81 against 1.12; mean 147 2.39 against a warp each 0.50). A warp each from 64 to 1023 (mean 147
+// sum 0.50 against warp shares 0.59). Warp shares from 1024 (mean 1684 sum 0.42 against a warp each
+// 0.45, argmax 0.48 against 0.52; mean 78,490 sum 0.39 against 1.00). The tiles take 32 to 63.
+inline constexpr CsrMeans csr_means{32, 1024, 64, 1024};
 // Staged tiles fill `fill_percent` of the stage at the mean length.
 // Batch-invariant CSR segments are staged below a mean of `invariant_below` (H100, mean 15 staged
 // 0.97 ms against 3.15 a warp each), at most `list_entries` a tile (the list of those longer than 32
