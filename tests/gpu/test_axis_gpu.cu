@@ -198,6 +198,56 @@ TEST(AxisGpu, InterleavedColumnsAtScale) {
   }
 }
 
+// Adjacent narrow columns of a count that is not a power of two, read as rows of interleaved
+// columns in 16-byte vectors from any alignment: sliced and unsliced, a partial last vector;
+// types whose accumulators leave the kernel (bfloat16 and int8 argmin/argmax) take the columns
+// kernel.
+TEST(AxisGpu, NarrowColumnsAtScale) {
+  GPUREDUCE_REQUIRE_GPU();
+  for (std::int64_t cols : {3, 5, 6, 7, 12, 17, 24, 31}) {
+    const std::int64_t rows = (std::int64_t(1) << 21) / cols;
+    for (std::int64_t r : {std::int64_t(50), rows, rows + 1}) {
+      check_matrix<float>(r, cols, 0, Sum{}, "float sum");
+      check_matrix<float>(r, cols, 0, ArgMax{}, "float argmax");
+      check_matrix<__nv_bfloat16>(r, cols, 0, Sum{}, "bfloat16 sum");
+    }
+    check_matrix<__nv_bfloat16>(rows + 3, cols, 0, ArgMax{}, "bfloat16 argmax");
+    check_matrix<std::int8_t>(rows, cols, 0, Max{}, "int8 max");
+    check_matrix<std::int8_t>(rows + 1, cols, 0, ArgMin{}, "int8 argmin");
+    check_matrix<double>(rows / 2, cols, 0, Sum{}, "double sum");
+    check_matrix<std::int32_t>(rows + 1, cols, 0, Sum{}, "int32 sum");
+  }
+}
+
+// The same narrow columns from bases 1-3 elements past a 16-byte boundary, and over the middle
+// axis of 3-D arrays whose runs start at every misfit (small: the sanitizers run it).
+TEST(AxisGpu, ColumnsNarrowMisaligned) {
+  GPUREDUCE_REQUIRE_GPU();
+  for (std::int64_t cols : {3, 5, 7, 12, 31}) {
+    for (std::int64_t rows : {50, 1000, 1001}) {
+      const std::uint64_t n = std::uint64_t(rows * cols);
+      const auto hf = random_input<float>(n, test_seed() ^ std::uint64_t(cols * 13 + rows));
+      const auto hi = tie_input<std::int32_t>(n, test_seed() ^ std::uint64_t(cols * 17 + rows));
+      for (unsigned misalign : {1u, 2u, 3u}) {
+        const std::string at = " " + std::to_string(rows) + "x" + std::to_string(cols) + " " +
+                               std::to_string(misalign) + " elements in";
+        check_axes(hf, 0, Shape{rows, cols}, {0}, Sum{}, "float sum" + at, misalign);
+        check_axes(hi, 0, Shape{rows, cols}, {0}, ArgMin{}, "int32 argmin" + at, misalign);
+      }
+    }
+    for (const auto& [outer, length] : {std::pair<std::int64_t, std::int64_t>{5, 409}, {3, 4001}, {9, 101}}) {
+      const std::string what = " " + std::to_string(outer) + "x" + std::to_string(length) + "x" +
+                               std::to_string(cols) + " middle axis";
+      const std::uint64_t m = std::uint64_t(outer * length * cols);
+      const auto h3 = random_input<float>(m, test_seed() ^ std::uint64_t(cols * 7 + length));
+      const auto hb = tie_input<__nv_bfloat16>(m, test_seed() ^ std::uint64_t(cols * 11 + length));
+      check_axes(h3, 0, Shape{outer, length, cols}, {1}, Sum{}, "float sum" + what);
+      check_axes(h3, 0, Shape{outer, length, cols}, {1}, ArgMax{}, "float argmax" + what);
+      check_axes(hb, 0, Shape{outer, length, cols}, {1}, Max{}, "bfloat16 max" + what);
+    }
+  }
+}
+
 // Few long rows and few long columns: sliced over the device, then combined.
 TEST(AxisGpu, SlicedLongRowsAndColumns) {
   GPUREDUCE_REQUIRE_GPU();

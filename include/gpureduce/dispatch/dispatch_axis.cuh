@@ -216,6 +216,33 @@ Status finish_columns(const A* partials, std::uint64_t slices, const Dims& outer
       launch_combine<A>(partials, slices, outer, outputs, inner, out, op, dev, stream, invariant));
 }
 
+// Rows of 3 to 31 interleaved columns, not a power of two, with a vector or more a lane
+// (narrow_columns_kernel).
+template <class T>
+bool narrow_columns(std::uint64_t inner, std::uint64_t length) {
+  return inner < warp_threads && !std::has_single_bit(inner) &&
+         length * inner >= narrow_lanes(unsigned(inner)) * Vector<T>::size;
+}
+
+// Narrow_columns_kernel over `rows` runs of `length` rows of `inner` columns.
+template <class A, class Out, class T, class Op>
+Status run_narrow_columns(const T* in, const Dims& outer, std::uint64_t rows, std::uint64_t length, unsigned inner,
+                          Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
+  constexpr unsigned V = Vector<T>::size;
+  // Positions count from the 16-byte boundary at or before each run: up to V - 1 more.
+  const std::uint64_t run = length * inner, reach = run + V - 1;
+  const std::uint64_t slice = slice_length(rows, dev.target_warps, reach, 1024, std::uint64_t(narrow_lanes(inner)) * V);
+  const std::uint64_t slices = slice >= reach ? 1 : ceil_div(reach, slice);
+  Partials<A> partials{nullptr, stream};
+  if (slices > 1)
+    if (const Status s = partials.alloc(slices * rows * inner); !s) return s;
+  const std::uint64_t blocks = ceil_div(rows * slices, axis_threads / warp_threads);
+  narrow_columns_kernel<axis_threads, 4, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), axis_threads,
+                                              0, stream>>>(in, UniformRows{outer, run}, rows, inner, slices, slice,
+                                                           out, partials.p, op);
+  return finish_columns<A>(partials.p, slices, outer, rows * inner, inner, out, op, dev, stream, false);
+}
+
 // Columns: batch-invariant, each column folds its elements in order, in slices whose length
 // depends on its length alone.
 template <class A, class Out, class T, class Op>
@@ -227,6 +254,11 @@ Status run_columns(const T* in, const AxisPlan& plan, Out* out, Op op, const Axi
   // A few adjacent columns over a dense run: rows of interleaved columns, read contiguously.
   if (!invariant && inner <= warp_threads && std::has_single_bit(inner) && plan.row_stride == plan.inner)
     return run_uniform_rows<A>(in, outer, rows, plan.length, unsigned(std::countr_zero(inner)), out, op, dev, stream);
+  // Other narrow ones over a dense run likewise, whatever their alignment, where a lane's V
+  // accumulators take at most 64 bytes (the kernel's stage: 16 KB).
+  if constexpr (Vector<T>::size * sizeof(A) <= 64)
+    if (!invariant && plan.row_stride == plan.inner && narrow_columns<T>(inner, plan.length))
+      return run_narrow_columns<A>(in, outer, rows, plan.length, unsigned(inner), out, op, dev, stream);
   // A 16-byte vector of adjacent columns per thread where every row's columns are so aligned, and
   // its accumulators take at most 64 bytes of registers.
   constexpr unsigned V = Vector<T>::size;

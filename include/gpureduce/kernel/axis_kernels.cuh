@@ -12,6 +12,9 @@
 //                      reduces one slice of a row into a partial, which combine_kernel folds.
 //   interleaved_rows_kernel  the same rows of interleaved columns where every row is 16-byte
 //                      aligned: a warp per row slice in 16-byte vectors, V accumulators a lane.
+//   narrow_columns_kernel  rows of 3 to 31 interleaved columns, not a power of two, at any
+//                      alignment: as interleaved_rows_kernel, on the lanes of whole sets of
+//                      columns, the lanes' accumulators folded through shared memory.
 //   columns_kernel     one thread per output, or per 16-byte vector of adjacent outputs; adjacent
 //                      threads read adjacent columns, `row_stride` apart down the reduced
 //                      dimension, 4 loads in flight; sliced as rows_kernel.
@@ -29,6 +32,7 @@
 #include <gpureduce/dispatch/axis_plan.hpp>
 #include <gpureduce/thread/accumulator.hpp>
 #include <gpureduce/thread/interleaved_slots.hpp>
+#include <gpureduce/thread/narrow_slots.hpp>
 #include <gpureduce/thread/numeric.hpp>
 #include <gpureduce/thread/operators.hpp>
 #include <gpureduce/warp/shuffle.cuh>
@@ -338,6 +342,87 @@ __global__ void __launch_bounds__(Threads)
             if (slices == 1) out[span.out + c] = finish<Out>(acc[j]);
             else partials[slice_index * num_rows * inner + row * inner + c] = acc[j];
           }
+    }
+  });
+}
+
+// Narrow_columns_kernel: rows of `inner` interleaved columns, inner up to 32 and not a power of
+// two, at any alignment (thread/narrow_slots.hpp), sliced as rows_kernel (slices a multiple of
+// L x V elements counted from the run's first 16-byte boundary, so `slices` allows for the
+// misfit). A warp per slice; its first L lanes take every L-th vector, K in flight, the run's
+// first and last vector element by element. Slot j of a lane's vectors always holds one column,
+// so a lane keeps V accumulators; the warp's go through shared memory in position order, where
+// lane c < inner folds those of column c in that order.
+template <unsigned Threads, unsigned K, class A, class Out, class T, class Rows, class Op>
+__global__ void __launch_bounds__(Threads)
+    narrow_columns_kernel(const T* in, Rows rows, std::uint64_t num_rows, unsigned inner, std::uint64_t slices,
+                          std::uint64_t slice, Out* out, A* partials, Op runtime_op) {
+  constexpr unsigned V = Vector<T>::size;
+  constexpr unsigned warps = Threads / warp_threads;
+  __shared__ alignas(16) unsigned char stage_bytes[Threads * V * sizeof(A)];
+  with_constant_nan(runtime_op, [&](auto op) {
+    const unsigned lane = threadIdx.x % warp_threads;
+    A* stage = reinterpret_cast<A*>(stage_bytes) + (threadIdx.x - lane) * V;
+    const unsigned lanes = narrow_lanes(inner);
+    const std::uint64_t rows_per_vector = lanes / inner * V;  // rows between a lane's vectors
+    const A identity = op.template identity<A>();
+    const std::uint64_t pieces = num_rows * slices;
+    for (std::uint64_t piece = std::uint64_t(blockIdx.x) * warps + threadIdx.x / warp_threads; piece < pieces;
+         piece += std::uint64_t(gridDim.x) * warps) {
+      const std::uint64_t row = slices == 1 ? piece : piece / slices;
+      const std::uint64_t slice_index = piece - row * slices;
+      const RowSpan span = rows.row(row);
+      const unsigned misfit = unsigned(reinterpret_cast<std::uintptr_t>(in + span.in) / sizeof(T) % V);
+      const T* base = in + span.in - misfit;  // positions count from here
+      const std::uint64_t end = misfit + span.length;
+      const std::uint64_t lo = slice_index * slice;
+      const std::uint64_t hi = slices == 1 || lo + slice > end ? end : lo + slice;
+      A acc[V];
+      int slot_row[V];
+#pragma unroll
+      for (unsigned j = 0; j < V; ++j) {
+        acc[j] = identity;
+        slot_row[j] = narrow_slot_row(lane, j, V, misfit, inner);
+      }
+      if (lane < lanes) {
+        std::uint64_t first_row = lo / inner;  // of the lane's next vectors
+        for (std::uint64_t w0 = lo / V + lane; w0 * V < hi; w0 += std::uint64_t(lanes) * K) {
+          Vector<T> x[K];
+#pragma unroll
+          for (unsigned k = 0; k < K; ++k) {
+            const std::uint64_t w = w0 + k * lanes;
+            if (w * V >= misfit && (w + 1) * V <= end && w * V < hi)
+              x[k] = *reinterpret_cast<const Vector<T>*>(base + w * V);
+          }
+#pragma unroll
+          for (unsigned k = 0; k < K; ++k) {
+            const std::uint64_t w = w0 + k * lanes;
+            const std::int64_t r = std::int64_t(first_row + k * rows_per_vector);
+            if (w * V >= misfit && (w + 1) * V <= end && w * V < hi) {
+#pragma unroll
+              for (unsigned j = 0; j < V; ++j)
+                acc[j] = op(acc[j], lift_element<A>(op, x[k].v[j], r + slot_row[j]));
+            } else if (w * V < hi) {
+#pragma unroll
+              for (unsigned j = 0; j < V; ++j)
+                if (w * V + j >= misfit && w * V + j < end)
+                  acc[j] = op(acc[j], lift_element<A>(op, base[w * V + j], r + slot_row[j]));
+            }
+          }
+          first_row += K * rows_per_vector;
+        }
+      }
+#pragma unroll
+      for (unsigned j = 0; j < V; ++j) stage[lane * V + j] = acc[j];
+      __syncwarp();
+      if (lane < inner) {
+        A total = identity;
+        for (unsigned p = narrow_first_slot(lane, misfit, inner); p < lanes * V; p += inner)
+          total = op(total, stage[p]);
+        if (slices == 1) out[span.out + lane] = finish<Out>(total);
+        else partials[slice_index * num_rows * inner + row * inner + lane] = total;
+      }
+      __syncwarp();
     }
   });
 }
