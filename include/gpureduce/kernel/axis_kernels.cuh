@@ -33,6 +33,7 @@
 #include <gpureduce/thread/accumulator.hpp>
 #include <gpureduce/thread/interleaved_slots.hpp>
 #include <gpureduce/thread/narrow_slots.hpp>
+#include <gpureduce/thread/ordered_best.hpp>
 #include <gpureduce/thread/numeric.hpp>
 #include <gpureduce/thread/operators.hpp>
 #include <gpureduce/warp/shuffle.cuh>
@@ -324,12 +325,25 @@ __global__ void __launch_bounds__(Threads)
       A acc[V];
 #pragma unroll
       for (unsigned j = 0; j < V; ++j) acc[j] = op.template identity<A>();
-      for (std::uint64_t k0 = lane; k0 < vectors; k0 += warp_threads * K)
-        load_vectors<warp_threads, K>(v, k0, vectors, [&](const Vector<T>& x, std::uint64_t k) {
+      if constexpr (is_arg_extreme_v<Op>) {
+        // Each slot's best and the vector it came in (thread/ordered_best.hpp).
+        OrderedBest<ordered_value_t<A>, Op> best[V];
+        for (std::uint64_t k0 = lane; k0 < vectors; k0 += warp_threads * K)
+          load_vectors<warp_threads, K>(v, k0, vectors, [&](const Vector<T>& x, std::uint64_t k) {
 #pragma unroll
-          for (unsigned j = 0; j < V; ++j)
-            acc[j] = op(acc[j], lift_element<A>(op, x.v[j], std::int64_t((lo + k * V + j) >> shift)));
-        });
+            for (unsigned j = 0; j < V; ++j) best[j].fold(op, lift_element<A>(op, x.v[j], 0).value, std::int64_t(k));
+          });
+#pragma unroll
+        for (unsigned j = 0; j < V; ++j)
+          if (best[j].tag >= 0) acc[j] = {best[j].value, std::int64_t((lo + best[j].tag * V + j) >> shift)};
+      } else {
+        for (std::uint64_t k0 = lane; k0 < vectors; k0 += warp_threads * K)
+          load_vectors<warp_threads, K>(v, k0, vectors, [&](const Vector<T>& x, std::uint64_t k) {
+#pragma unroll
+            for (unsigned j = 0; j < V; ++j)
+              acc[j] = op(acc[j], lift_element<A>(op, x.v[j], std::int64_t((lo + k * V + j) >> shift)));
+          });
+      }
       fold_slots(acc, inner, op);
 #pragma unroll
       for (unsigned j = 0; j < V; ++j)
@@ -379,11 +393,17 @@ __global__ void __launch_bounds__(Threads)
       const std::uint64_t hi = slices == 1 || lo + slice > end ? end : lo + slice;
       A acc[V];
       int slot_row[V];
+      // Argmin/argmax: each slot's best and the row of the vector it came in (ordered_best.hpp).
+      [[maybe_unused]] std::conditional_t<is_arg_extreme_v<Op>, OrderedBest<ordered_value_t<A>, Op>, char> best[V];
 #pragma unroll
       for (unsigned j = 0; j < V; ++j) {
         acc[j] = identity;
         slot_row[j] = narrow_slot_row(lane, j, V, misfit, inner);
       }
+      const auto element = [&](unsigned j, T x, std::int64_t r) {
+        if constexpr (is_arg_extreme_v<Op>) best[j].fold(op, lift_element<A>(op, x, 0).value, r);
+        else acc[j] = op(acc[j], lift_element<A>(op, x, r + slot_row[j]));
+      };
       if (lane < lanes) {
         std::uint64_t first_row = lo / inner;  // of the lane's next vectors
         for (std::uint64_t w0 = lo / V + lane; w0 * V < hi; w0 += std::uint64_t(lanes) * K) {
@@ -400,18 +420,20 @@ __global__ void __launch_bounds__(Threads)
             const std::int64_t r = std::int64_t(first_row + k * rows_per_vector);
             if (w * V >= misfit && (w + 1) * V <= end && w * V < hi) {
 #pragma unroll
-              for (unsigned j = 0; j < V; ++j)
-                acc[j] = op(acc[j], lift_element<A>(op, x[k].v[j], r + slot_row[j]));
+              for (unsigned j = 0; j < V; ++j) element(j, x[k].v[j], r);
             } else if (w * V < hi) {
 #pragma unroll
               for (unsigned j = 0; j < V; ++j)
-                if (w * V + j >= misfit && w * V + j < end)
-                  acc[j] = op(acc[j], lift_element<A>(op, base[w * V + j], r + slot_row[j]));
+                if (w * V + j >= misfit && w * V + j < end) element(j, base[w * V + j], r);
             }
           }
           first_row += K * rows_per_vector;
         }
       }
+      if constexpr (is_arg_extreme_v<Op>)
+#pragma unroll
+        for (unsigned j = 0; j < V; ++j)
+          if (best[j].tag >= 0) acc[j] = {best[j].value, best[j].tag + slot_row[j]};
 #pragma unroll
       for (unsigned j = 0; j < V; ++j) stage[lane * V + j] = acc[j];
       __syncwarp();

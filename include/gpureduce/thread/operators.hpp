@@ -197,6 +197,17 @@ struct ArgExtreme {
   GPUREDUCE_HD constexpr P lift(V x, std::int64_t i) const {
     return {convert<decltype(P::value)>(x), i};
   }
+  // Whether value b, met after every element that gave value a, replaces it: better's rule for
+  // a larger index, which needs no index (thread/ordered_best.hpp).
+  template <class V>
+  GPUREDUCE_HD constexpr bool beats(V b, V a) const {
+    const bool by_value = Less ? b < a : a < b;
+    if constexpr (is_floating_v<V>) {
+      const bool bn = is_nan(b), an = is_nan(a);
+      return bn != an ? bn == (nan == NanPolicy::propagate) : by_value;
+    }
+    return by_value;
+  }
 
  private:
   // Bitwise & and | on the conditions, not && and || or early returns: ptxas then computes them as
