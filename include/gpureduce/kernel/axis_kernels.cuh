@@ -229,6 +229,8 @@ __device__ __forceinline__ A fold_run(A acc, const T* p, std::uint64_t lo, std::
             acc = op(acc, lift_element<A>(op, x.v[j], std::int64_t(i + j)));
         });
   } else {
+    // Argmin/argmax: the lane's elements come in index order (thread/ordered_best.hpp).
+    [[maybe_unused]] std::conditional_t<is_arg_extreme_v<Op>, OrderedBest<ordered_value_t<A>, Op>, char> best;
     for (std::uint64_t j0 = lo + lane; j0 < hi; j0 += G * K) {
       T x[K];
 #pragma unroll
@@ -236,8 +238,14 @@ __device__ __forceinline__ A fold_run(A acc, const T* p, std::uint64_t lo, std::
         if (j0 + k * G < hi) x[k] = p[j0 + k * G];
 #pragma unroll
       for (unsigned k = 0; k < K; ++k)
-        if (j0 + k * G < hi) acc = op(acc, lift_element<A>(op, x[k], std::int64_t((j0 + k * G) >> shift)));
+        if (j0 + k * G < hi) {
+          const std::int64_t i = std::int64_t((j0 + k * G) >> shift);
+          if constexpr (is_arg_extreme_v<Op>) best.fold(op, lift_element<A>(op, x[k], 0).value, i);
+          else acc = op(acc, lift_element<A>(op, x[k], i));
+        }
     }
+    if constexpr (is_arg_extreme_v<Op>)
+      if (best.tag >= 0) acc = op(acc, A{best.value, best.tag});
   }
   return acc;
 }
@@ -511,6 +519,8 @@ __global__ void __launch_bounds__(Threads)
     const std::uint64_t hi = lo + slice < length ? lo + slice : length;
     constexpr unsigned K = 4;
     A acc[C];
+    // Argmin/argmax: each column's best and its row (thread/ordered_best.hpp).
+    [[maybe_unused]] std::conditional_t<is_arg_extreme_v<Op>, OrderedBest<ordered_value_t<A>, Op>, char> best[C];
 #pragma unroll
     for (unsigned c = 0; c < C; ++c) acc[c] = op.template identity<A>();
     for (std::uint64_t r0 = lo; r0 < hi; r0 += K) {
@@ -523,11 +533,18 @@ __global__ void __launch_bounds__(Threads)
         if (r0 + k < hi) {
 #pragma unroll
           for (unsigned c = 0; c < C; ++c) {
-            if constexpr (C == 1) acc[c] = op(acc[c], lift_element<A>(op, x[k], std::int64_t(r0 + k)));
-            else acc[c] = op(acc[c], lift_element<A>(op, x[k].v[c], std::int64_t(r0 + k)));
+            T y;
+            if constexpr (C == 1) y = x[k];
+            else y = x[k].v[c];
+            if constexpr (is_arg_extreme_v<Op>) best[c].fold(op, lift_element<A>(op, y, 0).value, std::int64_t(r0 + k));
+            else acc[c] = op(acc[c], lift_element<A>(op, y, std::int64_t(r0 + k)));
           }
         }
     }
+    if constexpr (is_arg_extreme_v<Op>)
+#pragma unroll
+      for (unsigned c = 0; c < C; ++c)
+        if (best[c].tag >= 0) acc[c] = {best[c].value, best[c].tag};
 #pragma unroll
     for (unsigned c = 0; c < C; ++c) {
       if (slices == 1) out[out_off + std::int64_t(i + c)] = finish<Out>(acc[c]);
