@@ -304,6 +304,20 @@ __global__ void __launch_bounds__(Threads)
   });
 }
 
+// The grid's warps over num_rows x slices pieces, a row's slices adjacent: piece(row, slice index,
+// the row's span), the same for every lane of the warp.
+template <unsigned Threads, class Rows, class Piece>
+__device__ __forceinline__ void warp_pieces(const Rows& rows, std::uint64_t num_rows, std::uint64_t slices,
+                                            Piece&& piece) {
+  constexpr unsigned warps = Threads / warp_threads;
+  const std::uint64_t pieces = num_rows * slices;
+  for (std::uint64_t p = std::uint64_t(blockIdx.x) * warps + threadIdx.x / warp_threads; p < pieces;
+       p += std::uint64_t(gridDim.x) * warps) {
+    const std::uint64_t row = slices == 1 ? p : p / slices;
+    piece(row, p - row * slices, rows.row(row));
+  }
+}
+
 // Interleaved_rows_kernel: rows of 2^shift interleaved columns (2 <= 2^shift <= 32), every row's
 // run 16-byte aligned and a whole number of vectors long, sliced as rows_kernel (slices a
 // multiple of 32 x 2^shift elements). A warp per slice, lane k taking every 32nd vector, K in
@@ -316,16 +330,10 @@ __global__ void __launch_bounds__(Threads)
                             std::uint64_t slice, Out* out, A* partials, Op runtime_op) {
   with_constant_nan(runtime_op, [&](auto op) {
     constexpr unsigned V = Vector<T>::size;
-    constexpr unsigned warps = Threads / warp_threads;
     const unsigned lane = threadIdx.x % warp_threads;
     const unsigned inner = 1u << shift;
     const unsigned writers = column_writers(inner, V), columns = column_slots(inner, V);
-    const std::uint64_t pieces = num_rows * slices;
-    for (std::uint64_t piece = std::uint64_t(blockIdx.x) * warps + threadIdx.x / warp_threads; piece < pieces;
-         piece += std::uint64_t(gridDim.x) * warps) {
-      const std::uint64_t row = slices == 1 ? piece : piece / slices;
-      const std::uint64_t slice_index = piece - row * slices;
-      const RowSpan span = rows.row(row);
+    warp_pieces<Threads>(rows, num_rows, slices, [&](std::uint64_t row, std::uint64_t slice_index, RowSpan span) {
       const std::uint64_t lo = slice_index * slice;
       const std::uint64_t hi = slices == 1 || lo + slice > span.length ? span.length : lo + slice;
       const Vector<T>* v = reinterpret_cast<const Vector<T>*>(in + span.in + std::int64_t(lo));
@@ -364,7 +372,7 @@ __global__ void __launch_bounds__(Threads)
             if (slices == 1) out[span.out + c] = finish<Out>(acc[j]);
             else partials[slice_index * num_rows * inner + row * inner + c] = acc[j];
           }
-    }
+    });
   });
 }
 
@@ -380,7 +388,6 @@ __global__ void __launch_bounds__(Threads)
     narrow_columns_kernel(const T* in, Rows rows, std::uint64_t num_rows, unsigned inner, std::uint64_t slices,
                           std::uint64_t slice, Out* out, A* partials, Op runtime_op) {
   constexpr unsigned V = Vector<T>::size;
-  constexpr unsigned warps = Threads / warp_threads;
   __shared__ alignas(16) unsigned char stage_bytes[Threads * V * sizeof(A)];
   with_constant_nan(runtime_op, [&](auto op) {
     const unsigned lane = threadIdx.x % warp_threads;
@@ -388,12 +395,7 @@ __global__ void __launch_bounds__(Threads)
     const unsigned lanes = narrow_lanes(inner);
     const std::uint64_t rows_per_vector = lanes / inner * V;  // rows between a lane's vectors
     const A identity = op.template identity<A>();
-    const std::uint64_t pieces = num_rows * slices;
-    for (std::uint64_t piece = std::uint64_t(blockIdx.x) * warps + threadIdx.x / warp_threads; piece < pieces;
-         piece += std::uint64_t(gridDim.x) * warps) {
-      const std::uint64_t row = slices == 1 ? piece : piece / slices;
-      const std::uint64_t slice_index = piece - row * slices;
-      const RowSpan span = rows.row(row);
+    warp_pieces<Threads>(rows, num_rows, slices, [&](std::uint64_t row, std::uint64_t slice_index, RowSpan span) {
       const unsigned misfit = unsigned(reinterpret_cast<std::uintptr_t>(in + span.in) / sizeof(T) % V);
       const T* base = in + span.in - misfit;  // positions count from here
       const std::uint64_t end = misfit + span.length;
@@ -453,7 +455,7 @@ __global__ void __launch_bounds__(Threads)
         else partials[slice_index * num_rows * inner + row * inner + lane] = total;
       }
       __syncwarp();
-    }
+    });
   });
 }
 
