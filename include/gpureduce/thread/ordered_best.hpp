@@ -1,8 +1,8 @@
 // Argmin/argmax over the elements one thread's slot meets in increasing index order: the best
 // value and a tag of where it came (the caller's: a vector's index, a row), compared strictly, so
 // that the earlier keeps a tie; the 64-bit index is formed from the tag once, at the end. Per
-// element a NaN-aware compare and two selects, where the operator's combine also compares indices
-// and selects two more words: bfloat16 argmax over narrow columns was bound by instructions.
+// element a NaN-aware compare and two selects, where the operator's combine also compares the
+// 64-bit indices and selects two more words.
 #pragma once
 
 #include <gpureduce/config.hpp>
