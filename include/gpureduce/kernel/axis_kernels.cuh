@@ -566,9 +566,20 @@ __global__ void __launch_bounds__(Threads)
   with_constant_nan(runtime_op, [&](auto op) {
     const std::uint64_t d = PerBlock ? blockIdx.x : std::uint64_t(blockIdx.x) * Threads + threadIdx.x;
     if (d >= outputs) return;
+    // The thread's partials s0, s0 + step, ... folded in that order, K loads in flight, so that it
+    // waits on memory about slices / (K x step) times rather than slices / step.
+    constexpr unsigned K = 8;
+    constexpr std::uint64_t step = PerBlock ? Threads : 1;
     A acc = op.template identity<A>();
-    for (std::uint64_t s = PerBlock ? threadIdx.x : 0; s < slices; s += PerBlock ? Threads : 1)
-      acc = op(acc, partials[s * outputs + d]);
+    for (std::uint64_t s0 = PerBlock ? threadIdx.x : 0; s0 < slices; s0 += K * step) {
+      A x[K];
+#pragma unroll
+      for (unsigned k = 0; k < K; ++k)
+        if (s0 + k * step < slices) x[k] = partials[(s0 + k * step) * outputs + d];
+#pragma unroll
+      for (unsigned k = 0; k < K; ++k)
+        if (s0 + k * step < slices) acc = op(acc, x[k]);
+    }
     if constexpr (PerBlock) {
       __shared__ A warp_partials[warp_threads];
       acc = block_reduce<Threads>(acc, op, op.template identity<A>(), warp_partials);
