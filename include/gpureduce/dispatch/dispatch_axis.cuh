@@ -217,11 +217,13 @@ Status finish_columns(const A* partials, std::uint64_t slices, const Dims& outer
 }
 
 // Rows of 3 to 31 interleaved columns, not a power of two, with a vector or more a lane
-// (narrow_columns_kernel).
+// (narrow_columns_kernel): elements of 1, 2, 4 or 8 bytes at an address they divide, so that a
+// run's first 16-byte boundary is a whole number of elements before it.
 template <class T>
-bool narrow_columns(std::uint64_t inner, std::uint64_t length) {
-  return inner < warp_threads && !std::has_single_bit(inner) &&
-         length * inner >= narrow_lanes(unsigned(inner)) * Vector<T>::size;
+bool narrow_columns(const T* in, std::uint64_t inner, std::uint64_t length) {
+  return vector_bytes % sizeof(T) == 0 && Vector<T>::size > 1 &&
+         reinterpret_cast<std::uintptr_t>(in) % sizeof(T) == 0 && inner < warp_threads &&
+         !std::has_single_bit(inner) && length * inner >= narrow_lanes(unsigned(inner)) * Vector<T>::size;
 }
 
 // Narrow_columns_kernel over `rows` runs of `length` rows of `inner` columns.
@@ -257,7 +259,7 @@ Status run_columns(const T* in, const AxisPlan& plan, Out* out, Op op, const Axi
   // Other narrow ones over a dense run likewise, whatever their alignment, where a lane's V
   // accumulators take at most 64 bytes (the kernel's stage: 16 KB).
   if constexpr (Vector<T>::size * sizeof(A) <= 64)
-    if (!invariant && plan.row_stride == plan.inner && narrow_columns<T>(inner, plan.length))
+    if (!invariant && plan.row_stride == plan.inner && narrow_columns(in, inner, plan.length))
       return run_narrow_columns<A>(in, outer, rows, plan.length, unsigned(inner), out, op, dev, stream);
   // A 16-byte vector of adjacent columns per thread where every row's columns are so aligned, and
   // its accumulators take at most 64 bytes of registers.
