@@ -158,6 +158,21 @@ TEST(AxisGpu, DenseShortRowsAtScale) {
   }
 }
 
+// Columns over the middle axis of an outer x length x cols array: float sum and argmax, bfloat16
+// argmax, and bfloat16 max from `misalign` elements past the allocation's start.
+void check_middle_axis(std::int64_t outer, std::int64_t length, std::int64_t cols, unsigned misalign) {
+  const std::string what = " " + std::to_string(outer) + "x" + std::to_string(length) + "x" + std::to_string(cols) +
+                           " middle axis";
+  const std::uint64_t n = std::uint64_t(outer * length * cols);
+  const auto hf = random_input<float>(n, test_seed() ^ std::uint64_t(cols * 7 + length));
+  const auto hb = tie_input<__nv_bfloat16>(n, test_seed() ^ std::uint64_t(cols * 11 + length));
+  const Shape shape{outer, length, cols};
+  check_axes(hf, 0, shape, {1}, Sum{}, "float sum" + what);
+  check_axes(hf, 0, shape, {1}, ArgMax{}, "float argmax" + what);
+  check_axes(hb, 0, shape, {1}, ArgMax{}, "bfloat16 argmax" + what);
+  check_axes(hb, 0, shape, {1}, Max{}, "bfloat16 max " + std::to_string(misalign) + " elements in" + what, misalign);
+}
+
 TEST(AxisGpu, ColumnsOfEveryWidth) {
   GPUREDUCE_REQUIRE_GPU();
   for (std::int64_t cols : {1, 2, 3, 4, 8, 16, 32, 33, 256, 1000})
@@ -185,16 +200,8 @@ TEST(AxisGpu, InterleavedColumnsAtScale) {
     check_matrix<std::int8_t>(rows, cols, 0, ArgMin{}, "int8 argmin");
     check_matrix<double>(rows / 2, cols, 0, Sum{}, "double sum");
     check_matrix<std::int32_t>(rows, cols, 0, Sum{}, "int32 sum");
-    for (const auto& [outer, length] : {std::pair<std::int64_t, std::int64_t>{5, 4096}, {3, 40000}, {9, 1001}}) {
-      const std::string what = " " + std::to_string(outer) + "x" + std::to_string(length) + "x" +
-                               std::to_string(cols) + " middle axis";
-      const std::uint64_t n = std::uint64_t(outer * length * cols);
-      const auto hf = random_input<float>(n, test_seed() ^ std::uint64_t(cols * 7 + length));
-      const auto hb = tie_input<__nv_bfloat16>(n, test_seed() ^ std::uint64_t(cols * 11 + length));
-      check_axes(hf, 0, Shape{outer, length, cols}, {1}, Sum{}, "float sum" + what);
-      check_axes(hb, 0, Shape{outer, length, cols}, {1}, ArgMax{}, "bfloat16 argmax" + what);
-      check_axes(hb, 0, Shape{outer, length, cols}, {1}, Max{}, "bfloat16 max 2 elements in" + what, 2);
-    }
+    for (const auto& [outer, length] : {std::pair<std::int64_t, std::int64_t>{5, 4096}, {3, 40000}, {9, 1001}})
+      check_middle_axis(outer, length, cols, 2);
   }
 }
 
@@ -235,16 +242,8 @@ TEST(AxisGpu, ColumnsNarrowMisaligned) {
         check_axes(hi, 0, Shape{rows, cols}, {0}, ArgMin{}, "int32 argmin" + at, misalign);
       }
     }
-    for (const auto& [outer, length] : {std::pair<std::int64_t, std::int64_t>{5, 409}, {3, 4001}, {9, 101}}) {
-      const std::string what = " " + std::to_string(outer) + "x" + std::to_string(length) + "x" +
-                               std::to_string(cols) + " middle axis";
-      const std::uint64_t m = std::uint64_t(outer * length * cols);
-      const auto h3 = random_input<float>(m, test_seed() ^ std::uint64_t(cols * 7 + length));
-      const auto hb = tie_input<__nv_bfloat16>(m, test_seed() ^ std::uint64_t(cols * 11 + length));
-      check_axes(h3, 0, Shape{outer, length, cols}, {1}, Sum{}, "float sum" + what);
-      check_axes(h3, 0, Shape{outer, length, cols}, {1}, ArgMax{}, "float argmax" + what);
-      check_axes(hb, 0, Shape{outer, length, cols}, {1}, Max{}, "bfloat16 max" + what);
-    }
+    for (const auto& [outer, length] : {std::pair<std::int64_t, std::int64_t>{5, 409}, {3, 4001}, {9, 101}})
+      check_middle_axis(outer, length, cols, 0);
   }
 }
 
