@@ -230,7 +230,7 @@ __device__ __forceinline__ A fold_run(A acc, const T* p, std::uint64_t lo, std::
         });
   } else {
     // Argmin/argmax: the lane's elements come in index order (thread/ordered_best.hpp).
-    [[maybe_unused]] std::conditional_t<is_arg_extreme_v<Op>, OrderedBest<ordered_value_t<A>, Op>, char> best;
+    [[maybe_unused]] ordered_best_t<A, Op> best;
     for (std::uint64_t j0 = lo + lane; j0 < hi; j0 += G * K) {
       T x[K];
 #pragma unroll
@@ -343,7 +343,7 @@ __global__ void __launch_bounds__(Threads)
       for (unsigned j = 0; j < V; ++j) acc[j] = op.template identity<A>();
       if constexpr (is_arg_extreme_v<Op>) {
         // Each slot's best and the vector it came in (thread/ordered_best.hpp).
-        OrderedBest<ordered_value_t<A>, Op> best[V];
+        ordered_best_t<A, Op> best[V];
         for (std::uint64_t k0 = lane; k0 < vectors; k0 += warp_threads * K)
           load_vectors<warp_threads, K>(v, k0, vectors, [&](const Vector<T>& x, std::uint64_t k) {
 #pragma unroll
@@ -404,7 +404,7 @@ __global__ void __launch_bounds__(Threads)
       A acc[V];
       int slot_row[V];
       // Argmin/argmax: each slot's best and the row of the vector it came in (ordered_best.hpp).
-      [[maybe_unused]] std::conditional_t<is_arg_extreme_v<Op>, OrderedBest<ordered_value_t<A>, Op>, char> best[V];
+      [[maybe_unused]] ordered_best_t<A, Op> best[V];
 #pragma unroll
       for (unsigned j = 0; j < V; ++j) {
         acc[j] = identity;
@@ -522,7 +522,7 @@ __global__ void __launch_bounds__(Threads)
     constexpr unsigned K = 4;
     A acc[C];
     // Argmin/argmax: each column's best and its row (thread/ordered_best.hpp).
-    [[maybe_unused]] std::conditional_t<is_arg_extreme_v<Op>, OrderedBest<ordered_value_t<A>, Op>, char> best[C];
+    [[maybe_unused]] ordered_best_t<A, Op> best[C];
 #pragma unroll
     for (unsigned c = 0; c < C; ++c) acc[c] = op.template identity<A>();
     for (std::uint64_t r0 = lo; r0 < hi; r0 += K) {

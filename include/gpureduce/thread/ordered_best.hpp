@@ -6,8 +6,10 @@
 #pragma once
 
 #include <gpureduce/config.hpp>
+#include <gpureduce/thread/operators.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace gpureduce::detail {
 
@@ -39,5 +41,10 @@ struct ordered_value<A> {
 };
 template <class A>
 using ordered_value_t = typename ordered_value<A>::type;
+
+// A thread's OrderedBest for accumulator A under Op where Op is argmin/argmax; a placeholder
+// otherwise, so that kernels for every operator can declare one.
+template <class A, class Op>
+using ordered_best_t = std::conditional_t<is_arg_extreme_v<Op>, OrderedBest<ordered_value_t<A>, Op>, char>;
 
 }  // namespace gpureduce::detail
