@@ -221,6 +221,7 @@ TEST(AxisGpu, NarrowColumnsAtScale) {
     check_matrix<__nv_bfloat16>(rows + 3, cols, 0, ArgMax{}, "bfloat16 argmax");
     check_matrix<std::int8_t>(rows, cols, 0, Max{}, "int8 max");
     check_matrix<std::int8_t>(rows + 1, cols, 0, ArgMin{}, "int8 argmin");
+    check_matrix<std::int8_t>(rows + 2, cols, 0, Sum{}, "int8 sum");
     check_matrix<double>(rows / 2, cols, 0, Sum{}, "double sum");
     check_matrix<std::int32_t>(rows + 1, cols, 0, Sum{}, "int32 sum");
   }
@@ -235,11 +236,17 @@ TEST(AxisGpu, ColumnsNarrowMisaligned) {
       const std::uint64_t n = std::uint64_t(rows * cols);
       const auto hf = random_input<float>(n, test_seed() ^ std::uint64_t(cols * 13 + rows));
       const auto hi = tie_input<std::int32_t>(n, test_seed() ^ std::uint64_t(cols * 17 + rows));
+      const auto hb = tie_input<__nv_bfloat16>(n, test_seed() ^ std::uint64_t(cols * 19 + rows));
+      const auto h8 = tie_input<std::int8_t>(n, test_seed() ^ std::uint64_t(cols * 23 + rows));
       for (unsigned misalign : {1u, 2u, 3u}) {
         const std::string at = " " + std::to_string(rows) + "x" + std::to_string(cols) + " " +
                                std::to_string(misalign) + " elements in";
         check_axes(hf, 0, Shape{rows, cols}, {0}, Sum{}, "float sum" + at, misalign);
         check_axes(hi, 0, Shape{rows, cols}, {0}, ArgMin{}, "int32 argmin" + at, misalign);
+        // Blocks of 128 and 64 threads: their lanes' slots take 128 and 256 bytes.
+        check_axes(hb, 0, Shape{rows, cols}, {0}, ArgMax{}, "bfloat16 argmax" + at, misalign);
+        check_axes(h8, 0, Shape{rows, cols}, {0}, ArgMax{}, "int8 argmax" + at, misalign);
+        check_axes(h8, 0, Shape{rows, cols}, {0}, Sum{}, "int8 sum" + at, misalign);
       }
     }
     for (const auto& [outer, length] : {std::pair<std::int64_t, std::int64_t>{5, 409}, {3, 4001}, {9, 101}})

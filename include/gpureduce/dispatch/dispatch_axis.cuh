@@ -14,6 +14,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 
@@ -226,6 +227,11 @@ bool narrow_columns(const T* in, std::uint64_t inner, std::uint64_t length) {
          !std::has_single_bit(inner) && length * inner >= narrow_lanes(unsigned(inner)) * Vector<T>::size;
 }
 
+// Narrow_columns_kernel's block: a 16 KB stage, the lanes' V accumulators each; 64 threads at the
+// least (V x sizeof(A) of up to 256 bytes: 8-bit elements' argmin/argmax).
+template <class T, class A>
+inline constexpr unsigned narrow_threads = std::min<unsigned>(axis_threads, 16384 / (Vector<T>::size * sizeof(A)));
+
 // Narrow_columns_kernel over `rows` runs of `length` rows of `inner` columns.
 template <class A, class Out, class T, class Op>
 Status run_narrow_columns(const T* in, const Dims& outer, std::uint64_t rows, std::uint64_t length, unsigned inner,
@@ -238,10 +244,11 @@ Status run_narrow_columns(const T* in, const Dims& outer, std::uint64_t rows, st
   Partials<A> partials{nullptr, stream};
   if (slices > 1)
     if (const Status s = partials.alloc(slices * rows * inner); !s) return s;
-  const std::uint64_t blocks = ceil_div(rows * slices, axis_threads / warp_threads);
-  narrow_columns_kernel<axis_threads, 4, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), axis_threads,
-                                              0, stream>>>(in, UniformRows{outer, run}, rows, inner, slices, slice,
-                                                           out, partials.p, op);
+  constexpr unsigned threads = narrow_threads<T, A>;
+  const std::uint64_t blocks = ceil_div(rows * slices, threads / warp_threads);
+  narrow_columns_kernel<threads, 4, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), threads, 0,
+                                         stream>>>(in, UniformRows{outer, run}, rows, inner, slices, slice, out,
+                                                   partials.p, op);
   return finish_columns<A>(partials.p, slices, outer, rows * inner, inner, out, op, dev, stream, false);
 }
 
@@ -256,9 +263,8 @@ Status run_columns(const T* in, const AxisPlan& plan, Out* out, Op op, const Axi
   // A few adjacent columns over a dense run: rows of interleaved columns, read contiguously.
   if (!invariant && inner <= warp_threads && std::has_single_bit(inner) && plan.row_stride == plan.inner)
     return run_uniform_rows<A>(in, outer, rows, plan.length, unsigned(std::countr_zero(inner)), out, op, dev, stream);
-  // Other narrow ones over a dense run likewise, whatever their alignment, where a lane's V
-  // accumulators take at most 64 bytes (the kernel's stage: 16 KB).
-  if constexpr (Vector<T>::size * sizeof(A) <= 64)
+  // Other narrow ones over a dense run likewise, whatever their alignment.
+  if constexpr (narrow_threads<T, A> >= 64)
     if (!invariant && plan.row_stride == plan.inner && narrow_columns(in, inner, plan.length))
       return run_narrow_columns<A>(in, outer, rows, plan.length, unsigned(inner), out, op, dev, stream);
   // A 16-byte vector of adjacent columns per thread where every row's columns are so aligned, and

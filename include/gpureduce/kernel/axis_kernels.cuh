@@ -229,8 +229,6 @@ __device__ __forceinline__ A fold_run(A acc, const T* p, std::uint64_t lo, std::
             acc = op(acc, lift_element<A>(op, x.v[j], std::int64_t(i + j)));
         });
   } else {
-    // Argmin/argmax: the lane's elements come in index order (thread/ordered_best.hpp).
-    [[maybe_unused]] ordered_best_t<A, Op> best;
     for (std::uint64_t j0 = lo + lane; j0 < hi; j0 += G * K) {
       T x[K];
 #pragma unroll
@@ -238,14 +236,8 @@ __device__ __forceinline__ A fold_run(A acc, const T* p, std::uint64_t lo, std::
         if (j0 + k * G < hi) x[k] = p[j0 + k * G];
 #pragma unroll
       for (unsigned k = 0; k < K; ++k)
-        if (j0 + k * G < hi) {
-          const std::int64_t i = std::int64_t((j0 + k * G) >> shift);
-          if constexpr (is_arg_extreme_v<Op>) best.fold(op, lift_element<A>(op, x[k], 0).value, i);
-          else acc = op(acc, lift_element<A>(op, x[k], i));
-        }
+        if (j0 + k * G < hi) acc = op(acc, lift_element<A>(op, x[k], std::int64_t((j0 + k * G) >> shift)));
     }
-    if constexpr (is_arg_extreme_v<Op>)
-      if (best.tag >= 0) acc = op(acc, A{best.value, best.tag});
   }
   return acc;
 }

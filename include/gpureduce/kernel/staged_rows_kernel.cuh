@@ -140,15 +140,8 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
         continue;
       }
       A acc = identity;
-      if constexpr (is_arg_extreme_v<Op>) {  // in index order (thread/ordered_best.hpp)
-        ordered_best_t<A, Op> best;
-        for (unsigned k = lo; k < hi; ++k)
-          best.fold(op, lift_element<A>(op, stage[staged_slot(k, shift)], 0).value, std::int64_t(k - lo));
-        if (best.tag >= 0) acc = {best.value, best.tag};
-      } else {
-        for (unsigned k = lo; k < hi; ++k)
-          acc = op(acc, lift_element<A>(op, stage[staged_slot(k, shift)], std::int64_t(k - lo)));
-      }
+      for (unsigned k = lo; k < hi; ++k)
+        acc = op(acc, lift_element<A>(op, stage[staged_slot(k, shift)], std::int64_t(k - lo)));
       out[s0 + r] = finish<Out>(acc);
     }
     if constexpr (Invariant) {
