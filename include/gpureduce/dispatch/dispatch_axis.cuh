@@ -8,6 +8,7 @@
 #include <gpureduce/dispatch/dispatch_reduce.cuh>
 #include <gpureduce/dispatch/forced_launch.hpp>
 #include <gpureduce/grid/arithmetic.hpp>
+#include <gpureduce/grid/block_slices.hpp>
 #include <gpureduce/kernel/axis_kernels.cuh>
 #include <gpureduce/kernel/csr_segments_kernel.cuh>
 #include <gpureduce/kernel/staged_rows_kernel.cuh>
@@ -165,6 +166,16 @@ Status run_uniform_rows(const T* in, const Dims& outer, std::uint64_t rows, std:
   if (slice >= row_length)
     return Status::from_cuda(
         launch_rows<A>(in, r, rows, row_length, shift, aligned, row_length, out, (A*)nullptr, op, dev, stream));
+  // A few short runs of interleaved columns: sliced within a block, one launch.
+  if constexpr (V * sizeof(A) <= 128)
+    if (shift > 0 && aligned) {
+      const std::uint64_t multiple = std::max<std::uint64_t>(std::uint64_t(warp_threads) << shift, warp_threads * V);
+      if (const BlockSlices b = block_slices(row_length, multiple, axis_threads / warp_threads); b.slices) {
+        interleaved_rows_kernel<axis_threads, 4, A><<<unsigned(ceil_div(rows, b.runs)), axis_threads, 0, stream>>>(
+            in, r, rows, shift, b.slices, b.slice, out, (A*)nullptr, op);
+        return Status::from_cuda(cudaGetLastError());
+      }
+    }
   const std::uint64_t slices = ceil_div(row_length, slice), outputs = rows << shift;
   Partials<A> partials{nullptr, stream};
   if (const Status s = partials.alloc(slices * outputs); !s) return s;
@@ -238,13 +249,20 @@ Status run_narrow_columns(const T* in, const Dims& outer, std::uint64_t rows, st
                           Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
   constexpr unsigned V = Vector<T>::size;
   // Positions count from the 16-byte boundary at or before each run: up to V - 1 more.
-  const std::uint64_t run = length * inner, reach = run + V - 1;
-  const std::uint64_t slice = slice_length(rows, dev.target_warps, reach, 1024, std::uint64_t(narrow_lanes(inner)) * V);
+  const std::uint64_t run = length * inner, reach = run + V - 1, multiple = std::uint64_t(narrow_lanes(inner)) * V;
+  const std::uint64_t slice = slice_length(rows, dev.target_warps, reach, 1024, multiple);
   const std::uint64_t slices = slice >= reach ? 1 : ceil_div(reach, slice);
+  constexpr unsigned threads = narrow_threads<T, A>;
+  // A few short runs: sliced within a block, one launch.
+  if (const BlockSlices b = slices > 1 ? block_slices(reach, multiple, threads / warp_threads) : BlockSlices{};
+      b.slices) {
+    narrow_columns_kernel<threads, 4, A><<<unsigned(ceil_div(rows, b.runs)), threads, 0, stream>>>(
+        in, UniformRows{outer, run}, rows, inner, b.slices, b.slice, out, (A*)nullptr, op);
+    return Status::from_cuda(cudaGetLastError());
+  }
   Partials<A> partials{nullptr, stream};
   if (slices > 1)
     if (const Status s = partials.alloc(slices * rows * inner); !s) return s;
-  constexpr unsigned threads = narrow_threads<T, A>;
   const std::uint64_t blocks = ceil_div(rows * slices, threads / warp_threads);
   narrow_columns_kernel<threads, 4, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), threads, 0,
                                          stream>>>(in, UniformRows{outer, run}, rows, inner, slices, slice, out,

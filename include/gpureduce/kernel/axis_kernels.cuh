@@ -15,6 +15,8 @@
 //   narrow_columns_kernel  rows of 3 to 31 interleaved columns, not a power of two, at any
 //                      alignment: as interleaved_rows_kernel, on the lanes of whole sets of
 //                      columns, the lanes' accumulators folded through shared memory.
+//                      Both sliced across blocks (combine_kernel folds the partials) or, for a
+//                      few short runs, within a block (column_pieces): one launch.
 //   columns_kernel     one thread per output, or per 16-byte vector of adjacent outputs; adjacent
 //                      threads read adjacent columns, `row_stride` apart down the reduced
 //                      dimension, 4 loads in flight; sliced as rows_kernel.
@@ -310,6 +312,40 @@ __device__ __forceinline__ void warp_pieces(const Rows& rows, std::uint64_t num_
   }
 }
 
+// The pieces of runs of up to 32 interleaved columns, a warp each: piece(slice index, the run's
+// span, emit), where emit(c, acc) hands over column c's fold of the piece, which goes to `out`
+// (unsliced), to `partials` (sliced across blocks, combine_kernel folds them) or, with no partials,
+// to the block's other warps: each block takes whole runs' slices (grid/block_slices.hpp), and
+// after a barrier its first threads fold each column's slices in order, as combine_kernel does.
+template <unsigned Threads, class A, class Out, class Rows, class Op, class Piece>
+__device__ __forceinline__ void column_pieces(const Rows& rows, std::uint64_t num_rows, std::uint64_t slices,
+                                              unsigned inner, Out* out, A* partials, const Op& op, Piece&& piece) {
+  if (slices == 1 || partials != nullptr) {
+    warp_pieces<Threads>(rows, num_rows, slices, [&](std::uint64_t row, std::uint64_t slice_index, RowSpan span) {
+      piece(slice_index, span, [&](unsigned c, const A& acc) {
+        if (slices == 1) out[span.out + c] = finish<Out>(acc);
+        else partials[slice_index * num_rows * inner + row * inner + c] = acc;
+      });
+    });
+    return;
+  }
+  constexpr unsigned warps = Threads / warp_threads;
+  __shared__ alignas(16) unsigned char part_bytes[warps * warp_threads * sizeof(A)];
+  A* part = reinterpret_cast<A*>(part_bytes);
+  const unsigned warp = threadIdx.x / warp_threads, runs = warps / unsigned(slices);
+  const std::uint64_t first = std::uint64_t(blockIdx.x) * runs;
+  if (warp < runs * slices && first + warp / slices < num_rows)
+    piece(warp % slices, rows.row(first + warp / slices),
+          [&](unsigned c, const A& acc) { part[warp * warp_threads + c] = acc; });
+  __syncthreads();
+  const unsigned run = threadIdx.x / inner, c = threadIdx.x % inner;
+  if (run < runs && first + run < num_rows) {
+    A acc = op.template identity<A>();
+    for (unsigned s = 0; s < slices; ++s) acc = op(acc, part[(run * unsigned(slices) + s) * warp_threads + c]);
+    out[rows.row(first + run).out + c] = finish<Out>(acc);
+  }
+}
+
 // Interleaved_rows_kernel: rows of 2^shift interleaved columns (2 <= 2^shift <= 32), every row's
 // run 16-byte aligned and a whole number of vectors long, sliced as rows_kernel (slices a
 // multiple of 32 x 2^shift elements). A warp per slice, lane k taking every 32nd vector, K in
@@ -325,7 +361,8 @@ __global__ void __launch_bounds__(Threads)
     const unsigned lane = threadIdx.x % warp_threads;
     const unsigned inner = 1u << shift;
     const unsigned writers = column_writers(inner, V), columns = column_slots(inner, V);
-    warp_pieces<Threads>(rows, num_rows, slices, [&](std::uint64_t row, std::uint64_t slice_index, RowSpan span) {
+    column_pieces<Threads, A>(rows, num_rows, slices, inner, out, partials, op, [&](std::uint64_t slice_index,
+                                                                                 RowSpan span, auto emit) {
       const std::uint64_t lo = slice_index * slice;
       const std::uint64_t hi = slices == 1 || lo + slice > span.length ? span.length : lo + slice;
       const Vector<T>* v = reinterpret_cast<const Vector<T>*>(in + span.in + std::int64_t(lo));
@@ -359,11 +396,7 @@ __global__ void __launch_bounds__(Threads)
       if (lane < writers)
 #pragma unroll
         for (unsigned j = 0; j < V; ++j)
-          if (j < columns) {
-            const unsigned c = lane * V + j;
-            if (slices == 1) out[span.out + c] = finish<Out>(acc[j]);
-            else partials[slice_index * num_rows * inner + row * inner + c] = acc[j];
-          }
+          if (j < columns) emit(lane * V + j, acc[j]);
     });
   });
 }
@@ -387,7 +420,8 @@ __global__ void __launch_bounds__(Threads)
     const unsigned lanes = narrow_lanes(inner);
     const std::uint64_t rows_per_vector = lanes / inner * V;  // rows between a lane's vectors
     const A identity = op.template identity<A>();
-    warp_pieces<Threads>(rows, num_rows, slices, [&](std::uint64_t row, std::uint64_t slice_index, RowSpan span) {
+    column_pieces<Threads, A>(rows, num_rows, slices, inner, out, partials, op, [&](std::uint64_t slice_index,
+                                                                                 RowSpan span, auto emit) {
       const unsigned misfit = unsigned(reinterpret_cast<std::uintptr_t>(in + span.in) / sizeof(T) % V);
       const T* base = in + span.in - misfit;  // positions count from here
       const std::uint64_t end = misfit + span.length;
@@ -443,8 +477,7 @@ __global__ void __launch_bounds__(Threads)
         A total = identity;
         for (unsigned p = narrow_first_slot(lane, misfit, inner); p < lanes * V; p += inner)
           total = op(total, stage[p]);
-        if (slices == 1) out[span.out + lane] = finish<Out>(total);
-        else partials[slice_index * num_rows * inner + row * inner + lane] = total;
+        emit(lane, total);
       }
       __syncwarp();
     });
