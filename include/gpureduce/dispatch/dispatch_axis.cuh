@@ -80,8 +80,8 @@ cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, s
   if constexpr (Vector<T>::size * sizeof(A) <= 128)
     if (shift > 0 && aligned && (slices == 1 ? row_length : slice) >= warp_threads * Vector<T>::size) {
       const std::uint64_t blocks = ceil_div(pieces, axis_threads / warp_threads);
-      interleaved_rows_kernel<axis_threads, 4, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
-                                                    axis_threads, 0, stream>>>(
+      interleaved_rows_kernel<axis_threads, 4, false, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
+                                                           axis_threads, 0, stream>>>(
           in, rows, num_rows, shift, slices, slices == 1 ? row_length : slice, out, partials, op);
       return cudaGetLastError();
     }
@@ -171,7 +171,8 @@ Status run_uniform_rows(const T* in, const Dims& outer, std::uint64_t rows, std:
     if (shift > 0 && aligned) {
       const std::uint64_t multiple = std::max<std::uint64_t>(std::uint64_t(warp_threads) << shift, warp_threads * V);
       if (const BlockSlices b = block_slices(row_length, multiple, axis_threads / warp_threads); b.slices) {
-        interleaved_rows_kernel<axis_threads, 4, A><<<unsigned(ceil_div(rows, b.runs)), axis_threads, 0, stream>>>(
+        const unsigned blocks = unsigned(ceil_div(rows, b.runs));
+        interleaved_rows_kernel<axis_threads, 4, true, A><<<blocks, axis_threads, 0, stream>>>(
             in, r, rows, shift, b.slices, b.slice, out, (A*)nullptr, op);
         return Status::from_cuda(cudaGetLastError());
       }
@@ -256,7 +257,7 @@ Status run_narrow_columns(const T* in, const Dims& outer, std::uint64_t rows, st
   // A few short runs: sliced within a block, one launch.
   if (const BlockSlices b = slices > 1 ? block_slices(reach, multiple, threads / warp_threads) : BlockSlices{};
       b.slices) {
-    narrow_columns_kernel<threads, 4, A><<<unsigned(ceil_div(rows, b.runs)), threads, 0, stream>>>(
+    narrow_columns_kernel<threads, 4, true, A><<<unsigned(ceil_div(rows, b.runs)), threads, 0, stream>>>(
         in, UniformRows{outer, run}, rows, inner, b.slices, b.slice, out, (A*)nullptr, op);
     return Status::from_cuda(cudaGetLastError());
   }
@@ -264,9 +265,9 @@ Status run_narrow_columns(const T* in, const Dims& outer, std::uint64_t rows, st
   if (slices > 1)
     if (const Status s = partials.alloc(slices * rows * inner); !s) return s;
   const std::uint64_t blocks = ceil_div(rows * slices, threads / warp_threads);
-  narrow_columns_kernel<threads, 4, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), threads, 0,
-                                         stream>>>(in, UniformRows{outer, run}, rows, inner, slices, slice, out,
-                                                   partials.p, op);
+  narrow_columns_kernel<threads, 4, false, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), threads, 0,
+                                                stream>>>(in, UniformRows{outer, run}, rows, inner, slices, slice,
+                                                          out, partials.p, op);
   return finish_columns<A>(partials.p, slices, outer, rows * inner, inner, out, op, dev, stream, false);
 }
 

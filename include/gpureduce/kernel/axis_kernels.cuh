@@ -314,35 +314,36 @@ __device__ __forceinline__ void warp_pieces(const Rows& rows, std::uint64_t num_
 
 // The pieces of runs of up to 32 interleaved columns, a warp each: piece(slice index, the run's
 // span, emit), where emit(c, acc) hands over column c's fold of the piece, which goes to `out`
-// (unsliced), to `partials` (sliced across blocks, combine_kernel folds them) or, with no partials,
-// to the block's other warps: each block takes whole runs' slices (grid/block_slices.hpp), and
-// after a barrier its first threads fold each column's slices in order, as combine_kernel does.
-template <unsigned Threads, class A, class Out, class Rows, class Op, class Piece>
+// (unsliced), to `partials` (sliced across blocks, combine_kernel folds them) or, InBlock, to the
+// block's other warps: each block takes whole runs' slices (grid/block_slices.hpp), and after a
+// barrier its first threads fold each column's slices in order, as combine_kernel does. InBlock is
+// a template argument so that the other launches carry neither its stage nor its code.
+template <unsigned Threads, bool InBlock, class A, class Out, class Rows, class Op, class Piece>
 __device__ __forceinline__ void column_pieces(const Rows& rows, std::uint64_t num_rows, std::uint64_t slices,
                                               unsigned inner, Out* out, A* partials, const Op& op, Piece&& piece) {
-  if (slices == 1 || partials != nullptr) {
+  if constexpr (!InBlock) {
     warp_pieces<Threads>(rows, num_rows, slices, [&](std::uint64_t row, std::uint64_t slice_index, RowSpan span) {
       piece(slice_index, span, [&](unsigned c, const A& acc) {
         if (slices == 1) out[span.out + c] = finish<Out>(acc);
         else partials[slice_index * num_rows * inner + row * inner + c] = acc;
       });
     });
-    return;
-  }
-  constexpr unsigned warps = Threads / warp_threads;
-  __shared__ alignas(16) unsigned char part_bytes[warps * warp_threads * sizeof(A)];
-  A* part = reinterpret_cast<A*>(part_bytes);
-  const unsigned warp = threadIdx.x / warp_threads, runs = warps / unsigned(slices);
-  const std::uint64_t first = std::uint64_t(blockIdx.x) * runs;
-  if (warp < runs * slices && first + warp / slices < num_rows)
-    piece(warp % slices, rows.row(first + warp / slices),
-          [&](unsigned c, const A& acc) { part[warp * warp_threads + c] = acc; });
-  __syncthreads();
-  const unsigned run = threadIdx.x / inner, c = threadIdx.x % inner;
-  if (run < runs && first + run < num_rows) {
-    A acc = op.template identity<A>();
-    for (unsigned s = 0; s < slices; ++s) acc = op(acc, part[(run * unsigned(slices) + s) * warp_threads + c]);
-    out[rows.row(first + run).out + c] = finish<Out>(acc);
+  } else {
+    constexpr unsigned warps = Threads / warp_threads;
+    __shared__ alignas(16) unsigned char part_bytes[warps * warp_threads * sizeof(A)];
+    A* part = reinterpret_cast<A*>(part_bytes);
+    const unsigned warp = threadIdx.x / warp_threads, runs = warps / unsigned(slices);
+    const std::uint64_t first = std::uint64_t(blockIdx.x) * runs;
+    if (warp < runs * slices && first + warp / slices < num_rows)
+      piece(warp % slices, rows.row(first + warp / slices),
+            [&](unsigned c, const A& acc) { part[warp * warp_threads + c] = acc; });
+    __syncthreads();
+    const unsigned run = threadIdx.x / inner, c = threadIdx.x % inner;
+    if (run < runs && first + run < num_rows) {
+      A acc = op.template identity<A>();
+      for (unsigned s = 0; s < slices; ++s) acc = op(acc, part[(run * unsigned(slices) + s) * warp_threads + c]);
+      out[rows.row(first + run).out + c] = finish<Out>(acc);
+    }
   }
 }
 
@@ -352,7 +353,7 @@ __device__ __forceinline__ void column_pieces(const Rows& rows, std::uint64_t nu
 // flight. Slot j of lane k's vectors always holds one column (thread/interleaved_slots.hpp), so a
 // lane keeps V accumulators: its slots of one column fold in a fixed tree, then the lanes of one
 // column by the butterfly, and the writer lanes write V (or 2^shift) adjacent columns each.
-template <unsigned Threads, unsigned K, class A, class Out, class T, class Rows, class Op>
+template <unsigned Threads, unsigned K, bool InBlock, class A, class Out, class T, class Rows, class Op>
 __global__ void __launch_bounds__(Threads)
     interleaved_rows_kernel(const T* in, Rows rows, std::uint64_t num_rows, unsigned shift, std::uint64_t slices,
                             std::uint64_t slice, Out* out, A* partials, Op runtime_op) {
@@ -361,7 +362,7 @@ __global__ void __launch_bounds__(Threads)
     const unsigned lane = threadIdx.x % warp_threads;
     const unsigned inner = 1u << shift;
     const unsigned writers = column_writers(inner, V), columns = column_slots(inner, V);
-    column_pieces<Threads, A>(rows, num_rows, slices, inner, out, partials, op, [&](std::uint64_t slice_index,
+    column_pieces<Threads, InBlock, A>(rows, num_rows, slices, inner, out, partials, op, [&](std::uint64_t slice_index,
                                                                                  RowSpan span, auto emit) {
       const std::uint64_t lo = slice_index * slice;
       const std::uint64_t hi = slices == 1 || lo + slice > span.length ? span.length : lo + slice;
@@ -408,7 +409,7 @@ __global__ void __launch_bounds__(Threads)
 // first and last vector element by element. Slot j of a lane's vectors always holds one column,
 // so a lane keeps V accumulators; the warp's go through shared memory in position order, where
 // lane c < inner folds those of column c in that order.
-template <unsigned Threads, unsigned K, class A, class Out, class T, class Rows, class Op>
+template <unsigned Threads, unsigned K, bool InBlock, class A, class Out, class T, class Rows, class Op>
 __global__ void __launch_bounds__(Threads)
     narrow_columns_kernel(const T* in, Rows rows, std::uint64_t num_rows, unsigned inner, std::uint64_t slices,
                           std::uint64_t slice, Out* out, A* partials, Op runtime_op) {
@@ -420,7 +421,7 @@ __global__ void __launch_bounds__(Threads)
     const unsigned lanes = narrow_lanes(inner);
     const std::uint64_t rows_per_vector = lanes / inner * V;  // rows between a lane's vectors
     const A identity = op.template identity<A>();
-    column_pieces<Threads, A>(rows, num_rows, slices, inner, out, partials, op, [&](std::uint64_t slice_index,
+    column_pieces<Threads, InBlock, A>(rows, num_rows, slices, inner, out, partials, op, [&](std::uint64_t slice_index,
                                                                                  RowSpan span, auto emit) {
       const unsigned misfit = unsigned(reinterpret_cast<std::uintptr_t>(in + span.in) / sizeof(T) % V);
       const T* base = in + span.in - misfit;  // positions count from here
