@@ -68,6 +68,11 @@ struct Partials {
   }
 };
 
+// Whether interleaved_rows_kernel takes elements T into accumulators A: a lane's V accumulators
+// in at most 128 bytes of registers (int8 argmin would spill).
+template <class T, class A>
+inline constexpr bool interleaved_fits = Vector<T>::size * sizeof(A) <= 128;
+
 // Rows_kernel (interleaved_rows_kernel for rows of interleaved columns, `aligned`: every row's
 // run 16-byte aligned and a whole number of vectors, a vector or more a lane).
 template <class A, class Out, class T, class Rows, class Op>
@@ -76,8 +81,7 @@ cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, s
                         const AxisDevice& dev, cudaStream_t stream) {
   const std::uint64_t slices = slice >= row_length ? 1 : ceil_div(row_length, slice);
   const std::uint64_t pieces = num_rows * slices;
-  // Its V accumulators a lane in at most 128 bytes of registers (int8 argmin would spill).
-  if constexpr (Vector<T>::size * sizeof(A) <= 128)
+  if constexpr (interleaved_fits<T, A>)
     if (shift > 0 && aligned && (slices == 1 ? row_length : slice) >= warp_threads * Vector<T>::size) {
       const std::uint64_t blocks = ceil_div(pieces, axis_threads / warp_threads);
       interleaved_rows_kernel<axis_threads, 4, false, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
@@ -167,7 +171,7 @@ Status run_uniform_rows(const T* in, const Dims& outer, std::uint64_t rows, std:
     return Status::from_cuda(
         launch_rows<A>(in, r, rows, row_length, shift, aligned, row_length, out, (A*)nullptr, op, dev, stream));
   // A few short runs of interleaved columns: sliced within a block, one launch.
-  if constexpr (V * sizeof(A) <= 128)
+  if constexpr (interleaved_fits<T, A>)
     if (shift > 0 && aligned) {
       const std::uint64_t multiple = std::max<std::uint64_t>(std::uint64_t(warp_threads) << shift, warp_threads * V);
       if (const BlockSlices b = block_slices(row_length, multiple, axis_threads / warp_threads); b.slices) {
