@@ -176,7 +176,7 @@ void check_middle_axis(std::int64_t outer, std::int64_t length, std::int64_t col
 TEST(AxisGpu, ColumnsOfEveryWidth) {
   GPUREDUCE_REQUIRE_GPU();
   for (std::int64_t cols : {1, 2, 3, 4, 8, 16, 32, 33, 256, 1000})
-    for (std::int64_t rows : {0, 1, 7, 5000}) {
+    for (std::int64_t rows : {0, 1, 7, 1280, 5000}) {
       check_matrix<std::int32_t>(rows, cols, 0, Sum{}, "int32 sum");
       check_matrix<float>(rows, cols, 0, Sum{}, "float sum");
       check_matrix<float>(rows, cols, 0, Max{}, "float max");
@@ -254,7 +254,8 @@ TEST(AxisGpu, ColumnsNarrowMisaligned) {
   }
 }
 
-// Few long rows and few long columns: sliced over the device, then combined.
+// Few long rows and few long columns: sliced over the device, then combined; columns a few
+// thousand wide in a few dozen slices, combined by 8 threads an output.
 TEST(AxisGpu, SlicedLongRowsAndColumns) {
   GPUREDUCE_REQUIRE_GPU();
   check_matrix<std::int32_t>(2, (1 << 22) + 3, 1, Sum{}, "int32 sum");
@@ -264,6 +265,10 @@ TEST(AxisGpu, SlicedLongRowsAndColumns) {
   check_matrix<float>(1 << 18, 64, 0, ArgMax{}, "float argmax");
   check_matrix<float>(1 << 16, 256, 0, Sum{}, "float sum");
   check_matrix<float>(100000, 3, 0, Max{}, "float max");
+  check_matrix<float>(1300, 2200, 0, Sum{}, "float sum");
+  check_matrix<float>(1301, 2200, 0, ArgMax{}, "float argmax");
+  check_matrix<__nv_bfloat16>(1300, 2200, 0, ArgMax{}, "bfloat16 argmax");
+  check_matrix<std::int32_t>(3000, 4100, 0, Sum{}, "int32 sum");
 }
 
 TEST(AxisGpu, ThreeDimensionsEveryAxisSet) {

@@ -20,8 +20,10 @@
 //   columns_kernel     one thread per output, or per 16-byte vector of adjacent outputs; adjacent
 //                      threads read adjacent columns, `row_stride` apart down the reduced
 //                      dimension, 4 loads in flight; sliced as rows_kernel.
-//   combine_kernel     folds each output's S partials in slice order (a thread per output), or in
-//                      a fixed block tree (a block per output, for a few outputs of many slices).
+//   combine_kernel     folds each output's S partials in slice order (a thread per output), in
+//                      8 ways of every 8th slice then way order (outputs too few to fill the
+//                      device), or in a fixed block tree (a block per output, for a few outputs
+//                      of many slices).
 //   general_kernel     one warp per output, the reduced dimensions walked by index: any strides.
 //   invariant_segments_kernel  a warp per segment, batch-invariant (invariant_warp_fold).
 //   offsets_check_kernel  the first segment whose offsets break a rule (check_segments).
@@ -316,8 +318,8 @@ __device__ __forceinline__ void warp_pieces(const Rows& rows, std::uint64_t num_
 // span, emit), where emit(c, acc) hands over column c's fold of the piece, which goes to `out`
 // (unsliced), to `partials` (sliced across blocks, combine_kernel folds them) or, InBlock, to the
 // block's other warps: each block takes whole runs' slices (grid/block_slices.hpp), and after a
-// barrier its first threads fold each column's slices in order, as combine_kernel does. InBlock is
-// a template argument so that the other launches carry neither its stage nor its code.
+// barrier its first threads fold each column's slices in order, as a thread per output of
+// combine_kernel does. InBlock is a template argument so that the other launches carry neither its stage nor its code.
 template <unsigned Threads, bool InBlock, class A, class Out, class Rows, class Op, class Piece>
 __device__ __forceinline__ void column_pieces(const Rows& rows, std::uint64_t num_rows, std::uint64_t slices,
                                               unsigned inner, Out* out, A* partials, const Op& op, Piece&& piece) {
@@ -582,35 +584,48 @@ __global__ void __launch_bounds__(Threads)
 }
 
 // Combine_kernel: output d folds partials[s * outputs + d], s = 0 .. slices - 1, and is written
-// as rows_kernel's and columns_kernel's (kept index d / inner, column d % inner). PerBlock: block
-// d folds output d's partials, each thread every Threads-th slice in order, then a
-// block reduction; otherwise thread d folds them all in order.
-template <unsigned Threads, bool PerBlock, class A, class Out, class Op>
+// as rows_kernel's and columns_kernel's (kept index d / inner, column d % inner). Ways threads
+// share an output, way w folding slices w, w + Ways, ... in order: Ways = 1, a thread per output;
+// Ways = Threads, a block per output whose ways then meet in a block reduction; in between, a
+// warp's lanes take Threads / Ways adjacent outputs (loads of adjacent partials) and the ways'
+// results are folded in way order through shared memory.
+template <unsigned Threads, unsigned Ways, class A, class Out, class Op>
 __global__ void __launch_bounds__(Threads)
     combine_kernel(const A* partials, std::uint64_t slices, Dims outer, std::uint64_t outputs,
                    std::uint64_t inner, Out* out, Op runtime_op) {
+  static_assert(Ways == 1 || Ways == Threads || Threads / Ways == warp_threads);
   with_constant_nan(runtime_op, [&](auto op) {
-    const std::uint64_t d = PerBlock ? blockIdx.x : std::uint64_t(blockIdx.x) * Threads + threadIdx.x;
-    if (d >= outputs) return;
-    // The thread's partials s0, s0 + step, ... folded in that order, K loads in flight, so that it
-    // waits on memory about slices / (K x step) times rather than slices / step.
+    constexpr unsigned per_block = Threads / Ways;
+    const unsigned way = threadIdx.x / per_block;
+    const std::uint64_t d = std::uint64_t(blockIdx.x) * per_block + threadIdx.x % per_block;
+    // The way's partials folded in order, K loads in flight, so that it waits on memory about
+    // slices / (K x Ways) times rather than slices / Ways.
     constexpr unsigned K = 8;
-    constexpr std::uint64_t step = PerBlock ? Threads : 1;
     A acc = op.template identity<A>();
-    for (std::uint64_t s0 = PerBlock ? threadIdx.x : 0; s0 < slices; s0 += K * step) {
-      A x[K];
+    if (d < outputs)
+      for (std::uint64_t s0 = way; s0 < slices; s0 += K * Ways) {
+        A x[K];
 #pragma unroll
-      for (unsigned k = 0; k < K; ++k)
-        if (s0 + k * step < slices) x[k] = partials[(s0 + k * step) * outputs + d];
+        for (unsigned k = 0; k < K; ++k)
+          if (s0 + k * Ways < slices) x[k] = partials[(s0 + k * Ways) * outputs + d];
 #pragma unroll
-      for (unsigned k = 0; k < K; ++k)
-        if (s0 + k * step < slices) acc = op(acc, x[k]);
-    }
-    if constexpr (PerBlock) {
+        for (unsigned k = 0; k < K; ++k)
+          if (s0 + k * Ways < slices) acc = op(acc, x[k]);
+      }
+    if constexpr (Ways == Threads) {
       __shared__ A warp_partials[warp_threads];
       acc = block_reduce<Threads>(acc, op, op.template identity<A>(), warp_partials);
       if (threadIdx.x != 0) return;
+    } else if constexpr (Ways > 1) {
+      __shared__ alignas(16) unsigned char way_bytes[(Ways - 1) * per_block * sizeof(A)];
+      A* way_acc = reinterpret_cast<A*>(way_bytes);
+      if (way > 0) way_acc[threadIdx.x - per_block] = acc;
+      __syncthreads();
+      if (way > 0) return;
+#pragma unroll
+      for (unsigned w = 1; w < Ways; ++w) acc = op(acc, way_acc[(w - 1) * per_block + threadIdx.x]);
     }
+    if (d >= outputs) return;
     const std::uint64_t o = d / inner, i = d - o * inner;
     std::int64_t in_off, out_off;
     outer.offsets(o, &in_off, &out_off);
