@@ -181,7 +181,9 @@ Status run_uniform_rows(const T* in, const Dims& outer, std::uint64_t rows, std:
   if constexpr (interleaved_fits<T, A>)
     if (shift > 0 && aligned) {
       const std::uint64_t multiple = std::max<std::uint64_t>(std::uint64_t(warp_threads) << shift, warp_threads * V);
-      if (const BlockSlices b = block_slices(row_length, multiple, axis_threads / warp_threads); b.slices) {
+      if (const BlockSlices b =
+              block_slices(row_length, multiple, axis_threads / warp_threads, ceil_div(row_length, slice));
+          b.slices) {
         const unsigned blocks = unsigned(ceil_div(rows, b.runs));
         interleaved_rows_kernel<axis_threads, 4, true, A><<<blocks, axis_threads, 0, stream>>>(
             in, r, rows, shift, b.slices, b.slice, out, (A*)nullptr, op);
@@ -266,7 +268,7 @@ Status run_narrow_columns(const T* in, const Dims& outer, std::uint64_t rows, st
   const std::uint64_t slices = slice >= reach ? 1 : ceil_div(reach, slice);
   constexpr unsigned threads = narrow_threads<T, A>;
   // A few short runs: sliced within a block, one launch.
-  if (const BlockSlices b = slices > 1 ? block_slices(reach, multiple, threads / warp_threads) : BlockSlices{};
+  if (const BlockSlices b = slices > 1 ? block_slices(reach, multiple, threads / warp_threads, slices) : BlockSlices{};
       b.slices) {
     narrow_columns_kernel<threads, 4, true, A><<<unsigned(ceil_div(rows, b.runs)), threads, 0, stream>>>(
         in, UniformRows{outer, run}, rows, inner, b.slices, b.slice, out, (A*)nullptr, op);

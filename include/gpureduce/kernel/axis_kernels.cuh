@@ -319,7 +319,8 @@ __device__ __forceinline__ void warp_pieces(const Rows& rows, std::uint64_t num_
 // (unsliced), to `partials` (sliced across blocks, combine_kernel folds them) or, InBlock, to the
 // block's other warps: each block takes whole runs' slices (grid/block_slices.hpp), and after a
 // barrier its first threads fold each column's slices in order, as a thread per output of
-// combine_kernel does. InBlock is a template argument so that the other launches carry neither its stage nor its code.
+// combine_kernel does. InBlock is a template argument so that the other launches carry neither
+// its stage nor its code.
 template <unsigned Threads, bool InBlock, class A, class Out, class Rows, class Op, class Piece>
 __device__ __forceinline__ void column_pieces(const Rows& rows, std::uint64_t num_rows, std::uint64_t slices,
                                               unsigned inner, Out* out, A* partials, const Op& op, Piece&& piece) {
