@@ -45,7 +45,7 @@ const char* const usage =
     "                         bfloat16 and int32 (--types picks among them)\n"
     "  --cases C,C,...        with --axis, of rows columns middle ragged (default all)\n"
     "  --csr-path P           with --axis, auto | staged | tiles | warps | shares: force the path of\n"
-    "                         gpureduce's CSR segments (and of the rows the merge path takes)\n"
+    "                         gpureduce's CSR segments\n"
     "  --json FILE, --seed S  as for ladder\n"
     "\n"
     "matmul options:\n"

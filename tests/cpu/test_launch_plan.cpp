@@ -436,5 +436,30 @@ TEST(test_dispatch_pointer_reach, every_kind_of_memory) {
   EXPECT_EQ(workspace_reach_of(cudaMemoryTypeUnregistered, A::none), Reach::host);
 }
 
+// Lanes per row of the rows kernel (tuning_sm90.hpp, row_lanes): 4, 8 or 32, never fewer for a
+// longer row, and for argmin/argmax never more than for a fold of the same row.
+TEST(test_launch_plan, row_lanes_grow_with_the_row) {
+  using detail::row_lanes;
+  for (const bool arg : {false, true}) {
+    unsigned last = 0;
+    for (std::uint64_t vectors = 1; vectors <= 600; ++vectors) {
+      const unsigned lanes = row_lanes(vectors, arg);
+      EXPECT_TRUE(lanes == 4 || lanes == 8 || lanes == 32) << vectors << " vectors";
+      EXPECT_GE(lanes, last) << vectors << " vectors";
+      if (arg) EXPECT_LE(lanes, row_lanes(vectors, false)) << vectors << " vectors";
+      last = lanes;
+    }
+  }
+  // float32 rows (4 a vector), as measured: 33 and 65 elements on 4 lanes, 100 and 256 on 8, 1024 a
+  // warp; argmax of 100 and 256 on 4.
+  EXPECT_EQ(row_lanes(9, false), 4u);
+  EXPECT_EQ(row_lanes(17, false), 4u);
+  EXPECT_EQ(row_lanes(25, false), 8u);
+  EXPECT_EQ(row_lanes(64, false), 8u);
+  EXPECT_EQ(row_lanes(256, false), 32u);
+  EXPECT_EQ(row_lanes(25, true), 4u);
+  EXPECT_EQ(row_lanes(64, true), 4u);
+}
+
 }  // namespace
 }  // namespace gpureduce

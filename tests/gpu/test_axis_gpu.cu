@@ -131,6 +131,29 @@ TEST(AxisGpu, RowsOfEveryLengthClass) {
     }
 }
 
+// Rows of 33 up to 2048 elements on 4, 8 or 32 lanes each in 16-byte vectors (row_lanes), at every
+// start alignment: a misaligned row's head and tail take an element a lane, so the fewest lanes
+// each type takes (V - 1) cover them. Origins 0 and 3 elements into the allocation.
+TEST(AxisGpu, MediumRowsOnFewLanes) {
+  GPUREDUCE_REQUIRE_GPU();
+  for (std::int64_t cols : {33, 47, 65, 100, 127, 259, 520, 1030, 2047})
+    for (unsigned misalign : {0u, 3u}) {
+      const std::int64_t rows = 999;
+      const std::uint64_t n = std::uint64_t(rows * cols), seed = test_seed() ^ std::uint64_t(cols * 131 + misalign);
+      const std::string what = " " + std::to_string(rows) + "x" + std::to_string(cols) + ", " +
+                               std::to_string(misalign) + " elements in";
+      const Shape shape{rows, cols};
+      check_axes(random_input<float>(n, seed), 0, shape, {1}, Sum{}, "float sum" + what, misalign);
+      check_axes(tie_input<float>(n, seed), 0, shape, {1}, ArgMax{}, "float argmax" + what, misalign);
+      check_axes(tie_input<__nv_bfloat16>(n, seed), 0, shape, {1}, ArgMin{}, "bfloat16 argmin" + what, misalign);
+      check_axes(random_input<__nv_bfloat16>(n, seed), 0, shape, {1}, Sum{}, "bfloat16 sum" + what, misalign);
+      check_axes(tie_input<std::int8_t>(n, seed), 0, shape, {1}, Max{}, "int8 max" + what, misalign);
+      check_axes(tie_input<std::int8_t>(n, seed), 0, shape, {1}, ArgMax{}, "int8 argmax" + what, misalign);
+      check_axes(random_input<double>(n, seed), 0, shape, {1}, Sum{}, "double sum" + what, misalign);
+      check_axes(tie_input<std::int32_t>(n, seed), 0, shape, {1}, Sum{}, "int32 sum" + what, misalign);
+    }
+}
+
 // Short rows back to back over many full tiles of the staged kernel, and more tiles than blocks.
 TEST(AxisGpu, StagedTilesAtScale) {
   GPUREDUCE_REQUIRE_GPU();

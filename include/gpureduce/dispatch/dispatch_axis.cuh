@@ -98,11 +98,17 @@ cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, s
     return cudaGetLastError();
   };
   const std::uint64_t piece = slices == 1 ? row_length : slice;
-  // Rows of more than 16 vectors per lane of a warp take a block, of more than one element per
-  // lane a warp; shorter ones the fewest lanes that hold them, four rows at a time.
-  if (shift == 0 && piece > 16 * warp_threads * Vector<T>::size)
-    return launch.template operator()<axis_threads, 1, 4, true>();
-  if (shift == 0 && piece > warp_threads) return launch.template operator()<32, 1, 4, true>();
+  // Rows of more than 16 vectors per lane of a warp take a block; of more than one element per
+  // lane 4, 8 or 32 lanes in 16-byte vectors, by their vectors (row_lanes); shorter ones the
+  // fewest lanes that hold them, four rows at a time.
+  constexpr unsigned V = Vector<T>::size;
+  if (shift == 0 && piece > 16 * warp_threads * V) return launch.template operator()<axis_threads, 1, 4, true>();
+  if (shift == 0 && piece > warp_threads) {
+    const unsigned lanes = row_lanes(ceil_div(piece, V), is_arg_extreme_v<Op>);
+    if (lanes == 4) return launch.template operator()<4, 1, 4, true>();
+    if (lanes == 8) return launch.template operator()<8, 1, 4, true>();
+    return launch.template operator()<32, 1, 4, true>();
+  }
   if (piece > warp_threads) return launch.template operator()<32, 1, 4, false>();
   const std::uint64_t lanes = piece > (1u << shift) ? piece : (1u << shift);
   if (lanes <= 4) return launch.template operator()<4, 4, 1, false>();
@@ -387,14 +393,6 @@ Status run_staged_rows(const T* in, std::uint64_t rows, std::uint64_t length, Ou
   return Status::from_cuda(cudaGetLastError());
 }
 
-// Longer rows back to back that the merge path takes: shorter than merge_path_rows_below and not
-// dense_rows, whose results are many and whose loads a warp per row would leave partly idle.
-template <class T>
-bool merge_path_rows(const T* in, const Dims& outer, std::uint64_t length) {
-  return length > 0 && length < merge_path_rows_below && !dense_rows(in, outer, length, 0) &&
-         back_to_back(outer, length);
-}
-
 // Pointer checks of an axis or segmented reduction: null, alignment, reach, size.
 template <class T, class Out>
 Status check_axis_pointers(const T* in, std::int64_t in_lo, std::int64_t in_hi, bool reads, const Out* out,
@@ -462,8 +460,6 @@ Status dispatch_axes(const T* in, const Shape& shape, const Axes& axes, Out* out
         if (invariant)
           return run_invariant_rows<A>(origin, UniformRows{plan.kept, plan.length}, plan.outputs, plan.length,
                                        plan.kept, out, op, dev, stream);
-        if (merge_path_rows(origin, plan.kept, plan.length))
-          return launch_merge_path<A>(origin, RowOffsets{{plan.length}}, plan.outputs, out, op, stream, opt);
         return run_uniform_rows<A>(origin, plan.kept, plan.outputs, plan.length, 0, out, op, dev, stream);
       case AxisKernel::columns: return run_columns<A>(origin, plan, out, op, dev, stream, invariant);
       default: {

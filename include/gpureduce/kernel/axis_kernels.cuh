@@ -3,13 +3,14 @@
 //                      of 16-byte vectors, each thread folding its vector's rows (or its part of
 //                      a row, the row's threads then reducing by shuffles), 4 vectors in flight.
 //   rows_kernel        groups of G lanes (4, 8, 32, or the whole block) reduce one row each, U rows
-//                      at a time, K loads in flight per row; 16-byte vectors where the group is a
-//                      warp or a block (Vectors), scalar loads G apart otherwise. A row is a
-//                      contiguous run (Rows: the kept index's offset and a length, or a segment's
-//                      begin and end). Interleave I (a power of two dividing G, scalar loads): the
-//                      row is I adjacent columns' run of length x I, each lane on one column, for
-//                      the sums of a few adjacent columns read as rows. Sliced (S > 1): each group
-//                      reduces one slice of a row into a partial, which combine_kernel folds.
+//                      at a time, K loads in flight per row; 16-byte vectors (Vectors: a
+//                      misaligned head and tail element by element), or scalar loads G apart. A
+//                      row is a contiguous run (Rows: the kept index's offset and a length, or a
+//                      segment's begin and end). Interleave I (a power of two dividing G, scalar
+//                      loads): the row is I adjacent columns' run of length x I, each lane on one
+//                      column, for the sums of a few adjacent columns read as rows. Sliced (S > 1):
+//                      each group reduces one slice of a row into a partial, which combine_kernel
+//                      folds.
 //   interleaved_rows_kernel  the same rows of interleaved columns where every row is 16-byte
 //                      aligned: a warp per row slice in 16-byte vectors, V accumulators a lane.
 //   narrow_columns_kernel  rows of 3 to 31 interleaved columns, not a power of two, at any
@@ -200,8 +201,8 @@ __device__ __forceinline__ void load_vectors(const Vector<T>* v, std::uint64_t k
 }
 
 // Visits elements [lo, hi) of the run at p as lane `lane` of G: every G-th 16-byte vector of the
-// aligned body, K loads in flight (vector(x, index of x.v[0])), and one element each of the head
-// and the tail (element(x, index)).
+// aligned body, K loads in flight (vector(x, index of x.v[0])), and every G-th element of the
+// head and of the tail (element(x, index)), fewer than V each: one a lane where G >= V - 1.
 template <unsigned G, unsigned K, class T, class Element, class VectorFn>
 __device__ __forceinline__ void visit_vectors(const T* p, std::uint64_t lo, std::uint64_t hi, unsigned lane,
                                               Element&& element, VectorFn&& vector) {
@@ -211,8 +212,12 @@ __device__ __forceinline__ void visit_vectors(const T* p, std::uint64_t lo, std:
   body = body < hi ? body : hi;
   const std::uint64_t vectors = (hi - body) / V;
   const std::uint64_t tail = body + vectors * V;
-  if (lo + lane < body) element(p[lo + lane], lo + lane);
-  if (tail + lane < hi) element(p[tail + lane], tail + lane);
+#pragma unroll
+  for (unsigned k = 0; k < (V + G - 2) / G; ++k) {
+    const std::uint64_t i = lo + lane + k * G, j = tail + lane + k * G;
+    if (i < body) element(p[i], i);
+    if (j < hi) element(p[j], j);
+  }
   const Vector<T>* v = reinterpret_cast<const Vector<T>*>(p + body);
   for (std::uint64_t k0 = lane; k0 < vectors; k0 += G * K)
     load_vectors<G, K>(v, k0, vectors, [&](const Vector<T>& x, std::uint64_t k) { vector(x, body + k * V); });
@@ -248,14 +253,15 @@ __device__ __forceinline__ A fold_run(A acc, const T* p, std::uint64_t lo, std::
 
 // Rows_kernel: G lanes per row (G <= 32), or the whole block (G == Threads); U rows per group at a
 // time. Interleave 2^shift columns per row (scalar loads, G <= 32). Sliced: `slices` pieces per
-// row of `slice` elements (a multiple of 2^shift), writing partials.
+// row of `slice` elements (a multiple of 2^shift), writing partials. Groups of a warp or less in
+// vectors are held to 64 registers, 4 blocks a multiprocessor (sm_90: bfloat16 sums on 8 lanes
+// took 76 registers otherwise, 3 blocks).
 template <unsigned Threads, unsigned G, unsigned U, unsigned K, bool Vectors, class A, class Out, class T, class Rows,
           class Op>
-__global__ void __launch_bounds__(Threads)
+__global__ void __launch_bounds__(Threads, Vectors && G < Threads ? 4 : 1)
     rows_kernel(const T* in, Rows rows, std::uint64_t num_rows, unsigned shift, std::uint64_t slices,
                 std::uint64_t slice, Out* out, A* partials, Op runtime_op) {
   static_assert(G <= warp_threads || (G == Threads && U == 1));
-  static_assert(!Vectors || G >= warp_threads);
   with_constant_nan(runtime_op, [&](auto op) {
     constexpr unsigned groups = Threads / G;
     const unsigned lane = threadIdx.x % G;

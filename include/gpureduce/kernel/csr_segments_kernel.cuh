@@ -1,5 +1,4 @@
-// Segments given by CSR offsets, or rows of one length back to back, load-balanced along the merge
-// path (grid/merge_path.hpp): each of the grid's blocks takes an equal share of the segments' ends
+// Segments given by CSR offsets, load-balanced along the merge path (grid/merge_path.hpp): each of the grid's blocks takes an equal share of the segments' ends
 // and elements, whatever their lengths, and walks it tile by tile.
 //   Tile: Threads x Items path items. The tile's ends (tile-relative) and elements are staged in
 //   shared memory; each thread finds its start on the path by a binary search in shared memory
@@ -13,8 +12,7 @@
 //   each head the parts before it, in block order.
 // By the mean length (elements over segments, read on the device): segments of a long mean walk
 // the block's share in warp shares instead (warp_shares: each warp folds its part's segments in
-// 16-byte vectors); of a medium mean take a warp each, in 16-byte vectors, as begin/end segments
-// do; of a short mean a thread each, staged a tile of whole segments at a time (staged_tiles), each
+// 16-byte vectors); of a medium mean take 8 lanes each, in 16-byte vectors; of a short mean a thread each, staged a tile of whole segments at a time (staged_tiles), each
 // tile FillPercent of the stage at the mean length (CsrMeans: the means of each path).
 // One launch; every fold and tree has a fixed shape, so a result's bits depend on the values, the
 // path's length and the grid's size (the device's resident blocks), never on timing.
@@ -33,7 +31,7 @@
 namespace gpureduce::detail {
 
 // Where the segments are: offset(x) is segment x's begin and segment x - 1's end, in elements of
-// the input. CSR offsets read them from memory; rows of one length back to back compute them.
+// the input, read from the CSR offsets.
 // A tile stages its ends tile-relative as int32 beside its elements: Items items per thread, the
 // most (odd, so that threads 0..31 read words in 32 banks) whose stage fits in `bytes`.
 template <class T>
@@ -64,19 +62,6 @@ struct CsrOffsets : CsrStarts<Offset> {
     }
   }
 };
-struct RowOffsets : FixedRows {
-  template <unsigned Threads, unsigned Loads>
-  __device__ __forceinline__ void stage(std::int32_t* s_end, unsigned span, std::uint64_t segment,
-                                        std::int64_t tile_base, unsigned avail, std::int32_t beyond) const {
-    const std::int64_t first = offset(segment + 1) - tile_base;  // within [0, length]
-#pragma unroll
-    for (unsigned k = 0; k < Loads; ++k) {
-      const unsigned i = threadIdx.x + k * Threads;
-      if (i <= span) s_end[i] = i < avail ? saturated(first + std::int64_t(i) * std::int64_t(length), beyond) : beyond;
-    }
-  }
-};
-
 // *p read through the L2 (__ldcg, 4 bytes at a time): what another block wrote in this launch.
 template <class V>
 __device__ __forceinline__ V load_cg(const V* p) {
@@ -256,18 +241,22 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       fold_block_carries<Threads>(carry, d0 < d1, active, carries, ticket, out, op);
       return;
     }
-    // Segments of a medium mean length: a warp each, in 16-byte vectors, which the merge path's
-    // staging does not use (csr_means in tuning_sm90.hpp).
+    // Segments of a medium mean length: 8 lanes each, in 16-byte vectors, which the merge path's
+    // staging does not use (csr_means in tuning_sm90.hpp); 4 rows a warp keep more loads in flight.
     if (path == CsrPath::warps) {
-      const unsigned lane = threadIdx.x % warp_threads;
-      const std::uint64_t warps = std::uint64_t(gridDim.x) * (Threads / warp_threads);
-      for (std::uint64_t r = std::uint64_t(blockIdx.x) * (Threads / warp_threads) + threadIdx.x / warp_threads;
-           r < segments; r += warps) {
-        const std::int64_t b = where.offset(r), e = where.offset(r + 1);
+      constexpr unsigned G = 8;
+      constexpr unsigned groups = Threads / G;
+      const unsigned lane = threadIdx.x % G;
+      for (std::uint64_t first = std::uint64_t(blockIdx.x) * groups; first < segments;
+           first += std::uint64_t(gridDim.x) * groups) {
+        const std::uint64_t r = first + threadIdx.x / G;
         A acc = identity;
-        if (e > b) acc = fold_run<warp_threads, 4, true>(acc, in + b, 0, std::uint64_t(e - b), lane, 0, op);
-        acc = butterfly(acc, op, warp_threads / 2, 1);
-        if (lane == 0) out[r] = finish<Out>(acc);
+        if (r < segments) {
+          const std::int64_t b = where.offset(r), e = where.offset(r + 1);
+          if (e > b) acc = fold_run<G, 4, true>(acc, in + b, 0, std::uint64_t(e - b), lane, 0, op);
+        }
+        acc = butterfly(acc, op, G / 2, 1);
+        if (lane == 0 && r < segments) out[r] = finish<Out>(acc);
       }
       return;
     }
