@@ -99,12 +99,14 @@ cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, s
   };
   const std::uint64_t piece = slices == 1 ? row_length : slice;
   // Rows of more than 16 vectors per lane of a warp take a block; of more than one element per
-  // lane 4, 8 or 32 lanes in 16-byte vectors, by their vectors (row_lanes); shorter ones the
-  // fewest lanes that hold them, four rows at a time.
+  // lane 4, 8 or 32 lanes in 16-byte vectors, by their vectors (row_lanes), more where rows are
+  // too few for those to fill two waves of threads; shorter ones the fewest lanes that hold them,
+  // four rows at a time.
   constexpr unsigned V = Vector<T>::size;
   if (shift == 0 && piece > 16 * warp_threads * V) return launch.template operator()<axis_threads, 1, 4, true>();
   if (shift == 0 && piece > warp_threads) {
-    const unsigned lanes = row_lanes(ceil_div(piece, V), is_arg_extreme_v<Op>);
+    unsigned lanes = row_lanes(ceil_div(piece, V), is_arg_extreme_v<Op>);
+    while (lanes < warp_threads && pieces * lanes < dev.target_warps * warp_threads) lanes = lanes == 4 ? 8 : 32;
     if (lanes == 4) return launch.template operator()<4, 1, 4, true>();
     if (lanes == 8) return launch.template operator()<8, 1, 4, true>();
     return launch.template operator()<32, 1, 4, true>();

@@ -253,12 +253,13 @@ __device__ __forceinline__ A fold_run(A acc, const T* p, std::uint64_t lo, std::
 
 // Rows_kernel: G lanes per row (G <= 32), or the whole block (G == Threads); U rows per group at a
 // time. Interleave 2^shift columns per row (scalar loads, G <= 32). Sliced: `slices` pieces per
-// row of `slice` elements (a multiple of 2^shift), writing partials. Groups of a warp or less in
-// vectors are held to 64 registers, 4 blocks a multiprocessor (sm_90: bfloat16 sums on 8 lanes
-// took 76 registers otherwise, 3 blocks).
+// row of `slice` elements (a multiple of 2^shift), writing partials. Groups of fewer than 32 lanes
+// in vectors are held to 64 registers, 4 blocks a multiprocessor (sm_90: bfloat16 sums on 8 lanes
+// took 76 registers otherwise, 3 blocks; a warp's, so held, spilled and lost 6% on rows of 4096,
+// H100).
 template <unsigned Threads, unsigned G, unsigned U, unsigned K, bool Vectors, class A, class Out, class T, class Rows,
           class Op>
-__global__ void __launch_bounds__(Threads, Vectors && G < Threads ? 4 : 1)
+__global__ void __launch_bounds__(Threads, Vectors && G < warp_threads ? 4 : 1)
     rows_kernel(const T* in, Rows rows, std::uint64_t num_rows, unsigned shift, std::uint64_t slices,
                 std::uint64_t slice, Out* out, A* partials, Op runtime_op) {
   static_assert(G <= warp_threads || (G == Threads && U == 1));

@@ -241,23 +241,27 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       fold_block_carries<Threads>(carry, d0 < d1, active, carries, ticket, out, op);
       return;
     }
-    // Segments of a medium mean length: 8 lanes each, in 16-byte vectors, which the merge path's
-    // staging does not use (csr_means in tuning_sm90.hpp); 4 rows a warp keep more loads in flight.
+    // Segments of a medium mean length: 8 lanes each (a warp each where they are too few to give
+    // every warp of the grid 4), in 16-byte vectors, which the merge path's staging does not use
+    // (csr_means in tuning_sm90.hpp); 4 segments a warp keep more loads in flight.
     if (path == CsrPath::warps) {
-      constexpr unsigned G = 8;
-      constexpr unsigned groups = Threads / G;
-      const unsigned lane = threadIdx.x % G;
-      for (std::uint64_t first = std::uint64_t(blockIdx.x) * groups; first < segments;
-           first += std::uint64_t(gridDim.x) * groups) {
-        const std::uint64_t r = first + threadIdx.x / G;
-        A acc = identity;
-        if (r < segments) {
-          const std::int64_t b = where.offset(r), e = where.offset(r + 1);
-          if (e > b) acc = fold_run<G, 4, true>(acc, in + b, 0, std::uint64_t(e - b), lane, 0, op);
+      const auto groups = [&]<unsigned G>() {
+        constexpr unsigned per_block = Threads / G;
+        const unsigned lane = threadIdx.x % G;
+        for (std::uint64_t first = std::uint64_t(blockIdx.x) * per_block; first < segments;
+             first += std::uint64_t(gridDim.x) * per_block) {
+          const std::uint64_t r = first + threadIdx.x / G;
+          A acc = identity;
+          if (r < segments) {
+            const std::int64_t b = where.offset(r), e = where.offset(r + 1);
+            if (e > b) acc = fold_run<G, 4, true>(acc, in + b, 0, std::uint64_t(e - b), lane, 0, op);
+          }
+          acc = butterfly(acc, op, G / 2, 1);
+          if (lane == 0 && r < segments) out[r] = finish<Out>(acc);
         }
-        acc = butterfly(acc, op, G / 2, 1);
-        if (lane == 0 && r < segments) out[r] = finish<Out>(acc);
-      }
+      };
+      if (segments < std::uint64_t(gridDim.x) * (Threads / 8)) groups.template operator()<warp_threads>();
+      else groups.template operator()<8>();
       return;
     }
 
