@@ -229,9 +229,10 @@ inline constexpr CsrTuning csr_tuning{256, 44 * 1024, 4};
 // The CSR paths by mean segment length (CsrMeans, grid/merge_path.hpp; H100, tools/device-run
 // csrpaths: bench --axis --csr-path forcing each, float32 at 2^28, ms). A thread each, staged
 // (kernel/staged_rows_kernel.cuh), below 32 (sum: mean 3 1.04 against the tiles' 1.73, mean 15
-// 0.81 against 1.12; mean 147 2.39 against a warp each 0.50). 8 lanes each from 64 to 1023 (mean 147
-// sum 0.50 against warp shares 0.59; argmax 1.00 against a warp each 1.39). Warp shares from 1024 (mean 1684 sum 0.42 against a warp each
-// 0.45, argmax 0.48 against 0.52; mean 78,490 sum 0.39 against 1.00). The tiles take 32 to 63.
+// 0.81 against 1.12; mean 147 2.39 against a warp each 0.50). 8 lanes each from 64 to 1023 (mean
+// 147 sum 0.50 against warp shares 0.59; argmax 1.00 against a warp each 1.39). Warp shares from
+// 1024 (mean 1684 sum 0.42 against a warp each 0.45, argmax 0.48 against 0.52; mean 78,490 sum 0.39
+// against 1.00). The tiles take 32 to 63.
 inline constexpr CsrMeans csr_means{32, 1024, 64, 1024};
 // Staged tiles fill `fill_percent` of the stage at the mean length.
 // Batch-invariant CSR segments are staged below a mean of `invariant_below` (H100, mean 15 staged
@@ -249,9 +250,9 @@ inline constexpr CsrStagedTuning csr_staged_tuning{75, 2048, 64, 16 * 1024};
 // Rows of at most `most` elements back to back take a thread each, staged
 // (kernel/staged_rows_kernel.cuh), in blocks of `threads` and tiles of up to `stage_bytes` (H100,
 // bench --axis float32 at 2^28: rows of 3 sum 0.65 against 1.44 ms on the merge path; rows of 100 a
-// warp each from the stage sum 0.68, max 0.98, against the rows kernel's 0.38 and 0.38), `min_blocks` resident a
-// multiprocessor (H200, rows of 3 sum 0.50 against 0.60 ms at 2, batch-invariant rows of 4 0.41
-// against 0.50; 4 blocks of 16 KB stages 0.49 and 0.43).
+// warp each from the stage sum 0.68, max 0.98, against the rows kernel's 0.38 and 0.38),
+// `min_blocks` resident a multiprocessor (H200, rows of 3 sum 0.50 against 0.60 ms at 2,
+// batch-invariant rows of 4 0.41 against 0.50; 4 blocks of 16 KB stages 0.49 and 0.43).
 struct StagedRowsTuning {
   std::uint64_t most;
   unsigned threads;
@@ -261,9 +262,9 @@ struct StagedRowsTuning {
 inline constexpr StagedRowsTuning staged_rows_tuning{32, 256, 32 * 1024, 3};
 // Rows of more than 32 elements up to 16 vectors a lane of a warp (rows_kernel, 16-byte vectors):
 // 4 lanes a row up to `four_upto` vectors, 8 up to `eight_upto`, a warp beyond; argmin/argmax,
-// whose shuffles move 16-byte pairs, on fewer lanes (H100, bench --axis at 2^28, each forced: float32
-// sums of rows of 33 4 lanes 479 us, 8 740, a warp 866; of 256 8 lanes 360, a warp 382; of 1024 8
-// lanes 358, a warp 354; argmax of rows of 100 4 lanes 424, 8 540, a warp 1,593).
+// whose shuffles move 16-byte pairs, on fewer lanes (H100, bench --axis at 2^28, each forced:
+// float32 sums of rows of 33 4 lanes 479 us, 8 740, a warp 866; of 256 8 lanes 360, a warp 382; of
+// 1024 8 lanes 358, a warp 354; argmax of rows of 100 4 lanes 424, 8 540, a warp 1,593).
 struct RowLanesTuning {
   std::uint64_t four_upto;
   std::uint64_t eight_upto;

@@ -1,5 +1,6 @@
-// Segments given by CSR offsets, load-balanced along the merge path (grid/merge_path.hpp): each of the grid's blocks takes an equal share of the segments' ends
-// and elements, whatever their lengths, and walks it tile by tile.
+// Segments given by CSR offsets, load-balanced along the merge path (grid/merge_path.hpp): each of
+// the grid's blocks takes an equal share of the segments' ends and elements, whatever their
+// lengths, and walks it tile by tile.
 //   Tile: Threads x Items path items. The tile's ends (tile-relative) and elements are staged in
 //   shared memory; each thread finds its start on the path by a binary search in shared memory
 //   and folds its Items items in order, writing the segments that open and close within them. Its
@@ -12,8 +13,9 @@
 //   each head the parts before it, in block order.
 // By the mean length (elements over segments, read on the device): segments of a long mean walk
 // the block's share in warp shares instead (warp_shares: each warp folds its part's segments in
-// 16-byte vectors); of a medium mean take 8 lanes each, in 16-byte vectors; of a short mean a thread each, staged a tile of whole segments at a time (staged_tiles), each
-// tile FillPercent of the stage at the mean length (CsrMeans: the means of each path).
+// 16-byte vectors); of a medium mean take 8 lanes each, in 16-byte vectors; of a short mean a
+// thread each, staged a tile of whole segments at a time (staged_tiles), each tile FillPercent of
+// the stage at the mean length (CsrMeans: the means of each path).
 // One launch; every fold and tree has a fixed shape, so a result's bits depend on the values, the
 // path's length and the grid's size (the device's resident blocks), never on timing.
 #pragma once
