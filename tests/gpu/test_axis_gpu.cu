@@ -181,6 +181,21 @@ TEST(AxisGpu, DenseShortRowsAtScale) {
   }
 }
 
+// Rows of a power-of-two length either side of the dense kernel's limit (dense_rows_vectors: 8
+// vectors for sums and max, one for argmin/argmax), back to back and aligned.
+TEST(AxisGpu, PowerOfTwoRowsAroundTheDenseLimit) {
+  GPUREDUCE_REQUIRE_GPU();
+  for (std::int64_t cols : {4, 8, 16, 32, 64, 128, 256, 512}) {
+    const std::int64_t rows = 5001;
+    check_matrix<float>(rows, cols, 1, ArgMax{}, "float argmax");
+    check_matrix<float>(rows, cols, -1, Sum{}, "float sum");
+    check_matrix<__nv_bfloat16>(rows, cols, 1, ArgMin{}, "bfloat16 argmin");
+    check_matrix<__nv_bfloat16>(rows, cols, -1, Sum{}, "bfloat16 sum");
+    check_matrix<std::int8_t>(rows, cols, 1, Max{}, "int8 max");
+    check_matrix<std::int32_t>(rows, cols, 1, ArgMax{}, "int32 argmax");
+  }
+}
+
 // Columns over the middle axis of an outer x length x cols array: float sum and argmax, bfloat16
 // argmax, and bfloat16 max from `misalign` elements past the allocation's start.
 void check_middle_axis(std::int64_t outer, std::int64_t length, std::int64_t cols, unsigned misalign) {

@@ -49,14 +49,15 @@ void expect_sum_of(Out got, const T* x, std::uint64_t n, std::uint64_t step, con
   EXPECT_TRUE(c.ok) << what << ": got " << double(ld(got)) << " reference " << double(sum);
 }
 
-// Rows of every kernel class: one thread (up to 32), a warp, a warp per slice of a long row; short
-// rows back to back (staged) and a stride apart.
+// Rows of every kernel class: one thread (up to 32), 4, 8 or 32 lanes, a warp per slice of a long
+// row; short rows back to back (staged) and a stride apart.
 template <class T>
 void rows_in_any_batch(std::int64_t length) {
   const auto row = random_input<T>(std::uint64_t(length), test_seed() ^ std::uint64_t(length));
   const auto alone = invariant_sums(row, Shape{1, length}, {1}, 1, 0)[0];
   expect_sum_of(alone, row.data(), std::uint64_t(length), 1, "row of " + std::to_string(length));
-  for (std::int64_t batch : {1, 7, 1000, 1000000}) {
+  // 200,000 rows of up to 167 elements take 4 or 8 lanes each; fewer rows, a warp.
+  for (std::int64_t batch : {1, 7, 1000, 200000, 1000000}) {
     if (batch * length > (std::int64_t(1) << 25)) continue;
     std::vector<T> h = random_input<T>(std::uint64_t(batch * length), test_seed() ^ std::uint64_t(batch));
     for (std::int64_t at : {std::int64_t(0), batch / 2, batch - 1}) {
@@ -78,9 +79,10 @@ void rows_in_any_batch(std::int64_t length) {
 
 TEST(InvariantGpu, RowsInAnyBatch) {
   GPUREDUCE_REQUIRE_GPU();
-  for (std::int64_t length : {1, 3, 17, 32, 33, 100, 127, 128, 1000, 5000, 40000}) rows_in_any_batch<float>(length);
-  rows_in_any_batch<__nv_bfloat16>(100);
-  rows_in_any_batch<double>(1000);
+  for (std::int64_t length : {1, 3, 17, 32, 33, 65, 100, 127, 128, 259, 1000, 2047, 5000, 40000})
+    rows_in_any_batch<float>(length);
+  for (std::int64_t length : {47, 100, 1000, 16391}) rows_in_any_batch<__nv_bfloat16>(length);
+  for (std::int64_t length : {33, 1000}) rows_in_any_batch<double>(length);
 }
 
 // Rows of no elements give the identity: back to back and a stride apart.

@@ -73,6 +73,14 @@ struct Partials {
 template <class T, class A>
 inline constexpr bool interleaved_fits = Vector<T>::size * sizeof(A) <= 128;
 
+// Lanes per row of `vectors` 16-byte vectors, `pieces` rows (or slices): row_lanes, more where the
+// rows are too few for those to fill two waves of threads.
+inline unsigned group_lanes(std::uint64_t vectors, bool arg_extreme, std::uint64_t pieces, const AxisDevice& dev) {
+  unsigned lanes = row_lanes(vectors, arg_extreme);
+  while (lanes < warp_threads && pieces * lanes < dev.target_warps * warp_threads) lanes = lanes == 4 ? 8 : 32;
+  return lanes;
+}
+
 // Rows_kernel (interleaved_rows_kernel for rows of interleaved columns, `aligned`: every row's
 // run 16-byte aligned and a whole number of vectors, a vector or more a lane).
 template <class A, class Out, class T, class Rows, class Op>
@@ -89,11 +97,11 @@ cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, s
           in, rows, num_rows, shift, slices, slices == 1 ? row_length : slice, out, partials, op);
       return cudaGetLastError();
     }
-  const auto launch = [&]<unsigned G, unsigned U, unsigned K, bool Vectors>() {
+  const auto launch = [&]<unsigned G, unsigned U, unsigned K, RowLoads L>() {
     constexpr unsigned per_block = axis_threads / G * U;
     const std::uint64_t blocks = ceil_div(pieces, per_block);
     const unsigned grid = unsigned(blocks < dev.max_grid ? blocks : dev.max_grid);
-    rows_kernel<axis_threads, G, U, K, Vectors, A><<<grid, axis_threads, 0, stream>>>(
+    rows_kernel<axis_threads, G, U, K, L, A><<<grid, axis_threads, 0, stream>>>(
         in, rows, num_rows, shift, slices, slices == 1 ? row_length : slice, out, partials, op);
     return cudaGetLastError();
   };
@@ -103,19 +111,19 @@ cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, s
   // too few for those to fill two waves of threads; shorter ones the fewest lanes that hold them,
   // four rows at a time.
   constexpr unsigned V = Vector<T>::size;
-  if (shift == 0 && piece > 16 * warp_threads * V) return launch.template operator()<axis_threads, 1, 4, true>();
+  constexpr RowLoads vectors = RowLoads::vectors, elements = RowLoads::elements;
+  if (shift == 0 && piece > 16 * warp_threads * V) return launch.template operator()<axis_threads, 1, 4, vectors>();
   if (shift == 0 && piece > warp_threads) {
-    unsigned lanes = row_lanes(ceil_div(piece, V), is_arg_extreme_v<Op>);
-    while (lanes < warp_threads && pieces * lanes < dev.target_warps * warp_threads) lanes = lanes == 4 ? 8 : 32;
-    if (lanes == 4) return launch.template operator()<4, 1, 4, true>();
-    if (lanes == 8) return launch.template operator()<8, 1, 4, true>();
-    return launch.template operator()<32, 1, 4, true>();
+    const unsigned lanes = group_lanes(ceil_div(piece, V), is_arg_extreme_v<Op>, pieces, dev);
+    if (lanes == 4) return launch.template operator()<4, 1, 4, vectors>();
+    if (lanes == 8) return launch.template operator()<8, 1, 4, vectors>();
+    return launch.template operator()<32, 1, 4, vectors>();
   }
-  if (piece > warp_threads) return launch.template operator()<32, 1, 4, false>();
+  if (piece > warp_threads) return launch.template operator()<32, 1, 4, elements>();
   const std::uint64_t lanes = piece > (1u << shift) ? piece : (1u << shift);
-  if (lanes <= 4) return launch.template operator()<4, 4, 1, false>();
-  if (lanes <= 8) return launch.template operator()<8, 4, 1, false>();
-  return launch.template operator()<32, 4, 1, false>();
+  if (lanes <= 4) return launch.template operator()<4, 4, 1, elements>();
+  if (lanes <= 8) return launch.template operator()<8, 4, 1, elements>();
+  return launch.template operator()<32, 4, 1, elements>();
 }
 
 // Folds the slices' partials into the outputs: a block per output where outputs are few and slices
@@ -148,10 +156,11 @@ inline bool back_to_back(const Dims& outer, std::uint64_t length) {
 }
 
 // Rows back to back (rows x 2^log_length elements from a 16-byte aligned origin, results
-// contiguous), read as one stream of vectors.
-template <class T>
+// contiguous, up to dense_rows_vectors vectors a row), read as one stream of vectors.
+template <class Op, class T>
 bool dense_rows(const T* in, const Dims& outer, std::uint64_t length, unsigned shift) {
-  return shift == 0 && std::has_single_bit(length) && length <= warp_threads * Vector<T>::size &&
+  const unsigned most = is_arg_extreme_v<Op> ? dense_rows_vectors.arg : dense_rows_vectors.fold;
+  return shift == 0 && std::has_single_bit(length) && length <= most * Vector<T>::size &&
          reinterpret_cast<std::uintptr_t>(in) % vector_bytes == 0 && back_to_back(outer, length);
 }
 
@@ -159,7 +168,7 @@ bool dense_rows(const T* in, const Dims& outer, std::uint64_t length, unsigned s
 template <class A, class Out, class T, class Op>
 Status run_uniform_rows(const T* in, const Dims& outer, std::uint64_t rows, std::uint64_t length,
                         unsigned shift, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
-  if (length > 0 && dense_rows(in, outer, length, shift)) {
+  if (length > 0 && dense_rows<Op>(in, outer, length, shift)) {
     constexpr unsigned U = 4;
     const std::uint64_t vectors = ceil_div(rows * length, Vector<T>::size);
     const std::uint64_t blocks = ceil_div(vectors, axis_threads * U);
@@ -216,9 +225,10 @@ inline constexpr bool order_sensitive_v =
     is_user_op_v<Op> || ((std::is_same_v<Op, Sum> || std::is_same_v<Op, Product>) && !std::is_integral_v<A>);
 
 // Batch-invariant rows: each row's elements folded by one thread in order (rows of up to 32), or by
-// the 32 lanes of a warp, lane k taking elements k, k + 32, ... in order and the lanes then combined
-// by a fixed butterfly, in slices of invariant_row_slice elements folded in order. Scalar loads, so
-// that nothing depends on the row's address; the tree depends on the row's length alone.
+// invariant_fold (its 32 logical lanes over the row's 16-byte vectors counted from its first
+// element) on 4, 8 or 32 lanes as the rows' count and length call for (the bits are the same on
+// any), in slices of invariant_row_slice elements folded in order. Nothing depends on the row's
+// address; the tree depends on the row's length alone.
 template <class A, class Out, class T, class Rows, class Op>
 Status run_invariant_rows(const T* in, const Rows& rows, std::uint64_t num_rows, std::uint64_t length,
                           const Dims& outer, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
@@ -226,16 +236,23 @@ Status run_invariant_rows(const T* in, const Rows& rows, std::uint64_t num_rows,
   Partials<A> partials{nullptr, stream};
   if (slices > 1)
     if (const Status s = partials.alloc(slices * num_rows); !s) return s;
-  const auto launch = [&]<unsigned G, unsigned U>() {
+  const auto launch = [&]<unsigned G, unsigned U, unsigned K, RowLoads L>() {
     const std::uint64_t blocks = ceil_div(num_rows * slices, axis_threads / G * U);
-    rows_kernel<axis_threads, G, U, 8, false, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
-                                                    axis_threads, 0, stream>>>(
+    rows_kernel<axis_threads, G, U, K, L, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid),
+                                                axis_threads, 0, stream>>>(
         in, rows, num_rows, 0, slices, slices == 1 ? length : invariant_row_slice, out, partials.p, op);
     return cudaGetLastError();
   };
-  if (const cudaError_t e = length <= warp_threads ? launch.template operator()<1, 4>()
-                                                   : launch.template operator()<warp_threads, 1>();
-      e != cudaSuccess || slices == 1)
+  const auto fold = [&]() {
+    constexpr RowLoads invariant = RowLoads::invariant;
+    if (length <= warp_threads) return launch.template operator()<1, 4, 8, RowLoads::elements>();
+    const std::uint64_t piece = slices == 1 ? length : invariant_row_slice;
+    const unsigned lanes = group_lanes(ceil_div(piece, Vector<T>::size), false, num_rows * slices, dev);
+    if (lanes == 4) return launch.template operator()<4, 1, 8, invariant>();
+    if (lanes == 8) return launch.template operator()<8, 1, 4, invariant>();
+    return launch.template operator()<warp_threads, 1, 4, invariant>();
+  };
+  if (const cudaError_t e = fold(); e != cudaSuccess || slices == 1)
     return Status::from_cuda(e);
   return Status::from_cuda(launch_combine<A>(partials.p, slices, outer, num_rows, 1, out, op, dev, stream, true));
 }
@@ -370,10 +387,10 @@ Status launch_merge_path(const T* in, Segments where, std::uint64_t segments, Ou
 // Rows back to back that staged_rows_kernel takes: short ones (in the default mode those that are
 // not dense_rows, which the dense kernel reads as fast without a stage), whose results are many
 // and whose loads a group of lanes per row would leave partly idle.
-template <class T>
+template <class Op, class T>
 bool staged_rows(const T* in, const Dims& outer, std::uint64_t length, bool invariant) {
   return sizeof(StagedLoad<T>) * staged_rows_tuning.threads <= staged_rows_tuning.stage_bytes && length > 0 &&
-         length <= staged_rows_tuning.most && (invariant || !dense_rows(in, outer, length, 0)) &&
+         length <= staged_rows_tuning.most && (invariant || !dense_rows<Op>(in, outer, length, 0)) &&
          back_to_back(outer, length);
 }
 
@@ -457,7 +474,7 @@ Status dispatch_axes(const T* in, const Shape& shape, const Axes& axes, Out* out
     if (const Status s = axis_device(on_stream_device.device(), &dev); !s) return s;
     switch (plan.kernel) {
       case AxisKernel::rows:
-        if (staged_rows(origin, plan.kept, plan.length, invariant))
+        if (staged_rows<Op>(origin, plan.kept, plan.length, invariant))
           return run_staged_rows<A>(origin, plan.outputs, plan.length, out, op, dev, stream);
         if (invariant)
           return run_invariant_rows<A>(origin, UniformRows{plan.kept, plan.length}, plan.outputs, plan.length,
@@ -515,7 +532,7 @@ Status dispatch_segments(const T* in, std::uint64_t segments, const Offset* begi
     if (opt.batch_invariant && order_sensitive_v<A, Op>)
       invariant_segments_kernel<axis_threads, A><<<grid, axis_threads, 0, stream>>>(in, rows, segments, out, op);
     else
-      rows_kernel<axis_threads, warp_threads, 1, 4, true, A><<<grid, axis_threads, 0, stream>>>(
+      rows_kernel<axis_threads, warp_threads, 1, 4, RowLoads::vectors, A><<<grid, axis_threads, 0, stream>>>(
           in, rows, segments, 0, 1, 0, out, (A*)nullptr, op);
     return Status::from_cuda(cudaGetLastError());
   });

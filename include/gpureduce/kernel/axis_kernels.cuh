@@ -3,8 +3,9 @@
 //                      of 16-byte vectors, each thread folding its vector's rows (or its part of
 //                      a row, the row's threads then reducing by shuffles), 4 vectors in flight.
 //   rows_kernel        groups of G lanes (4, 8, 32, or the whole block) reduce one row each, U rows
-//                      at a time, K loads in flight per row; 16-byte vectors (Vectors: a
-//                      misaligned head and tail element by element), or scalar loads G apart. A
+//                      at a time, K loads in flight per row; 16-byte vectors (a misaligned head
+//                      and tail element by element), scalar loads G apart, or the batch-invariant
+//                      fold (16-byte vectors counted from the row's first element). A
 //                      row is a contiguous run (Rows: the kept index's offset and a length, or a
 //                      segment's begin and end). Interleave I (a power of two dividing G, scalar
 //                      loads): the row is I adjacent columns' run of length x I, each lane on one
@@ -251,15 +252,104 @@ __device__ __forceinline__ A fold_run(A acc, const T* p, std::uint64_t lo, std::
   return acc;
 }
 
+// Vector j (V elements from element j x V) of the run at `run`, whatever the run's address d
+// modulo 16: one 16-byte load where d is 0, else two 8-byte or four 4-byte loads where d allows
+// them, else element by element (elements that are not 1, 2, 4 or 8 bytes at an address they
+// divide, too). The loads stay within the vector's own bytes.
+template <class T>
+__device__ __forceinline__ Vector<T> run_vector(const T* run, std::uint64_t j, unsigned d) {
+  constexpr unsigned V = Vector<T>::size;
+  Vector<T> x;
+  if constexpr (sizeof(T) <= 8 && alignof(T) == sizeof(T)) {
+    const T* at = run + j * V;
+    if (d == 0) return *reinterpret_cast<const Vector<T>*>(at);
+    if (d % 8 == 0) {
+      const uint2 w[2] = {reinterpret_cast<const uint2*>(at)[0], reinterpret_cast<const uint2*>(at)[1]};
+      __builtin_memcpy(&x, w, sizeof x);
+      return x;
+    }
+    if (d % 4 == 0) {
+      const std::uint32_t* q = reinterpret_cast<const std::uint32_t*>(at);
+      const std::uint32_t w[4] = {q[0], q[1], q[2], q[3]};
+      __builtin_memcpy(&x, w, sizeof x);
+      return x;
+    }
+  }
+#pragma unroll
+  for (unsigned e = 0; e < V; ++e) x.v[e] = run[j * V + e];
+  return x;
+}
+
+// The batch-invariant fold of elements [lo, hi) of the row at p: 32 logical lanes, lane k folding
+// vectors k, k + 32, ... of the run (V elements each, counted from element lo, whatever its
+// address) element by element in order, the last, partial vector as its lane's last; then the
+// butterfly over the 32. The tree depends on hi - lo alone. G lanes (G dividing 32) emulate the 32,
+// lane l holding logical lanes l, l + G, ... in 32 / G accumulators, which it combines as the
+// butterfly's widest steps would; K vectors in flight (a multiple of 32 / G), each read as its
+// address allows (run_vector). Every lane of the group returns the result.
+template <unsigned G, unsigned K, class A, class T, class Op>
+__device__ __forceinline__ A invariant_fold(const T* p, std::uint64_t lo, std::uint64_t hi, unsigned lane,
+                                            const Op& op) {
+  constexpr unsigned V = Vector<T>::size, M = warp_threads / G;
+  static_assert(warp_threads % G == 0 && K % M == 0);
+  const T* run = p + lo;
+  const std::uint64_t n = hi > lo ? hi - lo : 0, full = n / V, vectors = (n + V - 1) / V;
+  const unsigned d = unsigned(reinterpret_cast<std::uintptr_t>(run) % vector_bytes);
+  A acc[M];
+#pragma unroll
+  for (unsigned m = 0; m < M; ++m) acc[m] = op.template identity<A>();
+  for (std::uint64_t j0 = lane; j0 < vectors; j0 += G * K) {
+    Vector<T> x[K];
+#pragma unroll
+    for (unsigned k = 0; k < K; ++k) {
+      const std::uint64_t j = j0 + k * G;
+      if (j < full) {
+        x[k] = run_vector(run, j, d);
+      } else if (j < vectors) {  // the last, partial vector
+#pragma unroll
+        for (unsigned e = 0; e < V; ++e)
+          if (j * V + e < n) x[k].v[e] = run[j * V + e];
+      }
+    }
+#pragma unroll
+    for (unsigned k = 0; k < K; ++k) {
+      const std::uint64_t j = j0 + k * G;
+      const auto fold = [&](unsigned count) {
+#pragma unroll
+        for (unsigned e = 0; e < V; ++e)
+          if (e < count) acc[k % M] = op(acc[k % M], lift_element<A>(op, x[k].v[e], std::int64_t(lo + j * V + e)));
+      };
+      if (j < full) fold(V);
+      else if (j < vectors) fold(unsigned(n - j * V));
+    }
+  }
+#pragma unroll
+  for (unsigned s = M / 2; s > 0; s >>= 1)
+#pragma unroll
+    for (unsigned m = 0; m < M; ++m)
+      if ((m & s) == 0) {
+        const A both = op(acc[m], acc[m | s]);
+        acc[m] = both;
+        acc[m | s] = both;
+      }
+  return butterfly(acc[0], op, G / 2, 1);
+}
+
+// How rows_kernel reads a row: every G-th element; 16-byte vectors (a misaligned head and tail
+// element by element); or the batch-invariant fold (invariant_fold).
+enum class RowLoads { elements, vectors, invariant };
+
 // Rows_kernel: G lanes per row (G <= 32), or the whole block (G == Threads); U rows per group at a
 // time. Interleave 2^shift columns per row (scalar loads, G <= 32). Sliced: `slices` pieces per
 // row of `slice` elements (a multiple of 2^shift), writing partials. Groups of fewer than 32 lanes
-// in vectors are held to 64 registers, 4 blocks a multiprocessor (sm_90: bfloat16 sums on 8 lanes
-// took 76 registers otherwise, 3 blocks; a warp's, so held, spilled and lost 6% on rows of 4096,
-// H100).
-template <unsigned Threads, unsigned G, unsigned U, unsigned K, bool Vectors, class A, class Out, class T, class Rows,
+// in vectors, and argmin/argmax groups up to a warp of elements of 2 bytes or more, are held to 64
+// registers, 4 blocks a multiprocessor (sm_90: bfloat16 sums on 8 lanes took 76 registers
+// otherwise, 3 blocks; a warp's sums, so held, spilled and lost 6% on rows of 4096; float32 argmax
+// of rows of 1024, held, 376 us against 397; int8 argmax, held, spills: H100).
+template <unsigned Threads, unsigned G, unsigned U, unsigned K, RowLoads L, class A, class Out, class T, class Rows,
           class Op>
-__global__ void __launch_bounds__(Threads, Vectors && G < warp_threads ? 4 : 1)
+__global__ void __launch_bounds__(Threads, L == RowLoads::vectors && G <= warp_threads &&
+                                   (is_arg_extreme_v<Op> ? Vector<T>::size <= 8 : G < warp_threads) ? 4 : 1)
     rows_kernel(const T* in, Rows rows, std::uint64_t num_rows, unsigned shift, std::uint64_t slices,
                 std::uint64_t slice, Out* out, A* partials, Op runtime_op) {
   static_assert(G <= warp_threads || (G == Threads && U == 1));
@@ -287,7 +377,8 @@ __global__ void __launch_bounds__(Threads, Vectors && G < warp_threads ? 4 : 1)
       for (unsigned u = 0; u < U; ++u) {
         const std::uint64_t lo = slice_index[u] * slice;
         const std::uint64_t hi = slices == 1 || lo + slice > span[u].length ? span[u].length : lo + slice;
-        acc[u] = fold_run<G, K, Vectors>(acc[u], in + span[u].in, lo, hi, lane, shift, op);
+        if constexpr (L == RowLoads::invariant) acc[u] = invariant_fold<G, K, A>(in + span[u].in, lo, hi, lane, op);
+        else acc[u] = fold_run<G, K, L == RowLoads::vectors>(acc[u], in + span[u].in, lo, hi, lane, shift, op);
       }
 #pragma unroll
       for (unsigned u = 0; u < U; ++u) {
@@ -295,7 +386,7 @@ __global__ void __launch_bounds__(Threads, Vectors && G < warp_threads ? 4 : 1)
           __shared__ A warp_partials[warp_threads];
           acc[u] = block_reduce<Threads>(acc[u], op, identity, warp_partials);
           __syncthreads();  // warp_partials is reused by the next row
-        } else {
+        } else if constexpr (L != RowLoads::invariant) {
           acc[u] = butterfly(acc[u], op, G / 2, inner);
         }
         if (first + u * groups + group < pieces && lane < (G == Threads ? 1u : inner)) {
@@ -496,14 +587,11 @@ __global__ void __launch_bounds__(Threads)
 }
 
 // A batch-invariant segment's fold by its warp, as a batch-invariant row's (unsliced): up to 32
-// elements, lane 0 folds them in order; longer, lane k folds elements k, k + 32, ... in order and
-// the lanes then combine by the fixed butterfly. Scalar loads: nothing depends on the address.
-// Lane 0 holds the result.
+// elements, lane 0 folds them in order; longer, invariant_fold. Lane 0 holds the result.
 template <class A, class T, class Op>
 __device__ __forceinline__ A invariant_warp_fold(const T* p, std::uint64_t length, unsigned lane, const Op& op) {
   A acc = op.template identity<A>();
-  if (length > warp_threads)
-    return butterfly(fold_run<warp_threads, 8, false>(acc, p, 0, length, lane, 0, op), op, warp_threads / 2, 1);
+  if (length > warp_threads) return invariant_fold<warp_threads, 4, A>(p, 0, length, lane, op);
   if (lane == 0) acc = fold_run<1, 8, false>(acc, p, 0, length, 0, 0, op);
   return acc;
 }
