@@ -224,11 +224,13 @@ template <class A, class Op>
 inline constexpr bool order_sensitive_v =
     is_user_op_v<Op> || ((std::is_same_v<Op, Sum> || std::is_same_v<Op, Product>) && !std::is_integral_v<A>);
 
-// Batch-invariant rows: each row's elements folded by one thread in order (rows of up to 32), or by
-// invariant_fold (its 32 logical lanes over the row's 16-byte vectors counted from its first
-// element) on 4, 8 or 32 lanes as the rows' count and length call for (the bits are the same on
-// any), in slices of invariant_row_slice elements folded in order. Nothing depends on the row's
-// address; the tree depends on the row's length alone.
+// Batch-invariant rows: each row's elements folded by one thread in order (rows of up to 32); longer,
+// elements of 4 bytes or more by invariant_fold (its 32 logical lanes over the row's 16-byte
+// vectors counted from its first element) on 4, 8 or 32 lanes as the rows' count and length call
+// for (the bits are the same on any), smaller ones as a segment's (invariant_warp_fold: their
+// vectors on the lanes above took 85-139 registers and lost, bfloat16 rows of 256 0.56x the
+// default mode against 0.92x, H100); in slices of invariant_row_slice elements folded in order.
+// Nothing depends on the row's address; the tree depends on the row's length alone.
 template <class A, class Out, class T, class Rows, class Op>
 Status run_invariant_rows(const T* in, const Rows& rows, std::uint64_t num_rows, std::uint64_t length,
                           const Dims& outer, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
@@ -246,11 +248,15 @@ Status run_invariant_rows(const T* in, const Rows& rows, std::uint64_t num_rows,
   const auto fold = [&]() {
     constexpr RowLoads invariant = RowLoads::invariant;
     if (length <= warp_threads) return launch.template operator()<1, 4, 8, RowLoads::elements>();
-    const std::uint64_t piece = slices == 1 ? length : invariant_row_slice;
-    const unsigned lanes = group_lanes(ceil_div(piece, Vector<T>::size), false, num_rows * slices, dev);
-    if (lanes == 4) return launch.template operator()<4, 1, 8, invariant>();
-    if (lanes == 8) return launch.template operator()<8, 1, 4, invariant>();
-    return launch.template operator()<warp_threads, 1, 4, invariant>();
+    if constexpr (sizeof(T) < 4) {
+      return launch.template operator()<warp_threads, 1, 8, RowLoads::elements>();
+    } else {
+      const std::uint64_t piece = slices == 1 ? length : invariant_row_slice;
+      const unsigned lanes = group_lanes(ceil_div(piece, Vector<T>::size), false, num_rows * slices, dev);
+      if (lanes == 4) return launch.template operator()<4, 1, 8, invariant>();
+      if (lanes == 8) return launch.template operator()<8, 1, 4, invariant>();
+      return launch.template operator()<warp_threads, 1, 4, invariant>();
+    }
   };
   if (const cudaError_t e = fold(); e != cudaSuccess || slices == 1)
     return Status::from_cuda(e);

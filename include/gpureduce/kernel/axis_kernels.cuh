@@ -586,12 +586,14 @@ __global__ void __launch_bounds__(Threads)
   });
 }
 
-// A batch-invariant segment's fold by its warp, as a batch-invariant row's (unsliced): up to 32
-// elements, lane 0 folds them in order; longer, invariant_fold. Lane 0 holds the result.
+// A batch-invariant segment's fold by its warp: up to 32 elements, lane 0 folds them in order;
+// longer, lane k folds elements k, k + 32, ... in order and the lanes then combine by the fixed
+// butterfly. Scalar loads: nothing depends on the address. Lane 0 holds the result.
 template <class A, class T, class Op>
 __device__ __forceinline__ A invariant_warp_fold(const T* p, std::uint64_t length, unsigned lane, const Op& op) {
   A acc = op.template identity<A>();
-  if (length > warp_threads) return invariant_fold<warp_threads, 4, A>(p, 0, length, lane, op);
+  if (length > warp_threads)
+    return butterfly(fold_run<warp_threads, 8, false>(acc, p, 0, length, lane, 0, op), op, warp_threads / 2, 1);
   if (lane == 0) acc = fold_run<1, 8, false>(acc, p, 0, length, 0, 0, op);
   return acc;
 }
