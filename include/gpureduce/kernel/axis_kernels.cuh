@@ -37,6 +37,7 @@
 #include <gpureduce/agent/sources.cuh>
 #include <gpureduce/dispatch/axis_plan.hpp>
 #include <gpureduce/thread/accumulator.hpp>
+#include <gpureduce/thread/held_lanes.hpp>
 #include <gpureduce/thread/interleaved_slots.hpp>
 #include <gpureduce/thread/narrow_slots.hpp>
 #include <gpureduce/thread/ordered_best.hpp>
@@ -285,8 +286,9 @@ __device__ __forceinline__ Vector<T> run_vector(const T* run, std::uint64_t j, u
 // address) element by element in order, the last, partial vector as its lane's last; then the
 // butterfly over the 32. The tree depends on hi - lo alone. G lanes (G dividing 32) emulate the 32,
 // lane l holding logical lanes l, l + G, ... in 32 / G accumulators, which it combines as the
-// butterfly's widest steps would; K vectors in flight (a multiple of 32 / G), each read as its
-// address allows (run_vector). Every lane of the group returns the result.
+// butterfly's widest steps would (thread/held_lanes.hpp); K vectors in flight (a multiple of
+// 32 / G), each read as its address allows (run_vector). Every lane of the group returns the
+// result.
 template <unsigned G, unsigned K, class A, class T, class Op>
 __device__ __forceinline__ A invariant_fold(const T* p, std::uint64_t lo, std::uint64_t hi, unsigned lane,
                                             const Op& op) {
@@ -323,15 +325,7 @@ __device__ __forceinline__ A invariant_fold(const T* p, std::uint64_t lo, std::u
       else if (j < vectors) fold(unsigned(n - j * V));
     }
   }
-#pragma unroll
-  for (unsigned s = M / 2; s > 0; s >>= 1)
-#pragma unroll
-    for (unsigned m = 0; m < M; ++m)
-      if ((m & s) == 0) {
-        const A both = op(acc[m], acc[m | s]);
-        acc[m] = both;
-        acc[m | s] = both;
-      }
+  fold_held_lanes(acc, op);
   return butterfly(acc[0], op, G / 2, 1);
 }
 
