@@ -5,13 +5,12 @@
 //   rows_kernel        groups of G lanes (4, 8, 32, or the whole block) reduce one row each, U rows
 //                      at a time, K loads in flight per row; 16-byte vectors (a misaligned head
 //                      and tail element by element), scalar loads G apart, or the batch-invariant
-//                      fold (16-byte vectors counted from the row's first element). A
-//                      row is a contiguous run (Rows: the kept index's offset and a length, or a
-//                      segment's begin and end). Interleave I (a power of two dividing G, scalar
-//                      loads): the row is I adjacent columns' run of length x I, each lane on one
-//                      column, for the sums of a few adjacent columns read as rows. Sliced (S > 1):
-//                      each group reduces one slice of a row into a partial, which combine_kernel
-//                      folds.
+//                      fold (16-byte vectors counted from the row's first element). A row is a
+//                      contiguous run (Rows: the kept index's offset and a length, or a segment's
+//                      begin and end). Interleave I (a power of two dividing G, scalar loads): the
+//                      row is I adjacent columns' run of length x I, each lane on one column, for
+//                      the sums of a few adjacent columns read as rows. Sliced (S > 1): each group
+//                      reduces one slice of a row into a partial, which combine_kernel folds.
 //   interleaved_rows_kernel  the same rows of interleaved columns where every row is 16-byte
 //                      aligned: a warp per row slice in 16-byte vectors, V accumulators a lane.
 //   narrow_columns_kernel  rows of 3 to 31 interleaved columns, not a power of two, at any
