@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -81,7 +82,7 @@ TEST(InvariantGpu, RowsInAnyBatch) {
   GPUREDUCE_REQUIRE_GPU();
   for (std::int64_t length : {1, 3, 17, 32, 33, 65, 100, 127, 128, 259, 1000, 2047, 5000, 40000})
     rows_in_any_batch<float>(length);
-  for (std::int64_t length : {47, 100, 1000, 16391}) rows_in_any_batch<__nv_bfloat16>(length);
+  for (std::int64_t length : {47, 100, 1000, 1500, 16391}) rows_in_any_batch<__nv_bfloat16>(length);
   for (std::int64_t length : {33, 1000}) rows_in_any_batch<double>(length);
 }
 
@@ -93,78 +94,111 @@ TEST(InvariantGpu, EmptyRowsGiveTheIdentity) {
     for (float got : invariant_sums(none, shape, {1}, 5, 0)) EXPECT_EQ(got, 0.0f);
 }
 
-// A column among 2, 7 or 1000 (a column of a one-column array is contiguous: a row).
-TEST(InvariantGpu, ColumnsInAnyBatch) {
-  GPUREDUCE_REQUIRE_GPU();
-  for (std::int64_t length : {5, 300, 70000}) {
-    const auto col = random_input<float>(std::uint64_t(length), test_seed() ^ std::uint64_t(length + 1));
-    float first = 0;
-    bool have_first = false;
-    for (std::int64_t batch : {2, 7, 1000}) {
-      if (batch * length > (std::int64_t(1) << 25)) continue;
-      std::vector<float> h = random_input<float>(std::uint64_t(batch * length), test_seed() ^ std::uint64_t(batch));
-      for (std::int64_t at : {std::int64_t(0), batch - 1}) {
-        for (std::int64_t r = 0; r < length; ++r) h[std::size_t(r * batch + at)] = col[std::size_t(r)];
-        for (unsigned misalign : {0u, 1u}) {
-          const float got = invariant_sums(h, Shape{length, batch}, {0}, std::uint64_t(batch), misalign)[std::size_t(at)];
-          if (!have_first) {
-            expect_sum_of(got, col.data(), std::uint64_t(length), 1, "column of " + std::to_string(length));
-            first = got;
-            have_first = true;
-          }
-          ASSERT_EQ(exact_cases::bits_of(got), exact_cases::bits_of(first)) << "column of " << length << " at " << at << " of " << batch
-                                                  << ", +" << misalign << " elements";
-        }
+// A column among 2 to 1000 (a column of a one-column array is contiguous: a row), of 2-D arrays
+// and of the middle axis of 3-D ones: up to 32 columns of one kept index, or of several whose
+// length is whole slices, are staged (invariant_columns_kernel); others a thread per column.
+template <class T>
+void columns_in_any_batch(std::int64_t length) {
+  const auto col = random_input<T>(std::uint64_t(length), test_seed() ^ std::uint64_t(length + 1));
+  using Out = result_t<T, Sum>;
+  Out first{};
+  bool have_first = false;
+  const auto check = [&](Out got, const std::string& where) {
+    if (!have_first) {
+      expect_sum_of(got, col.data(), std::uint64_t(length), 1, "column of " + std::to_string(length));
+      first = got;
+      have_first = true;
+    }
+    ASSERT_EQ(exact_cases::bits_of(got), exact_cases::bits_of(first)) << "column of " << length << " " << where;
+  };
+  for (std::int64_t batch : {2, 3, 7, 16, 32, 33, 1000}) {
+    if (batch * length > (std::int64_t(1) << 25)) continue;
+    std::vector<T> h = random_input<T>(std::uint64_t(batch * length), test_seed() ^ std::uint64_t(batch));
+    for (std::int64_t at : {std::int64_t(0), batch - 1}) {
+      for (std::int64_t r = 0; r < length; ++r) h[std::size_t(r * batch + at)] = col[std::size_t(r)];
+      for (unsigned misalign : {0u, 1u}) {
+        check(invariant_sums(h, Shape{length, batch}, {0}, std::uint64_t(batch), misalign)[std::size_t(at)],
+              "at " + std::to_string(at) + " of " + std::to_string(batch) + ", +" + std::to_string(misalign));
+        if (::testing::Test::HasFatalFailure()) return;
       }
     }
+    // The middle axis of 3 x length x batch: the column at kept index 1.
+    if (3 * batch * length > (std::int64_t(1) << 25)) continue;
+    std::vector<T> h3 = random_input<T>(std::uint64_t(3 * batch * length), test_seed() ^ std::uint64_t(batch + 3));
+    const std::int64_t at = batch / 2;
+    for (std::int64_t r = 0; r < length; ++r) h3[std::size_t((length + r) * batch + at)] = col[std::size_t(r)];
+    check(invariant_sums(h3, Shape{3, length, batch}, {1}, std::uint64_t(3 * batch), 0)[std::size_t(batch + at)],
+          "at 1, " + std::to_string(at) + " of 3 x " + std::to_string(batch));
+    if (::testing::Test::HasFatalFailure()) return;
   }
+}
+
+TEST(InvariantGpu, ColumnsInAnyBatch) {
+  GPUREDUCE_REQUIRE_GPU();
+  for (std::int64_t length : {5, 300, 512, 70000}) columns_in_any_batch<float>(length);
+  for (std::int64_t length : {300, 4096}) columns_in_any_batch<__nv_bfloat16>(length);
+  for (std::int64_t length : {300, 1024}) columns_in_any_batch<double>(length);
 }
 
 // A segment among others of random lengths, by CSR offsets and by begin/end arrays: among none, a
 // few and many of up to 2000 elements (a warp per segment), and among 50,000 of up to 7 (CSR:
-// staged tiles; the longest segments take a warp from the stage, or past it).
-TEST(InvariantGpu, SegmentsAmongAny) {
-  GPUREDUCE_REQUIRE_GPU();
-  std::mt19937_64 rng(test_seed() ^ 0x5e9);
-  for (std::int64_t length : {3, 20, 40, 700, 100000}) {
-    const auto seg = random_input<float>(std::uint64_t(length), test_seed() ^ std::uint64_t(length + 2));
-    float first = 0;
-    bool have_first = false;
-    for (int neighbours : {0, 6, 999, 50000}) {
-      std::vector<std::int64_t> lengths;
-      const std::uint64_t longest = neighbours == 50000 ? 8 : 2000;
-      for (int k = 0; k < neighbours; ++k) lengths.push_back(std::int64_t(rng() % longest));
-      const std::size_t at = neighbours ? std::size_t(rng() % std::uint64_t(neighbours)) : 0;
-      lengths.insert(lengths.begin() + std::ptrdiff_t(at), length);
-      std::vector<std::int64_t> offsets{0};
-      for (auto l : lengths) offsets.push_back(offsets.back() + l);
-      std::vector<float> h = random_input<float>(std::uint64_t(offsets.back()), rng());
-      std::copy(seg.begin(), seg.end(), h.begin() + offsets[at]);
-      for (unsigned misalign : {0u, 1u}) {
-        DeviceInput<float> d(h, misalign);
-        DeviceInput<std::int64_t> off(offsets, 0);
-        float* out = nullptr;
-        ASSERT_EQ(cudaMalloc(&out, lengths.size() * sizeof(float)), cudaSuccess);
-        for (bool csr : {true, false}) {
-          const Status s = csr ? try_segmented_sum(d.get(), lengths.size(), off.get(), out, nullptr, invariant())
-                               : try_segmented_sum(d.get(), lengths.size(), off.get(), off.get() + 1, out, nullptr,
-                                                   invariant());
-          ASSERT_TRUE(bool(s)) << s.message;
-          float got = 0;
-          ASSERT_EQ(cudaMemcpy(&got, out + at, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
-          if (!have_first) {
-            expect_sum_of(got, seg.data(), std::uint64_t(length), 1, "segment of " + std::to_string(length));
-            first = got;
-            have_first = true;
-          }
-          ASSERT_EQ(exact_cases::bits_of(got), exact_cases::bits_of(first)) << "segment of " << length << " at " << at << " among "
-                                                  << lengths.size() << (csr ? ", CSR" : ", begin/end") << ", +"
-                                                  << misalign << " elements";
+// staged tiles; the longest segments take a warp from the stage, or past it); at 0, 1 and 5
+// elements past a 16-byte boundary. Elements under 4 bytes: the same bits as the row alone (one
+// tree, up to a slice of a row).
+template <class T>
+void segment_among_any(std::int64_t length) {
+  using Out = result_t<T, Sum>;
+  std::mt19937_64 rng(test_seed() ^ 0x5e9 ^ std::uint64_t(length));
+  const auto seg = random_input<T>(std::uint64_t(length), test_seed() ^ std::uint64_t(length + 2));
+  Out first{};
+  bool have_first = false;
+  if constexpr (sizeof(T) < 4) {
+    first = invariant_sums(seg, Shape{1, length}, {1}, 1, 0)[0];
+    have_first = true;
+  }
+  for (int neighbours : {0, 6, 999, 50000}) {
+    std::vector<std::int64_t> lengths;
+    const std::uint64_t longest = neighbours == 50000 ? 8 : 2000;
+    for (int k = 0; k < neighbours; ++k) lengths.push_back(std::int64_t(rng() % longest));
+    const std::size_t at = neighbours ? std::size_t(rng() % std::uint64_t(neighbours)) : 0;
+    lengths.insert(lengths.begin() + std::ptrdiff_t(at), length);
+    std::vector<std::int64_t> offsets{0};
+    for (auto l : lengths) offsets.push_back(offsets.back() + l);
+    std::vector<T> h = random_input<T>(std::uint64_t(offsets.back()), rng());
+    std::copy(seg.begin(), seg.end(), h.begin() + offsets[at]);
+    for (unsigned misalign : {0u, 1u, 5u}) {
+      DeviceInput<T> d(h, misalign);
+      DeviceInput<std::int64_t> off(offsets, 0);
+      Out* out = nullptr;
+      ASSERT_EQ(cudaMalloc(&out, lengths.size() * sizeof(Out)), cudaSuccess);
+      for (bool csr : {true, false}) {
+        ASSERT_EQ(cudaMemset(out, 0x5a, lengths.size() * sizeof(Out)), cudaSuccess);
+        const Status s = csr ? try_segmented_sum(d.get(), lengths.size(), off.get(), out, nullptr, invariant())
+                             : try_segmented_sum(d.get(), lengths.size(), off.get(), off.get() + 1, out, nullptr,
+                                                 invariant());
+        ASSERT_TRUE(bool(s)) << s.message;
+        Out got{};
+        ASSERT_EQ(cudaMemcpy(&got, out + at, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
+        if (!have_first) {
+          first = got;
+          have_first = true;
         }
-        cudaFree(out);
+        if (neighbours == 0 && misalign == 0 && csr)
+          expect_sum_of(got, seg.data(), std::uint64_t(length), 1, "segment of " + std::to_string(length));
+        ASSERT_EQ(exact_cases::bits_of(got), exact_cases::bits_of(first))
+            << "segment of " << length << " at " << at << " among " << lengths.size()
+            << (csr ? ", CSR" : ", begin/end") << ", +" << misalign << " elements";
       }
+      cudaFree(out);
     }
   }
+}
+
+TEST(InvariantGpu, SegmentsAmongAny) {
+  GPUREDUCE_REQUIRE_GPU();
+  for (std::int64_t length : {3, 20, 40, 700, 100000}) segment_among_any<float>(length);
+  for (std::int64_t length : {33, 40, 700, 1030, 5000, 16384}) segment_among_any<__nv_bfloat16>(length);
+  for (std::int64_t length : {40, 3000}) segment_among_any<double>(length);
 }
 
 // The whole-array calls refuse it, by name.

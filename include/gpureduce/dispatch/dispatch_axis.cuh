@@ -227,9 +227,10 @@ inline constexpr bool order_sensitive_v =
 // Batch-invariant rows: each row's elements folded by one thread in order (rows of up to 32); longer,
 // elements of 4 bytes or more by invariant_fold (its 32 logical lanes over the row's 16-byte
 // vectors counted from its first element) on 4, 8 or 32 lanes as the rows' count and length call
-// for (the bits are the same on any), smaller ones as a segment's (invariant_warp_fold: their
-// vectors on the lanes above took 85-139 registers and lost, bfloat16 rows of 256 0.56x the
-// default mode against 0.92x, H100); in slices of invariant_row_slice elements folded in order.
+// for (the bits are the same on any), smaller ones as a segment's (invariant_warp_fold's tree, a
+// warp a row, through its stage from invariant_staged_from elements: their vectors on the lanes
+// above took 85-139 registers and lost, bfloat16 rows of 256 0.56x the default mode against 0.92x,
+// H100); in slices of invariant_row_slice elements folded in order.
 // Nothing depends on the row's address; the tree depends on the row's length alone.
 template <class A, class Out, class T, class Rows, class Op>
 Status run_invariant_rows(const T* in, const Rows& rows, std::uint64_t num_rows, std::uint64_t length,
@@ -249,6 +250,8 @@ Status run_invariant_rows(const T* in, const Rows& rows, std::uint64_t num_rows,
     constexpr RowLoads invariant = RowLoads::invariant;
     if (length <= warp_threads) return launch.template operator()<1, 4, 8, RowLoads::elements>();
     if constexpr (sizeof(T) < 4) {
+      if ((slices == 1 ? length : invariant_row_slice) >= invariant_staged_from)
+        return launch.template operator()<warp_threads, 1, staged_warp_loads, RowLoads::staged>();
       return launch.template operator()<warp_threads, 1, 8, RowLoads::elements>();
     } else {
       const std::uint64_t piece = slices == 1 ? length : invariant_row_slice;
@@ -315,14 +318,48 @@ Status run_narrow_columns(const T* in, const Dims& outer, std::uint64_t rows, st
   return finish_columns<A>(partials.p, slices, outer, rows * inner, inner, out, op, dev, stream, false);
 }
 
+// Batch-invariant columns of a dense run from a 16-byte boundary (kept x length rows of `inner`
+// adjacent columns, the kept indices' runs back to back), of elements whose size divides 16 bytes:
+// invariant_columns_kernel, a block's slices staged together, so that a few columns read as fast
+// as many (a thread per column and slice read them 2-16 columns apart). Its pieces start
+// slice x inner elements apart: one kept index, or whole slices.
+template <class T>
+bool invariant_columns(const T* in, const AxisPlan& plan, std::uint64_t kept) {
+  const Dims& outer = plan.kept;
+  return reinterpret_cast<std::uintptr_t>(in) % vector_bytes == 0 && plan.row_stride == plan.inner &&
+         plan.length > 0 && std::uint64_t(plan.inner) <= invariant_column_lanes<axis_threads, T> / 8 &&
+         (kept == 1 || (plan.length % invariant_column_slice == 0 && outer.count == 1 &&
+                        outer.in[0] == std::int64_t(plan.length) * plan.inner));
+}
+
+template <class A, class Out, class T, class Op>
+Status run_invariant_columns(const T* in, const Dims& outer, std::uint64_t kept, unsigned inner,
+                             std::uint64_t length, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
+  static_assert(invariant_column_slice % invariant_column_chunk == 0);
+  const std::uint64_t slices = ceil_div(length, invariant_column_slice);
+  const unsigned per_block = invariant_column_lanes<axis_threads, T> / inner;
+  Partials<A> partials{nullptr, stream};
+  if (slices > 1)
+    if (const Status s = partials.alloc(slices * kept * inner); !s) return s;
+  const std::uint64_t blocks = ceil_div(kept * slices, per_block);
+  invariant_columns_kernel<axis_threads, A><<<unsigned(blocks < dev.max_grid ? blocks : dev.max_grid), axis_threads,
+                                              0, stream>>>(in, outer, kept, inner, kept * length * inner,
+                                                           unsigned(invariant_column_slice), slices, per_block, out,
+                                                           partials.p, op);
+  return finish_columns<A>(partials.p, slices, outer, kept * inner, inner, out, op, dev, stream, true);
+}
+
 // Columns: batch-invariant, each column folds its elements in order, in slices whose length
-// depends on its length alone.
+// depends on its length alone (up to 32 columns of a dense run, run_invariant_columns).
 template <class A, class Out, class T, class Op>
 Status run_columns(const T* in, const AxisPlan& plan, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream,
                    bool invariant) {
   const Dims& outer = plan.kept;
   const std::uint64_t rows = plan.outputs / std::uint64_t(plan.inner);
   const std::uint64_t inner = std::uint64_t(plan.inner);
+  if constexpr (order_sensitive_v<A, Op> && staged_load_size<T> > 1)
+    if (invariant && invariant_columns(in, plan, rows))
+      return run_invariant_columns<A>(in, outer, rows, unsigned(inner), plan.length, out, op, dev, stream);
   // A few adjacent columns over a dense run: rows of interleaved columns, read contiguously.
   if (!invariant && inner <= warp_threads && std::has_single_bit(inner) && plan.row_stride == plan.inner)
     return run_uniform_rows<A>(in, outer, rows, plan.length, unsigned(std::countr_zero(inner)), out, op, dev, stream);
@@ -482,9 +519,10 @@ Status dispatch_axes(const T* in, const Shape& shape, const Axes& axes, Out* out
       case AxisKernel::rows:
         if (staged_rows<Op>(origin, plan.kept, plan.length, invariant))
           return run_staged_rows<A>(origin, plan.outputs, plan.length, out, op, dev, stream);
-        if (invariant)
-          return run_invariant_rows<A>(origin, UniformRows{plan.kept, plan.length}, plan.outputs, plan.length,
-                                       plan.kept, out, op, dev, stream);
+        if constexpr (order_sensitive_v<A, Op>)
+          if (invariant)
+            return run_invariant_rows<A>(origin, UniformRows{plan.kept, plan.length}, plan.outputs, plan.length,
+                                         plan.kept, out, op, dev, stream);
         return run_uniform_rows<A>(origin, plan.kept, plan.outputs, plan.length, 0, out, op, dev, stream);
       case AxisKernel::columns: return run_columns<A>(origin, plan, out, op, dev, stream, invariant);
       default: {
@@ -535,11 +573,14 @@ Status dispatch_segments(const T* in, std::uint64_t segments, const Offset* begi
     const OffsetRows<Offset> rows{begin, end};
     const std::uint64_t blocks = ceil_div(segments, axis_threads / warp_threads);
     const unsigned grid = unsigned(blocks < dev.max_grid ? blocks : dev.max_grid);
-    if (opt.batch_invariant && order_sensitive_v<A, Op>)
-      invariant_segments_kernel<axis_threads, A><<<grid, axis_threads, 0, stream>>>(in, rows, segments, out, op);
-    else
-      rows_kernel<axis_threads, warp_threads, 1, 4, RowLoads::vectors, A><<<grid, axis_threads, 0, stream>>>(
-          in, rows, segments, 0, 1, 0, out, (A*)nullptr, op);
+    if constexpr (order_sensitive_v<A, Op>)
+      if (opt.batch_invariant) {
+        invariant_segments_kernel<axis_threads, invariant_staged_from, A><<<grid, axis_threads, 0, stream>>>(
+            in, rows, segments, out, op);
+        return Status::from_cuda(cudaGetLastError());
+      }
+    rows_kernel<axis_threads, warp_threads, 1, 4, RowLoads::vectors, A><<<grid, axis_threads, 0, stream>>>(
+        in, rows, segments, 0, 1, 0, out, (A*)nullptr, op);
     return Status::from_cuda(cudaGetLastError());
   });
 }
@@ -555,10 +596,10 @@ Status run_invariant_csr(const T* in, std::uint64_t segments, const Offset* offs
   const unsigned grid = unsigned(blocks < dev.target_blocks ? blocks : dev.target_blocks);
   if constexpr (loads > 0)
     invariant_csr_kernel<threads, loads, csr_staged_tuning.list_entries, csr_staged_tuning.invariant_below,
-                         csr_staged_tuning.fill_percent, A><<<grid, threads, 0, stream>>>(in, offsets, segments, out,
+                         csr_staged_tuning.fill_percent, invariant_staged_from, A><<<grid, threads, 0, stream>>>(in, offsets, segments, out,
                                                                                           op);
   else
-    invariant_segments_kernel<axis_threads, A><<<grid, axis_threads, 0, stream>>>(
+    invariant_segments_kernel<axis_threads, invariant_staged_from, A><<<grid, axis_threads, 0, stream>>>(
         in, OffsetRows<Offset>{offsets, offsets + 1}, segments, out, op);
   return Status::from_cuda(cudaGetLastError());
 }

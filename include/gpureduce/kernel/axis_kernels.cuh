@@ -21,6 +21,9 @@
 //   columns_kernel     one thread per output, or per 16-byte vector of adjacent outputs; adjacent
 //                      threads read adjacent columns, `row_stride` apart down the reduced
 //                      dimension, 4 loads in flight; sliced as rows_kernel.
+//   invariant_columns_kernel  batch-invariant columns of a dense run of up to 32, columns_kernel's
+//                      tree: a thread per column and slice, the slices' rows staged through
+//                      shared memory by loads of 32 consecutive elements.
 //   combine_kernel     folds each output's S partials in slice order (a thread per output), in
 //                      8 ways of every 8th slice then way order (outputs too few to fill the
 //                      device), or in a fixed block tree (a block per output, for a few outputs
@@ -36,6 +39,7 @@
 #include <gpureduce/agent/sources.cuh>
 #include <gpureduce/dispatch/axis_plan.hpp>
 #include <gpureduce/thread/accumulator.hpp>
+#include <gpureduce/thread/async_copy.cuh>
 #include <gpureduce/thread/held_lanes.hpp>
 #include <gpureduce/thread/interleaved_slots.hpp>
 #include <gpureduce/thread/narrow_slots.hpp>
@@ -328,9 +332,76 @@ __device__ __forceinline__ A invariant_fold(const T* p, std::uint64_t lo, std::u
   return butterfly(acc[0], op, G / 2, 1);
 }
 
+// Elements [lo, hi) of the run at p folded into acc as lane `lane` of a warp: elements lo + lane,
+// lo + lane + 32, ... in order, as fold_run<32, K, false> folds them, but read as 16-byte vectors
+// (2-byte elements: 64 bytes a warp's scalar load, at most 0.24x the vectors' speed). The warp
+// loads K x 32 vectors at a time, counted from the 16-byte boundary at or before element lo (a
+// vector the run fills partly, element by element), into `stage` (K x 32 vectors, the warp's own),
+// and each lane then reads its elements from it: consecutive lanes, consecutive elements. Elements
+// that 16 bytes do not hold whole, or at an address they do not divide, are read one by one.
+template <unsigned K, class A, class T, class Op>
+__device__ __forceinline__ A staged_warp_run(A acc, const T* p, std::uint64_t lo, std::uint64_t hi, unsigned lane,
+                                             Vector<T>* stage, const Op& op) {
+  constexpr unsigned V = Vector<T>::size;
+  const T* q = p + lo;
+  if constexpr (V == 1 || vector_bytes % sizeof(T) != 0 || alignof(T) != sizeof(T)) {
+    return fold_run<warp_threads, 2 * K, false>(acc, p, lo, hi, lane, 0, op);
+  } else {
+    if (reinterpret_cast<std::uintptr_t>(q) % sizeof(T) != 0)
+      return fold_run<warp_threads, 2 * K, false>(acc, p, lo, hi, lane, 0, op);
+    const std::uint64_t n = hi > lo ? hi - lo : 0;
+    const unsigned m = unsigned(reinterpret_cast<std::uintptr_t>(q) / sizeof(T) % V);
+    const T* base = q - m;  // 16-byte aligned: element t of the chunks is run element t - m
+    const std::uint64_t total = m + n, vectors = (total + V - 1) / V;
+    const unsigned first = (lane + m) % warp_threads;  // this lane's first slot of every chunk
+    T* slots = reinterpret_cast<T*>(stage);
+    // Vectors [whole_lo, whole_hi) lie within the run; the others (at most the first and the
+    // last) are read element by element.
+    const std::uint64_t whole_lo = m ? 1 : 0, whole_hi = total / V;
+    for (std::uint64_t c0 = 0; c0 < vectors; c0 += K * warp_threads) {
+      __syncwarp();  // the previous chunk's slots are read
+#pragma unroll
+      for (unsigned k = 0; k < K; ++k) {
+        const std::uint64_t w = c0 + lane + k * warp_threads;
+        if (w >= whole_lo && w < whole_hi)
+          copy_async_16(stage + lane + k * warp_threads, reinterpret_cast<const Vector<T>*>(base) + w);
+      }
+      const std::uint64_t edges[2] = {0, vectors - 1};
+#pragma unroll
+      for (const std::uint64_t w : edges)
+        if ((w < whole_lo || w >= whole_hi) && w >= c0 && w < c0 + K * warp_threads && lane < V) {
+          const std::uint64_t t = w * V + lane;
+          if (t >= m && t < total) slots[(w - c0) * V + lane] = base[t];
+        }
+      copy_async_wait();
+      __syncwarp();
+      // Slot s holds run element start + s; those of [s_lo, s_hi) are the run's.
+      const std::int64_t start = std::int64_t(c0 * V) - std::int64_t(m);
+      const unsigned s_lo = start < 0 ? unsigned(-start) : 0u;
+      const unsigned s_hi = unsigned(std::int64_t(n) - start < K * warp_threads * V ? std::int64_t(n) - start
+                                                                                    : K * warp_threads * V);
+#pragma unroll 1
+      for (unsigned k = 0; k < K; ++k) {
+#pragma unroll
+        for (unsigned e = 0; e < V; ++e) {
+          const unsigned s = first + (k * V + e) * warp_threads;
+          if (s >= s_lo && s < s_hi)
+            acc = op(acc, lift_element<A>(op, slots[s], std::int64_t(lo) + start + std::int64_t(s)));
+        }
+      }
+    }
+    __syncwarp();  // the stage is free for the warp's next run
+    return acc;
+  }
+}
+
+// Vectors a warp stages at once in staged_warp_run (rows_kernel, invariant_segments_kernel): 2 KB.
+inline constexpr unsigned staged_warp_loads = 4;
+
 // How rows_kernel reads a row: every G-th element; 16-byte vectors (a misaligned head and tail
-// element by element); or the batch-invariant fold (invariant_fold).
-enum class RowLoads { elements, vectors, invariant };
+// element by element); the batch-invariant fold (invariant_fold); or every 32nd element through a
+// stage of 16-byte vectors (staged_warp_run, G = 32).
+enum class RowLoads { elements, vectors, invariant, staged };
 
 // Rows_kernel: G lanes per row (G <= 32), or the whole block (G == Threads); U rows per group at a
 // time. Interleave 2^shift columns per row (scalar loads, G <= 32). Sliced: `slices` pieces per
@@ -341,11 +412,13 @@ enum class RowLoads { elements, vectors, invariant };
 // of rows of 1024, held, 376 us against 397; int8 argmax, held, spills: H100).
 template <unsigned Threads, unsigned G, unsigned U, unsigned K, RowLoads L, class A, class Out, class T, class Rows,
           class Op>
-__global__ void __launch_bounds__(Threads, L == RowLoads::vectors && G <= warp_threads &&
-                                   (is_arg_extreme_v<Op> ? Vector<T>::size <= 8 : G < warp_threads) ? 4 : 1)
+__global__ void __launch_bounds__(Threads, L == RowLoads::staged || (L == RowLoads::vectors && G <= warp_threads &&
+                                   (is_arg_extreme_v<Op> ? Vector<T>::size <= 8 : G < warp_threads)) ? 4 : 1)
     rows_kernel(const T* in, Rows rows, std::uint64_t num_rows, unsigned shift, std::uint64_t slices,
                 std::uint64_t slice, Out* out, A* partials, Op runtime_op) {
   static_assert(G <= warp_threads || (G == Threads && U == 1));
+  static_assert(L != RowLoads::staged || (G == warp_threads && U == 1));
+  __shared__ alignas(16) unsigned char stage_bytes[L == RowLoads::staged ? Threads * K * sizeof(Vector<T>) : 1];
   with_constant_nan(runtime_op, [&](auto op) {
     constexpr unsigned groups = Threads / G;
     const unsigned lane = threadIdx.x % G;
@@ -370,7 +443,11 @@ __global__ void __launch_bounds__(Threads, L == RowLoads::vectors && G <= warp_t
       for (unsigned u = 0; u < U; ++u) {
         const std::uint64_t lo = slice_index[u] * slice;
         const std::uint64_t hi = slices == 1 || lo + slice > span[u].length ? span[u].length : lo + slice;
-        if constexpr (L == RowLoads::invariant) acc[u] = invariant_fold<G, K, A>(in + span[u].in, lo, hi, lane, op);
+        if constexpr (L == RowLoads::invariant)
+          acc[u] = invariant_fold<G, K, A>(in + span[u].in, lo, hi, lane, op);
+        else if constexpr (L == RowLoads::staged)
+          acc[u] = staged_warp_run<K>(acc[u], in + span[u].in, lo, hi, lane,
+                                      reinterpret_cast<Vector<T>*>(stage_bytes) + group * K * warp_threads, op);
         else acc[u] = fold_run<G, K, L == RowLoads::vectors>(acc[u], in + span[u].in, lo, hi, lane, shift, op);
       }
 #pragma unroll
@@ -580,38 +657,47 @@ __global__ void __launch_bounds__(Threads)
 }
 
 // A batch-invariant segment's fold by its warp: up to 32 elements, lane 0 folds them in order;
-// longer, lane k folds elements k, k + 32, ... in order and the lanes then combine by the fixed
-// butterfly. Scalar loads: nothing depends on the address. Lane 0 holds the result.
-template <class A, class T, class Op>
-__device__ __forceinline__ A invariant_warp_fold(const T* p, std::uint64_t length, unsigned lane, const Op& op) {
+// longer, lane k folds elements k, k + 32, ... in order (scalar loads, or from StagedFrom elements
+// staged_warp_run, through the warp's `stage` of K x 32 vectors) and the lanes then combine by the
+// fixed butterfly. Lane 0 holds the result.
+template <unsigned K, std::uint64_t StagedFrom, class A, class T, class Op>
+__device__ __forceinline__ A invariant_warp_fold(const T* p, std::uint64_t length, unsigned lane, Vector<T>* stage,
+                                                 const Op& op) {
   A acc = op.template identity<A>();
+  if (length >= StagedFrom)
+    return butterfly(staged_warp_run<K>(acc, p, 0, length, lane, stage, op), op, warp_threads / 2, 1);
   if (length > warp_threads)
-    return butterfly(fold_run<warp_threads, 8, false>(acc, p, 0, length, lane, 0, op), op, warp_threads / 2, 1);
+    return butterfly(fold_run<warp_threads, 2 * K, false>(acc, p, 0, length, lane, 0, op), op, warp_threads / 2, 1);
   if (lane == 0) acc = fold_run<1, 8, false>(acc, p, 0, length, 0, 0, op);
   return acc;
 }
 
 // The grid's warps, a segment each (Rows: its begin, length and result), folded by
-// invariant_warp_fold.
-template <unsigned Threads, class A, class Out, class T, class Rows, class Op>
+// invariant_warp_fold through `stage` (the block's: K x 32 vectors a warp).
+template <unsigned Threads, unsigned K, std::uint64_t StagedFrom, class A, class Out, class T, class Rows, class Op>
 __device__ __forceinline__ void invariant_segment_warps(const T* in, const Rows& rows, std::uint64_t segments,
-                                                        Out* out, const Op& op) {
+                                                        Vector<T>* stage, Out* out, const Op& op) {
   const unsigned lane = threadIdx.x % warp_threads;
   const std::uint64_t warps = std::uint64_t(gridDim.x) * (Threads / warp_threads);
+  Vector<T>* own = stage + threadIdx.x / warp_threads * K * warp_threads;
   for (std::uint64_t r = std::uint64_t(blockIdx.x) * (Threads / warp_threads) + threadIdx.x / warp_threads;
        r < segments; r += warps) {
     const RowSpan span = rows.row(r);
-    const A acc = invariant_warp_fold<A>(in + span.in, span.length, lane, op);
+    const A acc = invariant_warp_fold<K, StagedFrom, A>(in + span.in, span.length, lane, own, op);
     if (lane == 0) out[span.out] = finish<Out>(acc);
   }
 }
 
 // Invariant_segments_kernel: begin/end segments, invariant_segment_warps.
-template <unsigned Threads, class A, class Out, class T, class Rows, class Op>
+template <unsigned Threads, std::uint64_t StagedFrom, class A, class Out, class T, class Rows, class Op>
 __global__ void __launch_bounds__(Threads)
     invariant_segments_kernel(const T* in, Rows rows, std::uint64_t segments, Out* out, Op runtime_op) {
-  with_constant_nan(runtime_op,
-                    [&](auto op) { invariant_segment_warps<Threads, A>(in, rows, segments, out, op); });
+  constexpr unsigned K = staged_warp_loads;
+  __shared__ alignas(16) unsigned char stage_bytes[Threads * K * sizeof(Vector<T>)];
+  with_constant_nan(runtime_op, [&](auto op) {
+    invariant_segment_warps<Threads, K, StagedFrom, A>(in, rows, segments, reinterpret_cast<Vector<T>*>(stage_bytes),
+                                                       out, op);
+  });
 }
 
 // Columns_kernel: output d (of `outputs` = outer x inner) is column d % inner of kept index
@@ -670,6 +756,89 @@ __global__ void __launch_bounds__(Threads)
     for (unsigned c = 0; c < C; ++c) {
       if (slices == 1) out[out_off + std::int64_t(i + c)] = finish<Out>(acc[c]);
       else partials[slice_index * outputs + d + c] = acc[c];
+    }
+  });
+}
+
+// Threads of invariant_columns_kernel that fold (the columns x pieces of a block), and rows a
+// chunk.
+template <unsigned Threads, class T>
+inline constexpr unsigned invariant_column_lanes = Threads * 4 / (sizeof(T) > 4 ? unsigned(sizeof(T)) : 4u);
+inline constexpr unsigned invariant_column_chunk = warp_threads;
+
+// Invariant_columns_kernel: batch-invariant columns of a dense run, the columns_kernel's tree:
+// column i of kept index o folds its slice s of `slice` rows (a multiple of 32) in order. Piece g
+// = o x slices + s starts at element g x slice x inner of `in` (16-byte aligned; one kept index, or
+// whole slices back to back), and the pieces end at `total` elements. A block takes `per_block`
+// pieces at a time, a thread for each of their columns. Chunk by chunk, its threads copy the
+// pieces' next 32 rows to shared memory in 16-byte vectors (cp.async; a vector the pieces' end cuts,
+// element by element), piece q's at slot q x stride, stride = 32 x inner padded to a whole vector
+// past a multiple of 32 elements, so that each thread then reads its column there from a bank
+// apart from most of its warp's. Partials as columns_kernel's where a column has several slices.
+template <unsigned Threads, class A, class Out, class T, class Op>
+__global__ void __launch_bounds__(Threads)
+    invariant_columns_kernel(const T* in, Dims outer, std::uint64_t kept, unsigned inner, std::uint64_t total,
+                             unsigned slice, std::uint64_t slices, unsigned per_block, Out* out, A* partials,
+                             Op runtime_op) {
+  constexpr unsigned lanes = invariant_column_lanes<Threads, T>, C = invariant_column_chunk, V = Vector<T>::size;
+  static_assert(lanes <= Threads && V > 1 && V * sizeof(T) == vector_bytes);
+  // per_block x stride <= lanes x 32 + per_block x (inner + V - 1) <= lanes x (32 + V)
+  __shared__ alignas(16) unsigned char stage_bytes[lanes * (C + V) * sizeof(T)];
+  T* stage = reinterpret_cast<T*>(stage_bytes);  // T may have constructors
+  with_constant_nan(runtime_op, [&](auto op) {
+    const std::uint64_t pieces = kept * slices;
+    const unsigned piece = threadIdx.x / inner, column = threadIdx.x - piece * inner;  // as a folding thread
+    const unsigned stride = C * inner + (inner + V - 1) / V * V, span = slice * inner;
+    // As a copying thread: vectors threadIdx.x, + Threads, ... of the block's chunk, vector w of
+    // piece q's part (vp vectors a piece).
+    const unsigned vp = C * inner / V;
+    const unsigned q0 = threadIdx.x / vp, w0 = threadIdx.x % vp, q_step = Threads / vp, w_step = Threads % vp;
+    for (std::uint64_t g0 = std::uint64_t(blockIdx.x) * per_block; g0 < pieces;
+         g0 += std::uint64_t(gridDim.x) * per_block) {
+      const unsigned count = unsigned(pieces - g0 < per_block ? pieces - g0 : per_block);
+      const T* base = in + g0 * span;
+      const std::uint64_t left = total - g0 * span;  // elements from base to the end
+      const std::uint64_t o = (g0 + piece) / slices, s = g0 + piece - o * slices;
+      std::uint64_t rows = piece < count ? (left - std::uint64_t(piece) * span) / inner : 0;
+      rows = rows < slice ? rows : slice;
+      const T* own = stage + piece * stride + column;
+      const std::uint64_t most = left / inner < slice ? left / inner : slice;  // the first piece's rows
+      A acc = op.template identity<A>();
+      for (unsigned c = 0; c * C < most; ++c) {
+        __syncthreads();  // the previous chunk is folded
+        for (unsigned q = q0, w = w0; q < count;) {
+          const std::uint64_t e = std::uint64_t(q) * span + c * C * inner + w * V;
+          if (e + V <= left) {
+            copy_async_16(stage + q * stride + w * V, base + e);
+          } else {
+#pragma unroll
+            for (unsigned j = 0; j < V; ++j)
+              if (e + j < left) stage[q * stride + w * V + j] = base[e + j];
+          }
+          q += q_step;
+          w += w_step;
+          if (w >= vp) w -= vp, ++q;
+        }
+        copy_async_wait();
+        __syncthreads();
+        if ((c + 1) * C <= rows) {
+#pragma unroll 8
+          for (unsigned k = 0; k < C; ++k)
+            acc = op(acc, lift_element<A>(op, own[k * inner], std::int64_t(s * slice + c * C + k)));
+        } else {
+          for (unsigned k = 0; c * C + k < rows; ++k)
+            acc = op(acc, lift_element<A>(op, own[k * inner], std::int64_t(s * slice + c * C + k)));
+        }
+      }
+      if (piece < count) {
+        if (slices == 1) {
+          std::int64_t in_off, out_off;
+          outer.offsets(o, &in_off, &out_off);
+          out[out_off + std::int64_t(column)] = finish<Out>(acc);
+        } else {
+          partials[s * kept * inner + o * inner + column] = acc;
+        }
+      }
     }
   });
 }

@@ -7,7 +7,8 @@
 //   staged_tiles        the tile loop, which csr_segments_kernel also runs for short CSR segments
 //                       (a tile that outgrows the stage reads its segments a warp each instead).
 //   invariant_csr_kernel  batch-invariant CSR segments: staged tiles where they are short, a thread
-//                       per segment of up to 32 elements and a warp per longer one, or a warp each.
+//                       per segment of up to 32 elements and a warp per longer one, or a warp each
+//                       (staged_warp_run through the tile's stage).
 //   Stage: element e of the tile at slot e + (e >> shift), padded or not (grid/staged_tile.hpp);
 //   Loads loads in flight per thread fill it.
 #pragma once
@@ -64,7 +65,8 @@ struct ClampedOffsets {
 // a capacity of Threads x Loads loads), laid out with `shift`. Invariant: the batch-invariant fold
 // (invariant_warp_fold), segments of more than 32 elements a warp each, listed in `longs` (per_tile
 // entries) for the warps to take after the threads' short ones.
-template <unsigned Threads, unsigned Loads, bool Invariant, class A, class Out, class T, class Segments, class Op>
+template <unsigned Threads, unsigned Loads, bool Invariant, std::uint64_t StagedFrom, class A, class Out, class T,
+          class Segments, class Op>
 __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segments& where, std::uint64_t segments,
                                              std::uint64_t per_tile, unsigned shift, unsigned* longs, Out* out,
                                              const Op& op) {
@@ -89,14 +91,17 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
         const std::uint64_t length = re > rb ? std::uint64_t(re - rb) : 0;
         A acc = identity;
         if constexpr (Invariant) {
-          acc = invariant_warp_fold<A>(in + rb, length, lane, op);
+          // The stage, a warp's Loads x 32 vectors each (capacity: Threads x Loads loads).
+          acc = invariant_warp_fold<Loads, StagedFrom, A>(in + rb, length, lane,
+                                              reinterpret_cast<Vector<T>*>(stage) + warp * Loads * warp_threads, op);
         } else {
           if (length) acc = fold_run<warp_threads, 4, true>(acc, in + rb, 0, length, lane, 0, op);
           acc = butterfly(acc, op, warp_threads / 2, 1);
         }
         if (lane == 0) out[s0 + r] = finish<Out>(acc);
       }
-      continue;  // no stage used: no barrier needed
+      if constexpr (Invariant) __syncthreads();  // the next tile may fill the stage the warps read
+      continue;
     }
     if (Invariant && threadIdx.x == 0) s_longs = 0;
     // The tile's elements: a head up to the first 16-byte boundary, whole vectors, a tail.
@@ -171,16 +176,18 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   with_constant_nan(runtime_op, [&](auto op) {
     __shared__ alignas(16) unsigned char stage_bytes[slots * sizeof(T)];
     T* stage = reinterpret_cast<T*>(stage_bytes);  // T may have constructors
-    staged_tiles<Threads, Loads, false, A>(stage, in, FixedRows{length}, rows, per_tile, shift, nullptr, out, op);
+    staged_tiles<Threads, Loads, false, 0, A>(stage, in, FixedRows{length}, rows, per_tile, shift, nullptr, out, op);
   });
 }
 
 // Invariant_csr_kernel: batch-invariant CSR segments, one launch whose blocks all read the mean
 // segment length: below StagedBelow, staged tiles of at most ListEntries segments filling
-// FillPercent of the stage; otherwise a warp per segment. Either way invariant_warp_fold's tree.
+// FillPercent of the stage; otherwise a warp per segment, through the stage (a warp's Loads x 32
+// vectors). Either way invariant_warp_fold's tree. Held to 64 registers (85 for 8-byte elements),
+// as before the staged warp fold took it to 80, at a few dozen bytes of spills.
 template <unsigned Threads, unsigned Loads, unsigned ListEntries, std::uint64_t StagedBelow, unsigned FillPercent,
-          class A, class Out, class T, class Offset, class Op>
-__global__ void __launch_bounds__(Threads)
+          std::uint64_t StagedFrom, class A, class Out, class T, class Offset, class Op>
+__global__ void __launch_bounds__(Threads, sizeof(T) < 8 ? 4 : 3)
     invariant_csr_kernel(const T* in, const Offset* offsets, std::uint64_t segments, Out* out, Op runtime_op) {
   constexpr unsigned capacity = staged_capacity(Threads, Loads, staged_load_size<T>);
   with_constant_nan(runtime_op, [&](auto op) {
@@ -192,12 +199,13 @@ __global__ void __launch_bounds__(Threads)
     if (mean < StagedBelow) {
       const std::uint64_t per_tile =
           staged_per_tile(segments, mean, capacity * FillPercent / 100, Threads, gridDim.x);
-      staged_tiles<Threads, Loads, true, A>(stage, in, CsrStarts<Offset>{offsets}, segments,
+      staged_tiles<Threads, Loads, true, StagedFrom, A>(stage, in, CsrStarts<Offset>{offsets}, segments,
                                             per_tile < ListEntries ? per_tile : ListEntries,
                                             staged_pad_shift(sizeof(T)), longs, out, op);
       return;
     }
-    invariant_segment_warps<Threads, A>(in, clamped, segments, out, op);
+    invariant_segment_warps<Threads, Loads, StagedFrom, A>(in, clamped, segments, reinterpret_cast<Vector<T>*>(stage),
+                                                           out, op);
   });
 }
 
