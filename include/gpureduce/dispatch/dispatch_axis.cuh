@@ -327,7 +327,8 @@ template <class T>
 bool invariant_columns(const T* in, const AxisPlan& plan, std::uint64_t kept) {
   const Dims& outer = plan.kept;
   return reinterpret_cast<std::uintptr_t>(in) % vector_bytes == 0 && plan.row_stride == plan.inner &&
-         plan.length > 0 && std::uint64_t(plan.inner) <= invariant_column_lanes<axis_threads, T> / 8 &&
+         plan.length > 0 && plan.inner >= 2 &&
+         std::uint64_t(plan.inner) <= invariant_column_lanes<axis_threads, T> / 8 &&
          (kept == 1 || (plan.length % invariant_column_slice == 0 && outer.count == 1 &&
                         outer.in[0] == std::int64_t(plan.length) * plan.inner));
 }
@@ -335,7 +336,7 @@ bool invariant_columns(const T* in, const AxisPlan& plan, std::uint64_t kept) {
 template <class A, class Out, class T, class Op>
 Status run_invariant_columns(const T* in, const Dims& outer, std::uint64_t kept, unsigned inner,
                              std::uint64_t length, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream) {
-  static_assert(invariant_column_slice % invariant_column_chunk == 0);
+  static_assert(invariant_column_slice % column_stage_rows == 0);
   const std::uint64_t slices = ceil_div(length, invariant_column_slice);
   const unsigned per_block = invariant_column_lanes<axis_threads, T> / inner;
   Partials<A> partials{nullptr, stream};

@@ -38,6 +38,7 @@
 #include <gpureduce/block/block_reduce.cuh>
 #include <gpureduce/agent/sources.cuh>
 #include <gpureduce/dispatch/axis_plan.hpp>
+#include <gpureduce/grid/column_stage.hpp>
 #include <gpureduce/thread/accumulator.hpp>
 #include <gpureduce/thread/async_copy.cuh>
 #include <gpureduce/thread/held_lanes.hpp>
@@ -760,11 +761,9 @@ __global__ void __launch_bounds__(Threads)
   });
 }
 
-// Threads of invariant_columns_kernel that fold (the columns x pieces of a block), and rows a
-// chunk.
+// Threads of invariant_columns_kernel that fold (the columns x pieces of a block).
 template <unsigned Threads, class T>
 inline constexpr unsigned invariant_column_lanes = Threads * 4 / (sizeof(T) > 4 ? unsigned(sizeof(T)) : 4u);
-inline constexpr unsigned invariant_column_chunk = warp_threads;
 
 // Invariant_columns_kernel: batch-invariant columns of a dense run, the columns_kernel's tree:
 // column i of kept index o folds its slice s of `slice` rows (a multiple of 32) in order. Piece g
@@ -772,15 +771,14 @@ inline constexpr unsigned invariant_column_chunk = warp_threads;
 // whole slices back to back), and the pieces end at `total` elements. A block takes `per_block`
 // pieces at a time, a thread for each of their columns. Chunk by chunk, its threads copy the
 // pieces' next 32 rows to shared memory in 16-byte vectors (cp.async; a vector the pieces' end cuts,
-// element by element), piece q's at slot q x stride, stride = 32 x inner padded to a whole vector
-// past a multiple of 32 elements, so that each thread then reads its column there from a bank
-// apart from most of its warp's. Partials as columns_kernel's where a column has several slices.
+// element by element), laid out as grid/column_stage.hpp says, and each thread then folds its
+// column from there. Partials as columns_kernel's where a column has several slices.
 template <unsigned Threads, class A, class Out, class T, class Op>
 __global__ void __launch_bounds__(Threads)
     invariant_columns_kernel(const T* in, Dims outer, std::uint64_t kept, unsigned inner, std::uint64_t total,
                              unsigned slice, std::uint64_t slices, unsigned per_block, Out* out, A* partials,
                              Op runtime_op) {
-  constexpr unsigned lanes = invariant_column_lanes<Threads, T>, C = invariant_column_chunk, V = Vector<T>::size;
+  constexpr unsigned lanes = invariant_column_lanes<Threads, T>, C = column_stage_rows, V = Vector<T>::size;
   static_assert(lanes <= Threads && V > 1 && V * sizeof(T) == vector_bytes);
   // per_block x stride <= lanes x 32 + per_block x (inner + V - 1) <= lanes x (32 + V)
   __shared__ alignas(16) unsigned char stage_bytes[lanes * (C + V) * sizeof(T)];
@@ -788,11 +786,9 @@ __global__ void __launch_bounds__(Threads)
   with_constant_nan(runtime_op, [&](auto op) {
     const std::uint64_t pieces = kept * slices;
     const unsigned piece = threadIdx.x / inner, column = threadIdx.x - piece * inner;  // as a folding thread
-    const unsigned stride = C * inner + (inner + V - 1) / V * V, span = slice * inner;
-    // As a copying thread: vectors threadIdx.x, + Threads, ... of the block's chunk, vector w of
-    // piece q's part (vp vectors a piece).
-    const unsigned vp = C * inner / V;
-    const unsigned q0 = threadIdx.x / vp, w0 = threadIdx.x % vp, q_step = Threads / vp, w_step = Threads % vp;
+    const ColumnStage layout{inner, V};
+    const ColumnCopies copies(threadIdx.x, Threads, layout.piece_vectors());  // as a copying thread
+    const unsigned span = slice * inner;
     for (std::uint64_t g0 = std::uint64_t(blockIdx.x) * per_block; g0 < pieces;
          g0 += std::uint64_t(gridDim.x) * per_block) {
       const unsigned count = unsigned(pieces - g0 < per_block ? pieces - g0 : per_block);
@@ -801,23 +797,20 @@ __global__ void __launch_bounds__(Threads)
       const std::uint64_t o = (g0 + piece) / slices, s = g0 + piece - o * slices;
       std::uint64_t rows = piece < count ? (left - std::uint64_t(piece) * span) / inner : 0;
       rows = rows < slice ? rows : slice;
-      const T* own = stage + piece * stride + column;
+      const T* own = stage + layout.slot(piece, 0, column);
       const std::uint64_t most = left / inner < slice ? left / inner : slice;  // the first piece's rows
       A acc = op.template identity<A>();
       for (unsigned c = 0; c * C < most; ++c) {
         __syncthreads();  // the previous chunk is folded
-        for (unsigned q = q0, w = w0; q < count;) {
-          const std::uint64_t e = std::uint64_t(q) * span + c * C * inner + w * V;
+        for (ColumnCopies v = copies; v.q < count; v.next()) {
+          const std::uint64_t e = std::uint64_t(v.q) * span + c * C * inner + v.w * V;
           if (e + V <= left) {
-            copy_async_16(stage + q * stride + w * V, base + e);
+            copy_async_16(stage + layout.slot(v.q, 0, v.w * V), base + e);
           } else {
 #pragma unroll
             for (unsigned j = 0; j < V; ++j)
-              if (e + j < left) stage[q * stride + w * V + j] = base[e + j];
+              if (e + j < left) stage[layout.slot(v.q, 0, v.w * V + j)] = base[e + j];
           }
-          q += q_step;
-          w += w_step;
-          if (w >= vp) w -= vp, ++q;
         }
         copy_async_wait();
         __syncthreads();
