@@ -597,8 +597,8 @@ Status run_invariant_csr(const T* in, std::uint64_t segments, const Offset* offs
   const unsigned grid = unsigned(blocks < dev.target_blocks ? blocks : dev.target_blocks);
   if constexpr (loads > 0)
     invariant_csr_kernel<threads, loads, csr_staged_tuning.list_entries, csr_staged_tuning.invariant_below,
-                         csr_staged_tuning.fill_percent, invariant_staged_from, A><<<grid, threads, 0, stream>>>(in, offsets, segments, out,
-                                                                                          op);
+                         csr_staged_tuning.fill_percent, invariant_staged_from, A><<<grid, threads, 0, stream>>>(
+        in, offsets, segments, out, op);
   else
     invariant_segments_kernel<axis_threads, invariant_staged_from, A><<<grid, axis_threads, 0, stream>>>(
         in, OffsetRows<Offset>{offsets, offsets + 1}, segments, out, op);

@@ -22,8 +22,8 @@
 //                      threads read adjacent columns, `row_stride` apart down the reduced
 //                      dimension, 4 loads in flight; sliced as rows_kernel.
 //   invariant_columns_kernel  batch-invariant columns of a dense run of up to 32, columns_kernel's
-//                      tree: a thread per column and slice, the slices' rows staged through
-//                      shared memory by loads of 32 consecutive elements.
+//                      tree: a thread per column and slice, the slices' rows copied to shared
+//                      memory in 16-byte vectors (cp.async), 32 rows at a time.
 //   combine_kernel     folds each output's S partials in slice order (a thread per output), in
 //                      8 ways of every 8th slice then way order (outputs too few to fill the
 //                      device), or in a fixed block tree (a block per output, for a few outputs
@@ -39,6 +39,7 @@
 #include <gpureduce/agent/sources.cuh>
 #include <gpureduce/dispatch/axis_plan.hpp>
 #include <gpureduce/grid/column_stage.hpp>
+#include <gpureduce/grid/staged_tile.hpp>
 #include <gpureduce/thread/accumulator.hpp>
 #include <gpureduce/thread/async_copy.cuh>
 #include <gpureduce/thread/held_lanes.hpp>
@@ -339,17 +340,15 @@ __device__ __forceinline__ A invariant_fold(const T* p, std::uint64_t lo, std::u
 // loads K x 32 vectors at a time, counted from the 16-byte boundary at or before element lo (a
 // vector the run fills partly, element by element), into `stage` (K x 32 vectors, the warp's own),
 // and each lane then reads its elements from it: consecutive lanes, consecutive elements. Elements
-// that 16 bytes do not hold whole, or at an address they do not divide, are read one by one.
+// that 16-byte loads do not take (grid/staged_tile.hpp) are read one by one.
 template <unsigned K, class A, class T, class Op>
 __device__ __forceinline__ A staged_warp_run(A acc, const T* p, std::uint64_t lo, std::uint64_t hi, unsigned lane,
                                              Vector<T>* stage, const Op& op) {
   constexpr unsigned V = Vector<T>::size;
-  const T* q = p + lo;
-  if constexpr (V == 1 || vector_bytes % sizeof(T) != 0 || alignof(T) != sizeof(T)) {
+  if constexpr (staged_load_elements(sizeof(T), alignof(T)) == 1) {
     return fold_run<warp_threads, 2 * K, false>(acc, p, lo, hi, lane, 0, op);
   } else {
-    if (reinterpret_cast<std::uintptr_t>(q) % sizeof(T) != 0)
-      return fold_run<warp_threads, 2 * K, false>(acc, p, lo, hi, lane, 0, op);
+    const T* q = p + lo;
     const std::uint64_t n = hi > lo ? hi - lo : 0;
     const unsigned m = unsigned(reinterpret_cast<std::uintptr_t>(q) / sizeof(T) % V);
     const T* base = q - m;  // 16-byte aligned: element t of the chunks is run element t - m
