@@ -12,7 +12,7 @@
 # SANITIZE_FILTER="$(tools/sanitize.sh --filter)-*test_records*".
 # SANITIZE_FILTER: the gtest filter (default: the one below; --filter prints it).
 set -uo pipefail
-filter='*sanitizer_sizes*:*released_stream_slots*:*give_slots_back*:*exec_update*:*trim_workspace*:*per_thread_default_streams*:*device_lambdas*:*transforms_under*:*transform_reduce_with_a_functor*:*test_records*:*test_shifted*:*test_dependent_launch*:*test_atomic_end*:*fuzz*:*random_mixed_calls*:*AxisGpu.*Rows*:*AxisGpu.Columns*:*AxisGpu.Segments*:*AxisGpu.StridedViews*:*ExactAxisGpu*RowsAndColumns*:*ExactAxisGpu*Segments*:*ExactAxisGpu*Special*:*InvariantGpu.Segments*'
+filter='*sanitizer_sizes*:*released_stream_slots*:*give_slots_back*:*exec_update*:*trim_workspace*:*per_thread_default_streams*:*device_lambdas*:*transforms_under*:*transform_reduce_with_a_functor*:*test_records*:*test_shifted*:*test_dependent_launch*:*test_atomic_end*:*fuzz*:*random_mixed_calls*:*AxisGpu.*Rows*:*AxisGpu.Columns*:*AxisGpu.Segments*:*AxisGpu.StridedViews*:*ExactAxisGpu*RowsAndColumns*:*ExactAxisGpu*Segments*:*ExactAxisGpu*Special*:*InvariantGpu.Segments*:*InvariantGpu.LongSegments*:*InvariantGpu.Columns*'
 if [ "${1:-}" = --filter ]; then echo "$filter"; exit 0; fi
 build=${1:-build}
 status=0

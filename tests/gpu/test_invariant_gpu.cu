@@ -135,7 +135,8 @@ void columns_in_any_batch(std::int64_t length) {
 
 TEST(InvariantGpu, ColumnsInAnyBatch) {
   GPUREDUCE_REQUIRE_GPU();
-  for (std::int64_t length : {5, 300, 512, 70000}) columns_in_any_batch<float>(length);
+  // 600,000 rows: 2,344 slices, whose partials are combined in groups of 2,048.
+  for (std::int64_t length : {5, 300, 512, 70000, 600000}) columns_in_any_batch<float>(length);
   for (std::int64_t length : {300, 4096}) columns_in_any_batch<__nv_bfloat16>(length);
   for (std::int64_t length : {300, 1024}) columns_in_any_batch<double>(length);
 }
@@ -196,9 +197,71 @@ void segment_among_any(std::int64_t length) {
 
 TEST(InvariantGpu, SegmentsAmongAny) {
   GPUREDUCE_REQUIRE_GPU();
-  for (std::int64_t length : {3, 20, 40, 700, 100000}) segment_among_any<float>(length);
-  for (std::int64_t length : {33, 40, 700, 1030, 5000, 16384}) segment_among_any<__nv_bfloat16>(length);
-  for (std::int64_t length : {40, 3000}) segment_among_any<double>(length);
+  for (std::int64_t length : {3, 20, 40, 700, 100000, (1 << 20) + 5}) segment_among_any<float>(length);
+  // Up to 63 slices of 16,384 a bfloat16 segment has the bits of the same row.
+  for (std::int64_t length : {33, 40, 700, 1030, 5000, 16384, 16385, 16416, 40000, 1000000})
+    segment_among_any<__nv_bfloat16>(length);
+  for (std::int64_t length : {40, 3000, 20000}) segment_among_any<double>(length);
+}
+
+// Segments of several slices (over 16,384 elements) are listed for a second kernel, or folded by
+// the warp that meets them where the list is full (forced here): the same bits either way, CSR or
+// begin/end, as each segment alone, and each within the summation bound.
+template <class T>
+void long_segments_listed_or_not() {
+  using Out = result_t<T, Sum>;
+  constexpr std::int64_t slice = 16384;
+  std::mt19937_64 rng(test_seed() ^ 0x10e9);
+  std::vector<std::int64_t> lengths{slice + 1, 2 * slice, 2 * slice + 1, 3 * slice + 31, 0, 5};
+  for (int k = 0; k < 150; ++k)
+    lengths.push_back(std::int64_t(k % 3 == 0 ? rng() % 64 : rng() % std::uint64_t(5 * slice)));
+  std::shuffle(lengths.begin(), lengths.end(), rng);
+  std::vector<std::int64_t> offsets{0};
+  for (auto l : lengths) offsets.push_back(offsets.back() + l);
+  const std::uint64_t segments = lengths.size();
+  const std::vector<T> h = random_input<T>(std::uint64_t(offsets.back()), rng());
+  DeviceInput<T> d(h, 3);
+  DeviceInput<std::int64_t> off(offsets, 0);
+  Out* out = nullptr;
+  ASSERT_EQ(cudaMalloc(&out, segments * sizeof(Out)), cudaSuccess);
+  std::vector<Out> first;
+  for (bool unlisted : {false, true})
+    for (bool csr : {true, false}) {
+      const detail::testing::ForceLaunch forced({.unlisted = unlisted});
+      ASSERT_EQ(cudaMemset(out, 0x5a, segments * sizeof(Out)), cudaSuccess);
+      const Status s = csr ? try_segmented_sum(d.get(), segments, off.get(), out, nullptr, invariant())
+                           : try_segmented_sum(d.get(), segments, off.get(), off.get() + 1, out, nullptr, invariant());
+      ASSERT_TRUE(bool(s)) << s.message;
+      std::vector<Out> got(segments);
+      ASSERT_EQ(cudaMemcpy(got.data(), out, segments * sizeof(Out), cudaMemcpyDeviceToHost), cudaSuccess);
+      if (first.empty()) {
+        first = got;
+        for (std::uint64_t r = 0; r < segments; ++r) {
+          const std::vector<T> seg(h.begin() + offsets[r], h.begin() + offsets[r + 1]);
+          expect_sum_of(got[r], seg.data(), seg.size(), 1, "segment of " + std::to_string(seg.size()));
+          if (lengths[r] <= slice) continue;
+          const std::vector<std::int64_t> alone_offsets{0, lengths[r]};
+          DeviceInput<T> alone(seg, 0);
+          DeviceInput<std::int64_t> alone_off(alone_offsets, 0);
+          ASSERT_TRUE(bool(try_segmented_sum(alone.get(), 1, alone_off.get(), out, nullptr, invariant())));
+          Out one{};
+          ASSERT_EQ(cudaMemcpy(&one, out, sizeof one, cudaMemcpyDeviceToHost), cudaSuccess);
+          ASSERT_EQ(exact_cases::bits_of(got[r]), exact_cases::bits_of(one)) << "segment " << r << " of " << lengths[r];
+        }
+      }
+      for (std::uint64_t r = 0; r < segments; ++r)
+        ASSERT_EQ(exact_cases::bits_of(got[r]), exact_cases::bits_of(first[r]))
+            << "segment " << r << " of " << lengths[r] << (csr ? ", CSR" : ", begin/end")
+            << (unlisted ? ", unlisted" : ", listed");
+    }
+  cudaFree(out);
+}
+
+TEST(InvariantGpu, LongSegmentsListedOrNot) {
+  GPUREDUCE_REQUIRE_GPU();
+  long_segments_listed_or_not<float>();
+  long_segments_listed_or_not<__nv_bfloat16>();
+  long_segments_listed_or_not<double>();
 }
 
 // The whole-array calls refuse it, by name.

@@ -11,6 +11,7 @@
 #include <gpureduce/grid/block_slices.hpp>
 #include <gpureduce/kernel/axis_kernels.cuh>
 #include <gpureduce/kernel/csr_segments_kernel.cuh>
+#include <gpureduce/kernel/invariant_segments_kernel.cuh>
 #include <gpureduce/kernel/staged_rows_kernel.cuh>
 
 #include <cuda_runtime_api.h>
@@ -130,23 +131,36 @@ cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, s
 // many (batch-invariant: where slices are many); 8 threads per output where outputs are too few for
 // a thread each to keep enough loads in flight (up to a 32nd of two waves of threads: 4,096 outputs
 // of 512 slices went from 64 dependent rounds to 8, 399 to 374 us, H100) and slices are many; a
-// thread per output otherwise.
+// thread per output otherwise. Batch-invariant, more than invariant_combine_group slices: a block
+// per output and group of that many slices first, then the groups' results the same way (a block
+// per output alone kept a few outputs' folds to a few multiprocessors: columns 2 wide of 2^27 rows
+// took 584 us against 373 in the default mode, H100).
 template <class A, class Out, class Op>
-cudaError_t launch_combine(const A* partials, std::uint64_t slices, const Dims& outer, std::uint64_t outputs,
-                           std::uint64_t inner, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream,
-                           bool invariant = false) {
+Status launch_combine(const A* partials, std::uint64_t slices, const Dims& outer, std::uint64_t outputs,
+                      std::uint64_t inner, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream,
+                      bool invariant = false) {
   constexpr unsigned ways = axis_threads / warp_threads;
+  const std::uint64_t groups = ceil_div(slices, invariant_combine_group);
+  if (invariant && groups > 1 && groups <= 65535) {
+    Partials<A> grouped{nullptr, stream};
+    if (const Status s = grouped.alloc(groups * outputs); !s) return s;
+    combine_kernel<axis_threads, axis_threads, A><<<dim3(unsigned(outputs), unsigned(groups)), axis_threads, 0,
+                                                    stream>>>(partials, slices, invariant_combine_group, outer,
+                                                              outputs, inner, out, grouped.p, op);
+    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return Status::from_cuda(e);
+    return launch_combine<A>(grouped.p, groups, outer, outputs, inner, out, op, dev, stream, true);
+  }
   // Batch-invariant: the tree depends on the slices alone, not on how many results there are.
   if ((invariant || outputs < dev.target_blocks) && slices >= 64)
     combine_kernel<axis_threads, axis_threads, A><<<unsigned(outputs), axis_threads, 0, stream>>>(
-        partials, slices, outer, outputs, inner, out, op);
+        partials, slices, slices, outer, outputs, inner, out, (A*)nullptr, op);
   else if (!invariant && slices >= 2 * ways && outputs * warp_threads <= dev.target_blocks * axis_threads)
     combine_kernel<axis_threads, ways, A><<<unsigned(ceil_div(outputs, warp_threads)), axis_threads, 0, stream>>>(
-        partials, slices, outer, outputs, inner, out, op);
+        partials, slices, slices, outer, outputs, inner, out, (A*)nullptr, op);
   else
     combine_kernel<axis_threads, 1, A><<<unsigned(ceil_div(outputs, axis_threads)), axis_threads, 0, stream>>>(
-        partials, slices, outer, outputs, inner, out, op);
-  return cudaGetLastError();
+        partials, slices, slices, outer, outputs, inner, out, (A*)nullptr, op);
+  return Status::from_cuda(cudaGetLastError());
 }
 
 // Rows of `length` elements back to back, results contiguous: no kept dimension, or one that steps
@@ -213,8 +227,7 @@ Status run_uniform_rows(const T* in, const Dims& outer, std::uint64_t rows, std:
   if (const cudaError_t e =
           launch_rows<A>(in, r, rows, row_length, shift, aligned, slice, out, partials.p, op, dev, stream))
     return Status::from_cuda(e);
-  return Status::from_cuda(
-      launch_combine<A>(partials.p, slices, outer, outputs, std::uint64_t(1) << shift, out, op, dev, stream));
+  return launch_combine<A>(partials.p, slices, outer, outputs, std::uint64_t(1) << shift, out, op, dev, stream);
 }
 
 // Whether a result's bits can depend on the order its elements are combined in: floating sums and
@@ -263,7 +276,7 @@ Status run_invariant_rows(const T* in, const Rows& rows, std::uint64_t num_rows,
   };
   if (const cudaError_t e = fold(); e != cudaSuccess || slices == 1)
     return Status::from_cuda(e);
-  return Status::from_cuda(launch_combine<A>(partials.p, slices, outer, num_rows, 1, out, op, dev, stream, true));
+  return launch_combine<A>(partials.p, slices, outer, num_rows, 1, out, op, dev, stream, true);
 }
 
 // After the columns kernel: its launch error, or the combine of its slices' partials.
@@ -272,8 +285,7 @@ Status finish_columns(const A* partials, std::uint64_t slices, const Dims& outer
                       std::uint64_t inner, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream,
                       bool invariant) {
   if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess || slices == 1) return Status::from_cuda(e);
-  return Status::from_cuda(
-      launch_combine<A>(partials, slices, outer, outputs, inner, out, op, dev, stream, invariant));
+  return launch_combine<A>(partials, slices, outer, outputs, inner, out, op, dev, stream, invariant);
 }
 
 // Rows of 3 to 31 interleaved columns, not a power of two, with a vector or more a lane
@@ -409,12 +421,8 @@ Status launch_merge_path(const T* in, Segments where, std::uint64_t segments, Ou
                           Op>;
   if (const Status s = check_workspace(opt); !s) return s;
   const RelaxedCaptureScope relaxed;  // the occupancy query and the slot, while the stream is captured
-  unsigned char* ws = static_cast<unsigned char*>(opt.workspace);
-  if (!ws) {
-    unsigned char* slot = nullptr;
-    if (const Status s = workspace_slot(stream, &slot); !s) return s;
-    ws = slot + slot_result_bytes;
-  }
+  unsigned char* ws = nullptr;
+  if (const Status s = grid_workspace(opt, stream, &ws); !s) return s;
   int device = 0;
   if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return Status::from_cuda(e);
   DeviceLimits limits{};
@@ -565,6 +573,31 @@ Status run_segments(const T* in, std::uint64_t segments, const Offset* begin, co
   });
 }
 
+// Batch-invariant segments: launch(list) runs the kernel that meets them, which lists those of
+// several slices in `list` (grid/long_segments.hpp: its arrays from the partials pool, its cursor
+// at grid_long_cursor_offset of the workspace); long_segments_kernel, a wave of blocks (4 a
+// multiprocessor at its 64 registers), then folds those, drawing the workspace's ticket.
+template <class A, class Out, class T, class Op, class Launch>
+Status run_invariant_segments(const T* in, Out* out, Op op, const AxisDevice& dev, cudaStream_t stream,
+                              const Options& opt, Launch&& launch) {
+  if (const Status s = check_workspace(opt); !s) return s;
+  unsigned char* ws = nullptr;
+  {
+    const RelaxedCaptureScope relaxed;  // the slot, while the stream is captured
+    if (const Status s = grid_workspace(opt, stream, &ws); !s) return s;
+  }
+  Partials<unsigned char> bytes{nullptr, stream};
+  if (const Status s = bytes.alloc(long_segments_bytes<A>); !s) return s;
+  const LongSegments<A> list = long_segments_at<A>(reinterpret_cast<unsigned long long*>(ws + grid_long_cursor_offset),
+                                                   bytes.p, forced_launch().unlisted ? 0 : long_slices);
+  launch(list);
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return Status::from_cuda(e);
+  long_segments_kernel<axis_threads, invariant_staged_from, A><<<unsigned(dev.target_blocks / 4), axis_threads, 0,
+                                                                 stream>>>(in, list, out,
+                                                                           reinterpret_cast<unsigned*>(ws), op);
+  return Status::from_cuda(cudaGetLastError());
+}
+
 // Segment r of `segments` is [begin[r], end[r]) of `in`, its result out[r]. One warp per segment;
 // batch-invariant, invariant_segments_kernel.
 template <class A, class Out, class T, class Offset, class Op>
@@ -575,11 +608,11 @@ Status dispatch_segments(const T* in, std::uint64_t segments, const Offset* begi
     const std::uint64_t blocks = ceil_div(segments, axis_threads / warp_threads);
     const unsigned grid = unsigned(blocks < dev.max_grid ? blocks : dev.max_grid);
     if constexpr (order_sensitive_v<A, Op>)
-      if (opt.batch_invariant) {
-        invariant_segments_kernel<axis_threads, invariant_staged_from, A><<<grid, axis_threads, 0, stream>>>(
-            in, rows, segments, out, op);
-        return Status::from_cuda(cudaGetLastError());
-      }
+      if (opt.batch_invariant)
+        return run_invariant_segments<A>(in, out, op, dev, stream, opt, [&](const LongSegments<A>& list) {
+          invariant_segments_kernel<axis_threads, invariant_staged_from, A><<<grid, axis_threads, 0, stream>>>(
+              in, rows, segments, list, out, op);
+        });
     rows_kernel<axis_threads, warp_threads, 1, 4, RowLoads::vectors, A><<<grid, axis_threads, 0, stream>>>(
         in, rows, segments, 0, 1, 0, out, (A*)nullptr, op);
     return Status::from_cuda(cudaGetLastError());
@@ -590,19 +623,20 @@ Status dispatch_segments(const T* in, std::uint64_t segments, const Offset* begi
 // otherwise; as begin/end segments where a thread's load outgrows the stage.
 template <class A, class Out, class T, class Offset, class Op>
 Status run_invariant_csr(const T* in, std::uint64_t segments, const Offset* offsets, Out* out, Op op,
-                         const AxisDevice& dev, cudaStream_t stream) {
+                         const AxisDevice& dev, cudaStream_t stream, const Options& opt) {
   constexpr unsigned threads = staged_rows_tuning.threads;
   constexpr unsigned loads = csr_staged_tuning.invariant_stage_bytes / unsigned(sizeof(StagedLoad<T>) * threads);
   const std::uint64_t blocks = ceil_div(segments, threads / warp_threads);
   const unsigned grid = unsigned(blocks < dev.target_blocks ? blocks : dev.target_blocks);
-  if constexpr (loads > 0)
-    invariant_csr_kernel<threads, loads, csr_staged_tuning.list_entries, csr_staged_tuning.invariant_below,
-                         csr_staged_tuning.fill_percent, invariant_staged_from, A><<<grid, threads, 0, stream>>>(
-        in, offsets, segments, out, op);
-  else
-    invariant_segments_kernel<axis_threads, invariant_staged_from, A><<<grid, axis_threads, 0, stream>>>(
-        in, OffsetRows<Offset>{offsets, offsets + 1}, segments, out, op);
-  return Status::from_cuda(cudaGetLastError());
+  return run_invariant_segments<A>(in, out, op, dev, stream, opt, [&](const LongSegments<A>& list) {
+    if constexpr (loads > 0)
+      invariant_csr_kernel<threads, loads, csr_staged_tuning.list_entries, csr_staged_tuning.invariant_below,
+                           csr_staged_tuning.fill_percent, invariant_staged_from, A><<<grid, threads, 0, stream>>>(
+          in, offsets, segments, list, out, op);
+    else
+      invariant_segments_kernel<axis_threads, invariant_staged_from, A><<<grid, axis_threads, 0, stream>>>(
+          in, OffsetRows<Offset>{offsets, offsets + 1}, segments, list, out, op);
+  });
 }
 
 // CSR offsets: segment r is [offsets[r], offsets[r + 1]).
@@ -611,7 +645,7 @@ Status dispatch_csr_segments(const T* in, std::uint64_t segments, const Offset* 
                              cudaStream_t stream, const Options& opt) noexcept {
   return run_segments(in, segments, offsets, offsets ? offsets + 1 : nullptr, out, stream, [&](const AxisDevice& dev) {
     if constexpr (order_sensitive_v<A, Op>)
-      if (opt.batch_invariant) return run_invariant_csr<A>(in, segments, offsets, out, op, dev, stream);
+      if (opt.batch_invariant) return run_invariant_csr<A>(in, segments, offsets, out, op, dev, stream, opt);
     return launch_merge_path<A>(in, CsrOffsets<Offset>{{offsets}}, segments, out, op, stream, opt);
   });
 }

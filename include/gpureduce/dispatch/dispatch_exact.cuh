@@ -25,12 +25,9 @@ Status launch_exact(Source src, std::uint64_t n, Out* out, cudaStream_t stream, 
   if (force.blocks > 0) blocks = min_u64(force.blocks, exact::max_blocks(words));
   if (ceil_div(n, exact::readers(blocks) * Threads) > exact::max_elements_per_thread)
     return Status::fail(Errc::invalid_argument, "exact sum: too many elements per thread for the forced grid");
-  void* ws = opt.workspace;
-  if (blocks > 1 && !ws) {
-    unsigned char* slot = nullptr;
-    if (const Status s = workspace_slot(stream, &slot); !s) return s;
-    ws = slot + slot_result_bytes;
-  }
+  unsigned char* ws = nullptr;
+  if (blocks > 1)
+    if (const Status s = grid_workspace(opt, stream, &ws); !s) return s;
   return Status::from_cuda(
       launch_kernel(ef && blocks > 1 ? evict_first : plain,
                     Launch{unsigned(blocks), Threads, stream, opt.dependent_launch}, src, n, out, ws));

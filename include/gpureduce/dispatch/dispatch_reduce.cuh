@@ -189,6 +189,17 @@ inline Status check_workspace(const Options& opt) {
   return Status::ok();
 }
 
+// The grid workspace of a reduction on `stream`: the caller's (Options::workspace), or the stream's
+// slot's (workspace.hpp).
+inline Status grid_workspace(const Options& opt, cudaStream_t stream, unsigned char** ws) {
+  *ws = static_cast<unsigned char*>(opt.workspace);
+  if (*ws) return Status::ok();
+  unsigned char* slot = nullptr;
+  if (const Status s = workspace_slot(stream, &slot); !s) return s;
+  *ws = slot + slot_result_bytes;
+  return Status::ok();
+}
+
 // The checks that need no CUDA call, made first: null pointers, the count, the workspace's size,
 // and pointers misaligned for their types (an element pointer at an odd address, say), where a
 // kernel would fault with a misaligned address, which ends the context.
@@ -401,12 +412,8 @@ Status dispatch_reduce(const Source& src, std::uint64_t n, Out* out, Op op, cuda
                                         atomic_end_v<A, Out, Op> && !in_place);
     if (plan.kernel == Kernel::one_block)
       return Status::from_cuda(launch_one_block<A>(src, n, plan.threads, out, op, stream, opt.dependent_launch));
-    void* ws = opt.workspace;
-    if (!ws) {
-      unsigned char* slot = nullptr;
-      if (const Status s = workspace_slot(stream, &slot); !s) return s;
-      ws = slot + slot_result_bytes;
-    }
+    unsigned char* ws = nullptr;
+    if (const Status s = grid_workspace(opt, stream, &ws); !s) return s;
     const auto kernel = plan.combiner ? grid_combiner : !waves && evict_first ? grid_evict_first : grid;
     return Status::from_cuda(
         launch_kernel(kernel, Launch{unsigned(plan.blocks), tuning.grid_threads, stream, opt.dependent_launch}, src,

@@ -16,6 +16,7 @@ struct ForcedLaunch {
   std::uint64_t blocks = 0;  // > 0: the grid kernel's block count
   unsigned threads = 0;      // exact sums: 128, 256 or 512 threads per block (0: tuned); test builds only
   CsrPath csr = CsrPath::automatic;  // CSR segments, but batch-invariant ones
+  bool unlisted = false;  // batch-invariant long segments folded by the warp that meets them
 };
 
 // The calling thread's override (constant-initialised: reading it costs a thread-local load).

@@ -58,7 +58,10 @@ enum class Kernel : unsigned char { automatic, one_block, grid, waves };
 
 // The grid workspace holds one partial per block; 4096 blocks cover 31 resident blocks per SM on a
 // 132-SM H100. Layout (zero-filled once; every launch leaves it ready for the next on its stream):
-//   [0, 4)    ticket counter, zero between launches (accumulators that are not flaggable)
+//   [0, 4)    ticket counter, zero between launches (the grid kernel's for accumulators that are not
+//             flaggable; long_segments_kernel's)
+//   [8, 16)   the batch-invariant long segments' cursor (grid/long_segments.hpp), zero between
+//             launches
 //   [16, ...) flagged partials (grid/flagged_partial.hpp): 16 bytes per block, empty (zero)
 //             between launches; an exact sum's packets take these slots too, several per block
 //             (grid/exact_packets.hpp, exact_plan.hpp), and are emptied the same way
@@ -67,6 +70,7 @@ enum class Kernel : unsigned char { automatic, one_block, grid, waves };
 //             published generation (grid/atomic_end.hpp): equal generations and no tickets drawn
 //             between launches, the only words not zero then
 inline constexpr std::uint64_t max_grid_blocks = 4096;
+inline constexpr std::size_t grid_long_cursor_offset = 8;
 inline constexpr std::size_t grid_flagged_offset = 16;
 inline constexpr std::size_t grid_ticketed_offset = grid_flagged_offset + max_grid_blocks * 16;
 inline constexpr std::size_t grid_ticketed_bytes = max_grid_blocks * 16;

@@ -292,6 +292,9 @@ inline constexpr DenseRowsTuning dense_rows_vectors{8, 1};
 // Batch-invariant slices (dispatch_axis.cuh): elements of a row, rows of a column.
 inline constexpr std::uint64_t invariant_row_slice = 16384;
 inline constexpr std::uint64_t invariant_column_slice = 256;
+// Slices whose partials one block of the batch-invariant combine folds (launch_combine): 8 a
+// thread, one round of loads.
+inline constexpr std::uint64_t invariant_combine_group = 2048;
 // Batch-invariant runs of at least this many elements that a warp folds 32 elements apart (small
 // elements' rows, segments) are read through its stage (staged_warp_run); shorter ones by scalar
 // loads (H100, bench --axis at 2^28, against the default mode: bfloat16 rows of 256 0.29x staged,

@@ -29,7 +29,6 @@
 //                      device), or in a fixed block tree (a block per output, for a few outputs
 //                      of many slices).
 //   general_kernel     one warp per output, the reduced dimensions walked by index: any strides.
-//   invariant_segments_kernel  a warp per segment, batch-invariant (invariant_warp_fold).
 //   offsets_check_kernel  the first segment whose offsets break a rule (check_segments).
 // Every fold and every shuffle tree has a fixed order, so a result's bits depend only on the
 // launch's shape (the kernel, G, S, the row's length and alignment), never on timing.
@@ -656,50 +655,6 @@ __global__ void __launch_bounds__(Threads)
   });
 }
 
-// A batch-invariant segment's fold by its warp: up to 32 elements, lane 0 folds them in order;
-// longer, lane k folds elements k, k + 32, ... in order (scalar loads, or from StagedFrom elements
-// staged_warp_run, through the warp's `stage` of K x 32 vectors) and the lanes then combine by the
-// fixed butterfly. Lane 0 holds the result.
-template <unsigned K, std::uint64_t StagedFrom, class A, class T, class Op>
-__device__ __forceinline__ A invariant_warp_fold(const T* p, std::uint64_t length, unsigned lane, Vector<T>* stage,
-                                                 const Op& op) {
-  A acc = op.template identity<A>();
-  if (length >= StagedFrom)
-    return butterfly(staged_warp_run<K>(acc, p, 0, length, lane, stage, op), op, warp_threads / 2, 1);
-  if (length > warp_threads)
-    return butterfly(fold_run<warp_threads, 2 * K, false>(acc, p, 0, length, lane, 0, op), op, warp_threads / 2, 1);
-  if (lane == 0) acc = fold_run<1, 8, false>(acc, p, 0, length, 0, 0, op);
-  return acc;
-}
-
-// The grid's warps, a segment each (Rows: its begin, length and result), folded by
-// invariant_warp_fold through `stage` (the block's: K x 32 vectors a warp).
-template <unsigned Threads, unsigned K, std::uint64_t StagedFrom, class A, class Out, class T, class Rows, class Op>
-__device__ __forceinline__ void invariant_segment_warps(const T* in, const Rows& rows, std::uint64_t segments,
-                                                        Vector<T>* stage, Out* out, const Op& op) {
-  const unsigned lane = threadIdx.x % warp_threads;
-  const std::uint64_t warps = std::uint64_t(gridDim.x) * (Threads / warp_threads);
-  Vector<T>* own = stage + threadIdx.x / warp_threads * K * warp_threads;
-  for (std::uint64_t r = std::uint64_t(blockIdx.x) * (Threads / warp_threads) + threadIdx.x / warp_threads;
-       r < segments; r += warps) {
-    const RowSpan span = rows.row(r);
-    const A acc = invariant_warp_fold<K, StagedFrom, A>(in + span.in, span.length, lane, own, op);
-    if (lane == 0) out[span.out] = finish<Out>(acc);
-  }
-}
-
-// Invariant_segments_kernel: begin/end segments, invariant_segment_warps.
-template <unsigned Threads, std::uint64_t StagedFrom, class A, class Out, class T, class Rows, class Op>
-__global__ void __launch_bounds__(Threads)
-    invariant_segments_kernel(const T* in, Rows rows, std::uint64_t segments, Out* out, Op runtime_op) {
-  constexpr unsigned K = staged_warp_loads;
-  __shared__ alignas(16) unsigned char stage_bytes[Threads * K * sizeof(Vector<T>)];
-  with_constant_nan(runtime_op, [&](auto op) {
-    invariant_segment_warps<Threads, K, StagedFrom, A>(in, rows, segments, reinterpret_cast<Vector<T>*>(stage_bytes),
-                                                       out, op);
-  });
-}
-
 // Columns_kernel: output d (of `outputs` = outer x inner) is column d % inner of kept index
 // d / inner; it reads `length` elements row_stride apart. Each thread takes C adjacent columns: one
 // element each (C == 1), or one 16-byte vector (C == Vector<T>::size: the columns 16-byte aligned
@@ -840,34 +795,41 @@ __global__ void __launch_bounds__(Threads)
 // share an output, way w folding slices w, w + Ways, ... in order: Ways = 1, a thread per output;
 // Ways = Threads, a block per output whose ways then meet in a block reduction; in between, a
 // warp's lanes take Threads / Ways adjacent outputs (loads of adjacent partials) and the ways'
-// results are folded in way order through shared memory.
+// results are folded in way order through shared memory. Grouped (Ways = Threads, gridDim.y > 1):
+// block (d, g) folds slices [g x group, (g + 1) x group) so, into grouped[g * outputs + d].
 template <unsigned Threads, unsigned Ways, class A, class Out, class Op>
 __global__ void __launch_bounds__(Threads)
-    combine_kernel(const A* partials, std::uint64_t slices, Dims outer, std::uint64_t outputs,
-                   std::uint64_t inner, Out* out, Op runtime_op) {
+    combine_kernel(const A* partials, std::uint64_t slices, std::uint64_t group, Dims outer, std::uint64_t outputs,
+                   std::uint64_t inner, Out* out, A* grouped, Op runtime_op) {
   static_assert(Ways == 1 || Ways == Threads || Threads / Ways == warp_threads);
   with_constant_nan(runtime_op, [&](auto op) {
     constexpr unsigned per_block = Threads / Ways;
     const unsigned way = threadIdx.x / per_block;
     const std::uint64_t d = std::uint64_t(blockIdx.x) * per_block + threadIdx.x % per_block;
+    const std::uint64_t lo = std::uint64_t(blockIdx.y) * group;
+    const std::uint64_t hi = slices - lo < group ? slices : lo + group;
     // The way's partials folded in order, K loads in flight, so that it waits on memory about
     // slices / (K x Ways) times rather than slices / Ways.
     constexpr unsigned K = 8;
     A acc = op.template identity<A>();
     if (d < outputs)
-      for (std::uint64_t s0 = way; s0 < slices; s0 += K * Ways) {
+      for (std::uint64_t s0 = lo + way; s0 < hi; s0 += K * Ways) {
         A x[K];
 #pragma unroll
         for (unsigned k = 0; k < K; ++k)
-          if (s0 + k * Ways < slices) x[k] = partials[(s0 + k * Ways) * outputs + d];
+          if (s0 + k * Ways < hi) x[k] = partials[(s0 + k * Ways) * outputs + d];
 #pragma unroll
         for (unsigned k = 0; k < K; ++k)
-          if (s0 + k * Ways < slices) acc = op(acc, x[k]);
+          if (s0 + k * Ways < hi) acc = op(acc, x[k]);
       }
     if constexpr (Ways == Threads) {
       __shared__ A warp_partials[warp_threads];
       acc = block_reduce<Threads>(acc, op, op.template identity<A>(), warp_partials);
       if (threadIdx.x != 0) return;
+      if (gridDim.y > 1) {
+        grouped[std::uint64_t(blockIdx.y) * outputs + d] = acc;
+        return;
+      }
     } else if constexpr (Ways > 1) {
       __shared__ alignas(16) unsigned char way_bytes[(Ways - 1) * per_block * sizeof(A)];
       A* way_acc = reinterpret_cast<A*>(way_bytes);

@@ -224,7 +224,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         constexpr unsigned fit = staged_capacity(Threads, loads, staged_load_size<T>) * FillPercent / 100;
         staged_tiles<Threads, loads, false, 0, A>(s_elem, in, where, segments,
                                                staged_per_tile(segments, mean, fit, Threads, gridDim.x),
-                                               staged_pad_shift(sizeof(T)), nullptr, out, op);
+                                               staged_pad_shift(sizeof(T)), nullptr, nullptr, out, op);
         return;
       }
     const std::uint64_t items = segments + elements;

@@ -8,7 +8,8 @@
 //                       (a tile that outgrows the stage reads its segments a warp each instead).
 //   invariant_csr_kernel  batch-invariant CSR segments: staged tiles where they are short, a thread
 //                       per segment of up to 32 elements and a warp per longer one, or a warp each
-//                       (staged_warp_run through the tile's stage).
+//                       (invariant_segments_kernel.cuh's warps, through the tile's stage); segments
+//                       of several slices listed for long_segments_kernel.
 //   Stage: element e of the tile at slot e + (e >> shift), padded or not (grid/staged_tile.hpp);
 //   Loads loads in flight per thread fill it.
 #pragma once
@@ -16,6 +17,7 @@
 #include <gpureduce/agent/sources.cuh>
 #include <gpureduce/grid/staged_tile.hpp>
 #include <gpureduce/kernel/axis_kernels.cuh>
+#include <gpureduce/kernel/invariant_segments_kernel.cuh>
 
 #include <cstdint>
 #include <type_traits>
@@ -63,13 +65,14 @@ struct ClampedOffsets {
 
 // The tiles of `per_tile` segments, the block's every gridDim.x-th, through `stage` (staged_slots of
 // a capacity of Threads x Loads loads), laid out with `shift`. Invariant: the batch-invariant fold
-// (invariant_warp_fold), segments of more than 32 elements a warp each, listed in `longs` (per_tile
-// entries) for the warps to take after the threads' short ones.
+// (invariant_segment_warps' tree), segments of more than 32 elements a warp each, listed in `longs`
+// (per_tile entries) for the warps to take after the threads' short ones; those of several slices
+// in `list`.
 template <unsigned Threads, unsigned Loads, bool Invariant, std::uint64_t StagedFrom, class A, class Out, class T,
           class Segments, class Op>
 __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segments& where, std::uint64_t segments,
-                                             std::uint64_t per_tile, unsigned shift, unsigned* longs, Out* out,
-                                             const Op& op) {
+                                             std::uint64_t per_tile, unsigned shift, unsigned* longs,
+                                             const LongSegments<A>* list, Out* out, const Op& op) {
   using Load = StagedLoad<T>;
   constexpr unsigned V = staged_load_size<T>;
   static_assert(V == 1 || Vector<T>::size == V);
@@ -89,16 +92,17 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
       for (std::uint64_t r = warp; r < count; r += warps) {
         const std::int64_t rb = clamped.at(s0 + r), re = clamped.at(s0 + r + 1);
         const std::uint64_t length = re > rb ? std::uint64_t(re - rb) : 0;
-        A acc = identity;
         if constexpr (Invariant) {
           // The stage, a warp's Loads x 32 vectors each (capacity: Threads x Loads loads).
-          acc = invariant_warp_fold<Loads, StagedFrom, A>(in + rb, length, lane,
-                                              reinterpret_cast<Vector<T>*>(stage) + warp * Loads * warp_threads, op);
+          invariant_segment<Loads, StagedFrom, A>(in, RowSpan{rb, length, std::int64_t(s0 + r)}, lane,
+                                                  reinterpret_cast<Vector<T>*>(stage) + warp * Loads * warp_threads,
+                                                  *list, out, op);
         } else {
+          A acc = identity;
           if (length) acc = fold_run<warp_threads, 4, true>(acc, in + rb, 0, length, lane, 0, op);
           acc = butterfly(acc, op, warp_threads / 2, 1);
+          if (lane == 0) out[s0 + r] = finish<Out>(acc);
         }
-        if (lane == 0) out[s0 + r] = finish<Out>(acc);
       }
       if constexpr (Invariant) __syncthreads();  // the next tile may fill the stage the warps read
       continue;
@@ -176,19 +180,22 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   with_constant_nan(runtime_op, [&](auto op) {
     __shared__ alignas(16) unsigned char stage_bytes[slots * sizeof(T)];
     T* stage = reinterpret_cast<T*>(stage_bytes);  // T may have constructors
-    staged_tiles<Threads, Loads, false, 0, A>(stage, in, FixedRows{length}, rows, per_tile, shift, nullptr, out, op);
+    staged_tiles<Threads, Loads, false, 0, A>(stage, in, FixedRows{length}, rows, per_tile, shift, nullptr, nullptr,
+                                              out, op);
   });
 }
 
 // Invariant_csr_kernel: batch-invariant CSR segments, one launch whose blocks all read the mean
 // segment length: below StagedBelow, staged tiles of at most ListEntries segments filling
 // FillPercent of the stage; otherwise a warp per segment, through the stage (a warp's Loads x 32
-// vectors). Either way invariant_warp_fold's tree. Held to 64 registers (85 for 8-byte elements),
+// vectors). Either way invariant_segment's tree, segments of several slices listed in `list`
+// (long_segments_kernel folds them after). Held to 64 registers (85 for 8-byte elements),
 // as before the staged warp fold took it to 80, at a few dozen bytes of spills.
 template <unsigned Threads, unsigned Loads, unsigned ListEntries, std::uint64_t StagedBelow, unsigned FillPercent,
           std::uint64_t StagedFrom, class A, class Out, class T, class Offset, class Op>
 __global__ void __launch_bounds__(Threads, sizeof(T) < 8 ? 4 : 3)
-    invariant_csr_kernel(const T* in, const Offset* offsets, std::uint64_t segments, Out* out, Op runtime_op) {
+    invariant_csr_kernel(const T* in, const Offset* offsets, std::uint64_t segments, LongSegments<A> list, Out* out,
+                         Op runtime_op) {
   constexpr unsigned capacity = staged_capacity(Threads, Loads, staged_load_size<T>);
   with_constant_nan(runtime_op, [&](auto op) {
     __shared__ alignas(16) unsigned char stage_bytes[staged_slots(capacity, sizeof(T)) * sizeof(T)];
@@ -201,11 +208,11 @@ __global__ void __launch_bounds__(Threads, sizeof(T) < 8 ? 4 : 3)
           staged_per_tile(segments, mean, capacity * FillPercent / 100, Threads, gridDim.x);
       staged_tiles<Threads, Loads, true, StagedFrom, A>(stage, in, CsrStarts<Offset>{offsets}, segments,
                                             per_tile < ListEntries ? per_tile : ListEntries,
-                                            staged_pad_shift(sizeof(T)), longs, out, op);
+                                            staged_pad_shift(sizeof(T)), longs, &list, out, op);
       return;
     }
     invariant_segment_warps<Threads, Loads, StagedFrom, A>(in, clamped, segments, reinterpret_cast<Vector<T>*>(stage),
-                                                           out, op);
+                                                           list, out, op);
   });
 }
 
