@@ -15,13 +15,12 @@
 
 namespace gpureduce::detail {
 
-// A listed segment: its first element, length and result; its first slice in the list, and how
-// many of its slices are folded (zero when listed).
+// A listed segment: its first element, length and result, and how many of its slices are folded
+// (zero when listed). Its first slice is the owner its slices name.
 struct LongSegment {
   std::int64_t begin;
   std::uint64_t length;
   std::int64_t out;
-  std::uint32_t first;
   std::uint32_t done;
 };
 

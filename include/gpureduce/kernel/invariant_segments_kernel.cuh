@@ -47,7 +47,7 @@ __device__ __forceinline__ bool list_long_segment(const LongSegments<A>& list, s
   const std::uint32_t owner = fits ? std::uint32_t(first) : unowned_slice;
   const std::uint64_t end = fits ? first + slices : list.room;
   for (std::uint64_t g = first + lane; g < end; g += warp_threads) list.owner[g] = owner;
-  if (fits && lane == 0) list.entries[long_entry(first)] = {begin, length, out, std::uint32_t(first), 0};
+  if (fits && lane == 0) list.entries[long_entry(first)] = {begin, length, out, 0};
   return fits;
 }
 
