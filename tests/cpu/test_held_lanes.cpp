@@ -1,6 +1,7 @@
 // The batch-invariant fold's logical lanes on G threads (thread/held_lanes.hpp), run on the host:
 // each thread's fold of the lanes it holds, then the butterfly over the G threads (device code,
-// mirrored here), gives every thread the same tree as the 32-lane butterfly, for every G.
+// mirrored here), gives every thread the same tree as the 32-lane butterfly, for every G; and
+// the other way round for the segments' tree read as vectors.
 #include <gpureduce/thread/held_lanes.hpp>
 
 #include <gtest/gtest.h>
@@ -50,6 +51,35 @@ TEST(test_held_lanes, every_thread_count_gives_the_32_lane_tree) {
   expect_the_32_lane_tree<8>();
   expect_the_32_lane_tree<16>();
   expect_the_32_lane_tree<32>();
+}
+
+// The segments' tree read as vectors (kernel/axis_kernels.cuh, element_tree_fold): thread l of
+// G = 32 / V holds the V consecutive logical lanes l x V ... l x V + V - 1; the butterfly over the G
+// threads on each of them, then fold_held_lanes, gives every thread the 32-lane butterfly's tree.
+template <unsigned V>
+void expect_the_element_tree() {
+  constexpr unsigned G = 32 / V;
+  std::vector<std::string> logical(32);
+  for (unsigned k = 0; k < 32; ++k) logical[k] = std::to_string(k);
+  const std::string want = butterfly(logical)[0];
+  std::vector<std::vector<std::string>> across(V);  // across[e][l]: thread l's logical lane l x V + e
+  for (unsigned e = 0; e < V; ++e)
+    for (unsigned l = 0; l < G; ++l) across[e].push_back(logical[l * V + e]);
+  for (unsigned e = 0; e < V; ++e) across[e] = butterfly(across[e]);
+  for (unsigned l = 0; l < G; ++l) {
+    std::string acc[V];
+    for (unsigned e = 0; e < V; ++e) acc[e] = across[e][l];
+    fold_held_lanes(acc, bracket);
+    for (unsigned e = 0; e < V; ++e) EXPECT_EQ(acc[e], want) << V << " elements a vector, thread " << l;
+  }
+}
+
+TEST(test_held_lanes, vectors_of_every_width_give_the_32_lane_tree) {
+  expect_the_element_tree<1>();
+  expect_the_element_tree<2>();
+  expect_the_element_tree<4>();
+  expect_the_element_tree<8>();
+  expect_the_element_tree<16>();
 }
 
 TEST(test_held_lanes, the_tree_pairs_lanes_16_apart_first) {

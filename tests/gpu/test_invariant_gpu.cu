@@ -204,6 +204,89 @@ TEST(InvariantGpu, SegmentsAmongAny) {
   for (std::int64_t length : {40, 3000, 20000}) segment_among_any<double>(length);
 }
 
+// The segments' tree on the host, in float: up to 32 elements in order; up to a slice, lane k of
+// 32 folding elements k, k + 32, ... in order, then the butterfly (lanes i and i ^ offset, offsets
+// 16 down to 1, the lower lane's value first); longer, slices so folded (the last too, however
+// short), their results in order.
+template <class T>
+float host_segment_tree(const T* x, std::uint64_t n) {
+  const auto slice_tree = [&](const T* p, std::uint64_t m, bool in_order_upto_32) {
+    float lanes[32];
+    for (float& l : lanes) l = Sum::identity<float>();
+    if (in_order_upto_32 && m <= 32) {
+      for (std::uint64_t i = 0; i < m; ++i) lanes[0] += float(ld(p[i]));
+      return lanes[0];
+    }
+    for (std::uint64_t i = 0; i < m; ++i) lanes[i % 32] += float(ld(p[i]));
+    for (unsigned offset = 16; offset >= 1; offset /= 2) {
+      float next[32];
+      for (unsigned i = 0; i < 32; ++i)
+        next[i] = (i & offset) ? lanes[i ^ offset] + lanes[i] : lanes[i] + lanes[i ^ offset];
+      std::copy(next, next + 32, lanes);
+    }
+    return lanes[0];
+  };
+  const std::uint64_t slice = detail::invariant_row_slice;
+  if (n <= slice) return slice_tree(x, n, true);
+  float acc = Sum::identity<float>();
+  for (std::uint64_t lo = 0; lo < n; lo += slice) acc += slice_tree(x + lo, std::min(slice, n - lo), false);
+  return acc;
+}
+
+// Segments (CSR and begin/end) of every path's length, and bfloat16 rows (whose tree is the
+// segments'), among 3,000 others of up to 1,500 elements and at 0, 1 and 3 elements past a
+// 16-byte boundary, have the host tree's bits.
+template <class T>
+void segments_have_the_host_tree() {
+  std::mt19937_64 rng(test_seed() ^ 0x7ee);
+  for (std::int64_t length : {1, 17, 32, 33, 40, 100, 255, 511, 1000, 1023, 1024, 1500, 5000, 16384, 16400, 17000}) {
+    std::vector<std::int64_t> lengths;
+    for (int k = 0; k < 3000; ++k) lengths.push_back(std::int64_t(rng() % 1500));
+    const std::size_t at = std::size_t(rng() % lengths.size());
+    lengths[at] = length;
+    std::vector<std::int64_t> offsets{0};
+    for (auto l : lengths) offsets.push_back(offsets.back() + l);
+    const std::vector<T> h = random_input<T>(std::uint64_t(offsets.back()), rng());
+    const float want = host_segment_tree(h.data() + offsets[at], std::uint64_t(length));
+    for (unsigned misalign : {0u, 1u, 3u}) {
+      DeviceInput<T> d(h, misalign);
+      DeviceInput<std::int64_t> off(offsets, 0);
+      float* out = nullptr;
+      ASSERT_EQ(cudaMalloc(&out, lengths.size() * sizeof(float)), cudaSuccess);
+      for (bool csr : {true, false}) {
+        ASSERT_EQ(cudaMemset(out, 0x5a, lengths.size() * sizeof(float)), cudaSuccess);
+        const Status s = csr ? try_segmented_sum(d.get(), lengths.size(), off.get(), out, nullptr, invariant())
+                             : try_segmented_sum(d.get(), lengths.size(), off.get(), off.get() + 1, out, nullptr,
+                                                 invariant());
+        ASSERT_TRUE(bool(s)) << s.message;
+        float got = 0;
+        ASSERT_EQ(cudaMemcpy(&got, out + at, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
+        ASSERT_EQ(exact_cases::bits_of(got), exact_cases::bits_of(want))
+            << "segment of " << length << " at " << at << (csr ? ", CSR" : ", begin/end") << ", +" << misalign
+            << " elements: " << got << " against " << want;
+      }
+      cudaFree(out);
+    }
+    if constexpr (sizeof(T) < 4) {
+      // 500 rows of this length, the segment's values among them as row 250.
+      std::vector<T> rows = random_input<T>(std::uint64_t(500 * length), rng());
+      std::copy(h.begin() + offsets[at], h.begin() + offsets[at] + length, rows.begin() + 250 * length);
+      for (unsigned misalign : {0u, 1u, 3u}) {
+        const auto got = invariant_sums(rows, Shape{500, length}, {1}, 500, misalign);
+        ASSERT_EQ(exact_cases::bits_of(got[250]), exact_cases::bits_of(want))
+            << "row of " << length << ", +" << misalign << " elements: " << got[250] << " against " << want;
+      }
+    }
+  }
+}
+
+TEST(InvariantGpu, SegmentsHaveTheHostTree) {
+  GPUREDUCE_REQUIRE_GPU();
+  segments_have_the_host_tree<float>();
+  segments_have_the_host_tree<__nv_bfloat16>();
+  segments_have_the_host_tree<__half>();
+}
+
 // Segments of several slices (over 16,384 elements) are listed for a second kernel, or folded by
 // the warp that meets them where the list is full (forced here): the same bits either way, CSR or
 // begin/end, as each segment alone, and each within the summation bound.

@@ -240,10 +240,11 @@ inline constexpr bool order_sensitive_v =
 // Batch-invariant rows: each row's elements folded by one thread in order (rows of up to 32); longer,
 // elements of 4 bytes or more by invariant_fold (its 32 logical lanes over the row's 16-byte
 // vectors counted from its first element) on 4, 8 or 32 lanes as the rows' count and length call
-// for (the bits are the same on any), smaller ones as a segment's (invariant_warp_fold's tree, a
-// warp a row, through its stage from invariant_staged_from elements: their vectors on the lanes
-// above took 85-139 registers and lost, bfloat16 rows of 256 0.56x the default mode against 0.92x,
-// H100); in slices of invariant_row_slice elements folded in order.
+// for (the bits are the same on any), smaller ones in a segment's tree: on 32 / V lanes a row from
+// its vectors (element_tree_fold, 2 vectors a lane in flight: 4 spilled), a warp a row through its
+// stage from invariant_staged_from elements (H100, bench --axis at 2^28, against the default mode:
+// bfloat16 rows of 100 0.63x, of 256 0.81x; a warp a row, scalar loads, 0.38x and 0.74x); in
+// slices of invariant_row_slice elements folded in order.
 // Nothing depends on the row's address; the tree depends on the row's length alone.
 template <class A, class Out, class T, class Rows, class Op>
 Status run_invariant_rows(const T* in, const Rows& rows, std::uint64_t num_rows, std::uint64_t length,
@@ -265,7 +266,7 @@ Status run_invariant_rows(const T* in, const Rows& rows, std::uint64_t num_rows,
     if constexpr (sizeof(T) < 4) {
       if ((slices == 1 ? length : invariant_row_slice) >= invariant_staged_from)
         return launch.template operator()<warp_threads, 1, staged_warp_loads, RowLoads::staged>();
-      return launch.template operator()<warp_threads, 1, 8, RowLoads::elements>();
+      return launch.template operator()<warp_threads / Vector<T>::size, 1, 2, RowLoads::element_tree>();
     } else {
       const std::uint64_t piece = slices == 1 ? length : invariant_row_slice;
       const unsigned lanes = group_lanes(ceil_div(piece, Vector<T>::size), false, num_rows * slices, dev);

@@ -298,9 +298,9 @@ inline constexpr std::uint64_t invariant_column_slice = 256;
 inline constexpr std::uint64_t invariant_combine_group = 2048;
 // Batch-invariant runs of at least this many elements that a warp folds 32 elements apart (small
 // elements' rows, segments) are read through its stage (staged_warp_run); shorter ones by scalar
-// loads (H100, bench --axis at 2^28, against the default mode: bfloat16 rows of 256 0.29x staged,
-// 0.74x scalar; of 1024 0.98x, 0.88x; CSR segments of mean 147 0.71x, 0.83x; of mean 1684 0.98x,
-// 0.91x).
+// loads, or rows from 16-byte vectors on 32 / V lanes (H100, bench --axis at 2^28, against the
+// default mode: bfloat16 rows of 256 0.29x staged, 0.74x scalar, 0.81x on 4 lanes; of 1024 0.98x
+// staged, 0.88x scalar; CSR segments of mean 147 0.71x, 0.83x; of mean 1684 0.98x, 0.91x).
 inline constexpr std::uint64_t invariant_staged_from = 1024;
 
 }  // namespace gpureduce::detail

@@ -333,6 +333,47 @@ __device__ __forceinline__ A invariant_fold(const T* p, std::uint64_t lo, std::u
   return butterfly(acc[0], op, G / 2, 1);
 }
 
+// The segments' batch-invariant tree over elements [lo, hi) of the run at p (32 logical lanes, lane
+// k folding elements lo + k, lo + k + 32, ... in order, then the butterfly: fold_run<32> and
+// butterfly's bits) on G = 32 / V lanes, read as 16-byte vectors: vector j of the run holds logical
+// lanes (j % G) x V to (j % G) x V + V - 1, so lane l loads vectors l, l + G, ... (each as its
+// address allows, run_vector) and holds its V logical lanes in acc[0, V). The butterfly's widest
+// steps then cross the G lanes, its narrowest (V / 2 down to 1) stay within them. A warp folds
+// V runs at once where a scalar warp folds one: more bytes in flight on runs of a few hundred.
+// Every lane of the group returns the result.
+template <unsigned K, class A, class T, class Op>
+__device__ __forceinline__ A element_tree_fold(const T* p, std::uint64_t lo, std::uint64_t hi, unsigned lane,
+                                               const Op& op) {
+  constexpr unsigned V = Vector<T>::size, G = warp_threads / V;
+  const T* run = p + lo;
+  const std::uint64_t n = hi > lo ? hi - lo : 0, full = n / V;
+  const unsigned d = unsigned(reinterpret_cast<std::uintptr_t>(run) % vector_bytes);
+  A acc[V];
+#pragma unroll
+  for (unsigned e = 0; e < V; ++e) acc[e] = op.template identity<A>();
+  for (std::uint64_t j0 = lane; j0 < full; j0 += G * K) {
+    Vector<T> x[K];
+#pragma unroll
+    for (unsigned k = 0; k < K; ++k)
+      if (j0 + k * G < full) x[k] = run_vector(run, j0 + k * G, d);
+#pragma unroll
+    for (unsigned k = 0; k < K; ++k)
+      if (j0 + k * G < full)
+#pragma unroll
+        for (unsigned e = 0; e < V; ++e)
+          acc[e] = op(acc[e], lift_element<A>(op, x[k].v[e], std::int64_t(lo + (j0 + k * G) * V + e)));
+  }
+  // The last, partial vector: its logical lanes' last elements.
+  if (n % V != 0 && lane == full % G)
+#pragma unroll
+    for (unsigned e = 0; e < V; ++e)
+      if (full * V + e < n) acc[e] = op(acc[e], lift_element<A>(op, run[full * V + e], std::int64_t(lo + full * V + e)));
+#pragma unroll
+  for (unsigned e = 0; e < V; ++e) acc[e] = butterfly(acc[e], op, G / 2, 1);
+  fold_held_lanes(acc, op);
+  return acc[0];
+}
+
 // Elements [lo, hi) of the run at p folded into acc as lane `lane` of a warp: elements lo + lane,
 // lo + lane + 32, ... in order, as fold_run<32, K, false> folds them, but read as 16-byte vectors
 // (2-byte elements: 64 bytes a warp's scalar load, at most 0.24x the vectors' speed). The warp
@@ -398,25 +439,30 @@ __device__ __forceinline__ A staged_warp_run(A acc, const T* p, std::uint64_t lo
 inline constexpr unsigned staged_warp_loads = 4;
 
 // How rows_kernel reads a row: every G-th element; 16-byte vectors (a misaligned head and tail
-// element by element); the batch-invariant fold (invariant_fold); or every 32nd element through a
-// stage of 16-byte vectors (staged_warp_run, G = 32).
-enum class RowLoads { elements, vectors, invariant, staged };
+// element by element); the batch-invariant fold (invariant_fold); every 32nd element through a
+// stage of 16-byte vectors (staged_warp_run, G = 32); or every 32nd element from 16-byte vectors on
+// G = 32 / V lanes (element_tree_fold).
+enum class RowLoads { elements, vectors, invariant, staged, element_tree };
 
 // Rows_kernel: G lanes per row (G <= 32), or the whole block (G == Threads); U rows per group at a
 // time. Interleave 2^shift columns per row (scalar loads, G <= 32). Sliced: `slices` pieces per
 // row of `slice` elements (a multiple of 2^shift), writing partials. Groups of fewer than 32 lanes
-// in vectors, and argmin/argmax groups up to a warp of elements of 2 bytes or more, are held to 64
+// in vectors, the element tree, and argmin/argmax groups up to a warp of elements of 2 bytes or more, are held to 64
 // registers, 4 blocks a multiprocessor (sm_90: bfloat16 sums on 8 lanes took 76 registers
 // otherwise, 3 blocks; a warp's sums, so held, spilled and lost 6% on rows of 4096; float32 argmax
 // of rows of 1024, held, 376 us against 397; int8 argmax, held, spills: H100).
 template <unsigned Threads, unsigned G, unsigned U, unsigned K, RowLoads L, class A, class Out, class T, class Rows,
           class Op>
-__global__ void __launch_bounds__(Threads, L == RowLoads::staged || (L == RowLoads::vectors && G <= warp_threads &&
-                                   (is_arg_extreme_v<Op> ? Vector<T>::size <= 8 : G < warp_threads)) ? 4 : 1)
+__global__ void __launch_bounds__(Threads, L == RowLoads::staged || L == RowLoads::element_tree ||
+                                           (L == RowLoads::vectors && G <= warp_threads &&
+                                            (is_arg_extreme_v<Op> ? Vector<T>::size <= 8 : G < warp_threads))
+                                       ? 4
+                                       : 1)
     rows_kernel(const T* in, Rows rows, std::uint64_t num_rows, unsigned shift, std::uint64_t slices,
                 std::uint64_t slice, Out* out, A* partials, Op runtime_op) {
   static_assert(G <= warp_threads || (G == Threads && U == 1));
   static_assert(L != RowLoads::staged || (G == warp_threads && U == 1));
+  static_assert(L != RowLoads::element_tree || G == warp_threads / Vector<T>::size);
   __shared__ alignas(16) unsigned char stage_bytes[L == RowLoads::staged ? Threads * K * sizeof(Vector<T>) : 1];
   with_constant_nan(runtime_op, [&](auto op) {
     constexpr unsigned groups = Threads / G;
@@ -444,6 +490,8 @@ __global__ void __launch_bounds__(Threads, L == RowLoads::staged || (L == RowLoa
         const std::uint64_t hi = slices == 1 || lo + slice > span[u].length ? span[u].length : lo + slice;
         if constexpr (L == RowLoads::invariant)
           acc[u] = invariant_fold<G, K, A>(in + span[u].in, lo, hi, lane, op);
+        else if constexpr (L == RowLoads::element_tree)
+          acc[u] = element_tree_fold<K, A>(in + span[u].in, lo, hi, lane, op);
         else if constexpr (L == RowLoads::staged)
           acc[u] = staged_warp_run<K>(acc[u], in + span[u].in, lo, hi, lane,
                                       reinterpret_cast<Vector<T>*>(stage_bytes) + group * K * warp_threads, op);
@@ -455,7 +503,7 @@ __global__ void __launch_bounds__(Threads, L == RowLoads::staged || (L == RowLoa
           __shared__ A warp_partials[warp_threads];
           acc[u] = block_reduce<Threads>(acc[u], op, identity, warp_partials);
           __syncthreads();  // warp_partials is reused by the next row
-        } else if constexpr (L != RowLoads::invariant) {
+        } else if constexpr (L != RowLoads::invariant && L != RowLoads::element_tree) {
           acc[u] = butterfly(acc[u], op, G / 2, inner);
         }
         if (first + u * groups + group < pieces && lane < (G == Threads ? 1u : inner)) {
