@@ -234,14 +234,15 @@ float host_segment_tree(const T* x, std::uint64_t n) {
 }
 
 // Segments (CSR and begin/end) of every path's length, and bfloat16 rows (whose tree is the
-// segments'), among 3,000 others of up to 1,500 elements and at 0, 1 and 3 elements past a
-// 16-byte boundary, have the host tree's bits.
+// segments'), among 3,000 others of up to 1,500 or 4,000 elements (CSR: several a warp, or a warp
+// each) and at 0, 1 and 3 elements past a 16-byte boundary, have the host tree's bits.
 template <class T>
-void segments_have_the_host_tree() {
-  std::mt19937_64 rng(test_seed() ^ 0x7ee);
-  for (std::int64_t length : {1, 17, 32, 33, 40, 100, 255, 511, 1000, 1023, 1024, 1500, 5000, 16384, 16400, 17000}) {
+void segments_have_the_host_tree(std::uint64_t longest) {
+  std::mt19937_64 rng(test_seed() ^ 0x7ee ^ longest);
+  for (std::int64_t length : {1, 17, 32, 33, 40, 100, 128, 129, 255, 511, 1000, 1023, 1024, 1500, 5000, 16384, 16400,
+                              17000}) {
     std::vector<std::int64_t> lengths;
-    for (int k = 0; k < 3000; ++k) lengths.push_back(std::int64_t(rng() % 1500));
+    for (int k = 0; k < 3000; ++k) lengths.push_back(std::int64_t(rng() % longest));
     const std::size_t at = std::size_t(rng() % lengths.size());
     lengths[at] = length;
     std::vector<std::int64_t> offsets{0};
@@ -267,7 +268,7 @@ void segments_have_the_host_tree() {
       }
       cudaFree(out);
     }
-    if constexpr (sizeof(T) < 4) {
+    if (sizeof(T) < 4 && longest == 1500) {
       // 500 rows of this length, the segment's values among them as row 250.
       std::vector<T> rows = random_input<T>(std::uint64_t(500 * length), rng());
       std::copy(h.begin() + offsets[at], h.begin() + offsets[at] + length, rows.begin() + 250 * length);
@@ -282,9 +283,11 @@ void segments_have_the_host_tree() {
 
 TEST(InvariantGpu, SegmentsHaveTheHostTree) {
   GPUREDUCE_REQUIRE_GPU();
-  segments_have_the_host_tree<float>();
-  segments_have_the_host_tree<__nv_bfloat16>();
-  segments_have_the_host_tree<__half>();
+  for (std::uint64_t longest : {1500, 4000}) {
+    segments_have_the_host_tree<float>(longest);
+    segments_have_the_host_tree<__nv_bfloat16>(longest);
+    segments_have_the_host_tree<__half>(longest);
+  }
 }
 
 // Segments of several slices (over 16,384 elements) are listed for a second kernel, or folded by

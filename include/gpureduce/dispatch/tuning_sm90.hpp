@@ -239,14 +239,19 @@ inline constexpr CsrMeans csr_means{32, 1024, 64, 1024};
 // 0.97 ms against 3.15 a warp each), at most `list_entries` a tile (the list of those longer than 32
 // elements, which a warp each then takes from the stage), through a stage of
 // `invariant_stage_bytes` (H200, a warp per segment: mean 147 0.55 ms against 0.65 with 32 KB, mean
-// 1684 0.37 against 0.45; staged mean 3 0.94 against 1.06).
+// 1684 0.37 against 0.45; staged mean 3 0.94 against 1.06). Below a mean of `invariant_groups_below`
+// a warp takes V segments at once, those of up to `invariant_group_most` elements on 32 / V lanes
+// each (H100, bench --axis at 2^28 against the default mode: mean 147 float32 0.97x, up to 512
+// 0.89x, a warp each 0.79x; bfloat16 0.70x, 0.54x, 0.52x; means 1684 and 78,490 lost 1-13% so).
 struct CsrStagedTuning {
   unsigned fill_percent;
   unsigned list_entries;
   std::uint64_t invariant_below;
   unsigned invariant_stage_bytes;
+  std::uint64_t invariant_groups_below;
+  std::uint64_t invariant_group_most;
 };
-inline constexpr CsrStagedTuning csr_staged_tuning{75, 2048, 64, 16 * 1024};
+inline constexpr CsrStagedTuning csr_staged_tuning{75, 2048, 64, 16 * 1024, 1024, 128};
 // Rows of at most `most` elements back to back take a thread each, staged
 // (kernel/staged_rows_kernel.cuh), in blocks of `threads` and tiles of up to `stage_bytes` (H100,
 // bench --axis float32 at 2^28: rows of 3 sum 0.65 against 1.44 ms on the merge path; rows of 100 a

@@ -1,4 +1,4 @@
-// Batch-invariant segments, a warp each (dispatch/dispatch_axis.cuh):
+// Batch-invariant segments, a warp each or several a warp (dispatch/dispatch_axis.cuh):
 //   invariant_segments_kernel  begin/end segments (invariant_csr_kernel, staged_rows_kernel.cuh,
 //                      runs the same warps for CSR segments that are not short).
 //   long_segments_kernel  after either: the slices of the segments they listed
@@ -94,6 +94,40 @@ __device__ __forceinline__ void invariant_segment_warps(const T* in, const Rows&
   for (std::uint64_t r = std::uint64_t(blockIdx.x) * (Threads / warp_threads) + threadIdx.x / warp_threads;
        r < segments; r += warps)
     invariant_segment<K, StagedFrom, A>(in, rows.row(r), lane, own, list, out, op);
+}
+
+// The grid's warps, V segments at a time each (V = Vector<T>::size; Rows: their begin, length and
+// result): a group of 32 / V lanes folds each of up to Most elements (element_tree_fold, or its
+// first lane in order up to 32), then the warp each longer one in turn, as invariant_segment_warps.
+// More bytes in flight where segments are short; where they are long, fewer warps share them.
+template <unsigned Threads, unsigned K, std::uint64_t StagedFrom, std::uint64_t Most, class A, class Out, class T,
+          class Rows, class Op>
+__device__ __forceinline__ void invariant_segment_groups(const T* in, const Rows& rows, std::uint64_t segments,
+                                                         Vector<T>* stage, const LongSegments<A>& list, Out* out,
+                                                         const Op& op) {
+  constexpr unsigned V = Vector<T>::size, G = warp_threads / V;
+  const unsigned lane = threadIdx.x % warp_threads, group_lane = lane % G;
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * (Threads / warp_threads);
+  Vector<T>* own = stage + threadIdx.x / warp_threads * K * warp_threads;
+  for (std::uint64_t r0 = (std::uint64_t(blockIdx.x) * (Threads / warp_threads) + threadIdx.x / warp_threads) * V;
+       r0 < segments; r0 += warps * V) {
+    const std::uint64_t r = r0 + lane / G;
+    const RowSpan span = r < segments ? rows.row(r) : RowSpan{};
+    const bool grouped = r < segments && span.length <= Most;
+    // Every lane shuffles in the tree; a group that has no such segment folds nothing.
+    A acc = element_tree_fold<2, A>(in + span.in, 0, grouped && span.length > warp_threads ? span.length : 0,
+                                    group_lane, op);
+    if (grouped && span.length <= warp_threads && group_lane == 0)
+      acc = fold_run<1, 8, false>(op.template identity<A>(), in + span.in, 0, span.length, 0, 0, op);
+    if (grouped && group_lane == 0) out[span.out] = finish<Out>(acc);
+    for (unsigned rest = __ballot_sync(~0u, r < segments && !grouped && group_lane == 0); rest != 0;
+         rest &= rest - 1) {
+      const int from = __ffs(int(rest)) - 1;
+      const RowSpan longer{__shfl_sync(~0u, span.in, from), __shfl_sync(~0u, span.length, from),
+                           __shfl_sync(~0u, span.out, from)};
+      invariant_segment<K, StagedFrom, A>(in, longer, lane, own, list, out, op);
+    }
+  }
 }
 
 // Invariant_segments_kernel: begin/end segments, invariant_segment_warps.

@@ -187,12 +187,14 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 
 // Invariant_csr_kernel: batch-invariant CSR segments, one launch whose blocks all read the mean
 // segment length: below StagedBelow, staged tiles of at most ListEntries segments filling
-// FillPercent of the stage; otherwise a warp per segment, through the stage (a warp's Loads x 32
-// vectors). Either way invariant_segment's tree, segments of several slices listed in `list`
-// (long_segments_kernel folds them after). Held to 64 registers (85 for 8-byte elements),
-// as before the staged warp fold took it to 80, at a few dozen bytes of spills.
+// FillPercent of the stage; below GroupsBelow, V segments a warp, those of up to GroupMost
+// elements on 32 / V lanes each (invariant_segment_groups); otherwise a warp per segment, through
+// the stage (a warp's Loads x 32 vectors). Either way invariant_segment's tree, segments of several
+// slices listed in `list` (long_segments_kernel folds them after). Held to 64 registers (85 for
+// 8-byte elements), as before the staged warp fold took it to 80, at a few dozen bytes of spills.
 template <unsigned Threads, unsigned Loads, unsigned ListEntries, std::uint64_t StagedBelow, unsigned FillPercent,
-          std::uint64_t StagedFrom, class A, class Out, class T, class Offset, class Op>
+          std::uint64_t GroupsBelow, std::uint64_t GroupMost, std::uint64_t StagedFrom, class A, class Out, class T,
+          class Offset, class Op>
 __global__ void __launch_bounds__(Threads, sizeof(T) < 8 ? 4 : 3)
     invariant_csr_kernel(const T* in, const Offset* offsets, std::uint64_t segments, LongSegments<A> list, Out* out,
                          Op runtime_op) {
@@ -211,8 +213,12 @@ __global__ void __launch_bounds__(Threads, sizeof(T) < 8 ? 4 : 3)
                                             staged_pad_shift(sizeof(T)), longs, &list, out, op);
       return;
     }
-    invariant_segment_warps<Threads, Loads, StagedFrom, A>(in, clamped, segments, reinterpret_cast<Vector<T>*>(stage),
-                                                           list, out, op);
+    if (mean < GroupsBelow)
+      invariant_segment_groups<Threads, Loads, StagedFrom, GroupMost, A>(
+          in, clamped, segments, reinterpret_cast<Vector<T>*>(stage), list, out, op);
+    else
+      invariant_segment_warps<Threads, Loads, StagedFrom, A>(in, clamped, segments,
+                                                             reinterpret_cast<Vector<T>*>(stage), list, out, op);
   });
 }
 
