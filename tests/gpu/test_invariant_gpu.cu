@@ -141,6 +141,15 @@ TEST(InvariantGpu, ColumnsInAnyBatch) {
   for (std::int64_t length : {300, 1024}) columns_in_any_batch<double>(length);
 }
 
+// The batch-invariant sums of `segments` segments of `in` into `out`, poisoned first: by CSR
+// offsets, or by the same offsets as begin/end arrays.
+template <class T, class Out>
+Status invariant_segment_sums(const T* in, std::uint64_t segments, const std::int64_t* offsets, Out* out, bool csr) {
+  EXPECT_EQ(cudaMemset(out, 0x5a, segments * sizeof(Out)), cudaSuccess);
+  return csr ? try_segmented_sum(in, segments, offsets, out, nullptr, invariant())
+             : try_segmented_sum(in, segments, offsets, offsets + 1, out, nullptr, invariant());
+}
+
 // A segment among others of random lengths, by CSR offsets and by begin/end arrays: among none, a
 // few and many of up to 2000 elements (a warp per segment), and among 50,000 of up to 7 (CSR:
 // staged tiles; the longest segments take a warp from the stage, or past it); at 0, 1 and 5
@@ -173,10 +182,7 @@ void segment_among_any(std::int64_t length) {
       Out* out = nullptr;
       ASSERT_EQ(cudaMalloc(&out, lengths.size() * sizeof(Out)), cudaSuccess);
       for (bool csr : {true, false}) {
-        ASSERT_EQ(cudaMemset(out, 0x5a, lengths.size() * sizeof(Out)), cudaSuccess);
-        const Status s = csr ? try_segmented_sum(d.get(), lengths.size(), off.get(), out, nullptr, invariant())
-                             : try_segmented_sum(d.get(), lengths.size(), off.get(), off.get() + 1, out, nullptr,
-                                                 invariant());
+        const Status s = invariant_segment_sums(d.get(), lengths.size(), off.get(), out, csr);
         ASSERT_TRUE(bool(s)) << s.message;
         Out got{};
         ASSERT_EQ(cudaMemcpy(&got, out + at, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
@@ -255,10 +261,7 @@ void segments_have_the_host_tree(std::uint64_t longest) {
       float* out = nullptr;
       ASSERT_EQ(cudaMalloc(&out, lengths.size() * sizeof(float)), cudaSuccess);
       for (bool csr : {true, false}) {
-        ASSERT_EQ(cudaMemset(out, 0x5a, lengths.size() * sizeof(float)), cudaSuccess);
-        const Status s = csr ? try_segmented_sum(d.get(), lengths.size(), off.get(), out, nullptr, invariant())
-                             : try_segmented_sum(d.get(), lengths.size(), off.get(), off.get() + 1, out, nullptr,
-                                                 invariant());
+        const Status s = invariant_segment_sums(d.get(), lengths.size(), off.get(), out, csr);
         ASSERT_TRUE(bool(s)) << s.message;
         float got = 0;
         ASSERT_EQ(cudaMemcpy(&got, out + at, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
@@ -314,9 +317,7 @@ void long_segments_listed_or_not() {
   for (bool unlisted : {false, true})
     for (bool csr : {true, false}) {
       const detail::testing::ForceLaunch forced({.unlisted = unlisted});
-      ASSERT_EQ(cudaMemset(out, 0x5a, segments * sizeof(Out)), cudaSuccess);
-      const Status s = csr ? try_segmented_sum(d.get(), segments, off.get(), out, nullptr, invariant())
-                           : try_segmented_sum(d.get(), segments, off.get(), off.get() + 1, out, nullptr, invariant());
+      const Status s = invariant_segment_sums(d.get(), segments, off.get(), out, csr);
       ASSERT_TRUE(bool(s)) << s.message;
       std::vector<Out> got(segments);
       ASSERT_EQ(cudaMemcpy(got.data(), out, segments * sizeof(Out), cudaMemcpyDeviceToHost), cudaSuccess);

@@ -1,14 +1,16 @@
 // Batch-invariant segments, a warp each or several a warp (dispatch/dispatch_axis.cuh):
-//   invariant_segments_kernel  begin/end segments (invariant_csr_kernel, staged_rows_kernel.cuh,
-//                      runs the same warps for CSR segments that are not short).
+//   invariant_segments_kernel  begin/end segments, a warp each (invariant_csr_kernel,
+//                      staged_rows_kernel.cuh, runs the same warps, or invariant_segment_groups,
+//                      for CSR segments that are not short).
 //   long_segments_kernel  after either: the slices of the segments they listed
 //                      (grid/long_segments.hpp), a warp each, then each segment's slices in order.
 // A segment's tree depends on its length L alone: up to 32 elements, folded in order; up to
-// invariant_row_slice, lane k folds elements k, k + 32, ... in order (scalar loads, or from
-// StagedFrom elements through a stage, staged_warp_run) and the lanes combine by the fixed
-// butterfly; longer, slices of invariant_row_slice elements, each folded so (the last too, however
-// short), whose results are folded in order. For elements under 4 bytes that is a row's tree
-// (run_invariant_rows) up to 63 slices.
+// invariant_row_slice, lane k folds elements k, k + 32, ... in order (scalar loads, from 16-byte
+// vectors on 32 / V lanes (element_tree_fold), or from StagedFrom elements through a stage,
+// staged_warp_run) and the lanes combine by the fixed butterfly; longer, slices of
+// invariant_row_slice elements, each folded so (the last too, however short), whose results are
+// folded in order. For elements under 4 bytes that is a row's tree (run_invariant_rows) up to 63
+// slices.
 #pragma once
 
 #include <gpureduce/dispatch/tuning_sm90.hpp>
