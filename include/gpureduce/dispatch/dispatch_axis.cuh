@@ -634,8 +634,7 @@ Status run_invariant_csr(const T* in, std::uint64_t segments, const Offset* offs
       invariant_csr_kernel<threads, loads, csr_staged_tuning.list_entries, csr_staged_tuning.invariant_below,
                            csr_staged_tuning.fill_percent, csr_staged_tuning.invariant_groups_below,
                            csr_staged_tuning.invariant_group_most, invariant_staged_from, A>
-          <<<grid, threads, 0, stream>>>(
-          in, offsets, segments, list, out, op);
+          <<<grid, threads, 0, stream>>>(in, offsets, segments, list, out, op);
     else
       invariant_segments_kernel<axis_threads, invariant_staged_from, A><<<grid, axis_threads, 0, stream>>>(
           in, OffsetRows<Offset>{offsets, offsets + 1}, segments, list, out, op);

@@ -367,7 +367,8 @@ __device__ __forceinline__ A element_tree_fold(const T* p, std::uint64_t lo, std
   if (n % V != 0 && lane == full % G)
 #pragma unroll
     for (unsigned e = 0; e < V; ++e)
-      if (full * V + e < n) acc[e] = op(acc[e], lift_element<A>(op, run[full * V + e], std::int64_t(lo + full * V + e)));
+      if (full * V + e < n)
+        acc[e] = op(acc[e], lift_element<A>(op, run[full * V + e], std::int64_t(lo + full * V + e)));
 #pragma unroll
   for (unsigned e = 0; e < V; ++e) acc[e] = butterfly(acc[e], op, G / 2, 1);
   fold_held_lanes(acc, op);
@@ -447,10 +448,10 @@ enum class RowLoads { elements, vectors, invariant, staged, element_tree };
 // Rows_kernel: G lanes per row (G <= 32), or the whole block (G == Threads); U rows per group at a
 // time. Interleave 2^shift columns per row (scalar loads, G <= 32). Sliced: `slices` pieces per
 // row of `slice` elements (a multiple of 2^shift), writing partials. Groups of fewer than 32 lanes
-// in vectors, the element tree, and argmin/argmax groups up to a warp of elements of 2 bytes or more, are held to 64
-// registers, 4 blocks a multiprocessor (sm_90: bfloat16 sums on 8 lanes took 76 registers
-// otherwise, 3 blocks; a warp's sums, so held, spilled and lost 6% on rows of 4096; float32 argmax
-// of rows of 1024, held, 376 us against 397; int8 argmax, held, spills: H100).
+// in vectors, the element tree, and argmin/argmax groups up to a warp of elements of 2 bytes or
+// more, are held to 64 registers, 4 blocks a multiprocessor (sm_90: bfloat16 sums on 8 lanes took
+// 76 registers otherwise, 3 blocks; a warp's sums, so held, spilled and lost 6% on rows of 4096;
+// float32 argmax of rows of 1024, held, 376 us against 397; int8 argmax, held, spills: H100).
 template <unsigned Threads, unsigned G, unsigned U, unsigned K, RowLoads L, class A, class Out, class T, class Rows,
           class Op>
 __global__ void __launch_bounds__(Threads, L == RowLoads::staged || L == RowLoads::element_tree ||
