@@ -21,11 +21,14 @@ TEST(StagedTile, LoadsAndCapacity) {
   EXPECT_EQ(staged_load_elements(12, 4), 1u);
   // 32 KB of float32: 8 vectors per thread of 256; 33 KB with its padding.
   EXPECT_EQ(staged_capacity(256, 8, 4), 8192u);
-  EXPECT_EQ(staged_slots(8192, 4), 8192u + 256u);
-  EXPECT_EQ(staged_slots(2048, 12), 2048u);  // records of 12 bytes: unpadded
-  // The most loads whose padded stage fits: 5 of float32 in 21,588 bytes (5,280 slots).
+  EXPECT_EQ(staged_slots(8192, 4), 8192u + 3u + 256u);  // and 3 a fold reads past the end
+  EXPECT_EQ(staged_slots(2048, 12), 2051u);  // records of 12 bytes: unpadded
+  // The most loads whose padded stage fits: 5 of float32 in 21,588 bytes (5,283 slots).
   EXPECT_EQ(staged_loads(256, 21588, 4, 4), 5u);
   EXPECT_EQ(staged_loads(256, 100, 4, 4), 0u);
+  // Segments of 33 elements or more that fit in a stage together: 124 of 4,096 elements.
+  EXPECT_EQ(staged_long_room(4096), 125u);
+  for (unsigned capacity : {1u, 32u, 33u, 66u, 4096u, 8192u}) EXPECT_GT(staged_long_room(capacity), capacity / 33);
 }
 
 // Every slot of a padded stage is distinct and within the stage.
@@ -41,6 +44,7 @@ TEST(StagedTile, SlotsAreDistinctAndInRange) {
       seen.insert(slot);
     }
     EXPECT_EQ(seen.size(), capacity);
+    EXPECT_LT(staged_slot(capacity + staged_fold_width - 2, shift), staged_slots(capacity, bytes));  // the fold's reads
     EXPECT_EQ(staged_slot(capacity - 1, staged_no_pad), capacity - 1);
   }
 }

@@ -351,6 +351,37 @@ TEST(InvariantGpu, LongSegmentsListedOrNot) {
   long_segments_listed_or_not<double>();
 }
 
+// CSR offsets that decrease (which check_segments refuses) give unspecified sums, but read only the
+// segments' span and write every result: segment x is [x / 2, x / 2 + 40) where x is even, and
+// empty where odd, so the staged tiles (2,048 segments each) hold overlapping segments of more than
+// 32 elements, more than a batch-invariant tile lists. Each result is a sum of at most 40 of the
+// elements; in either mode, under compute-sanitizer too.
+TEST(InvariantGpu, DecreasingOffsetsReadTheirSpan) {
+  GPUREDUCE_REQUIRE_GPU();
+  const std::uint64_t segments = std::uint64_t(1) << 20;
+  std::vector<std::int64_t> offsets(segments + 1);
+  for (std::uint64_t x = 0; x <= segments; ++x) offsets[x] = std::int64_t(x / 2 + (x % 2) * 40);
+  const std::vector<float> h = random_input<float>(segments / 2 + 40, test_seed() ^ 0xdec);
+  float largest = 0;
+  for (float v : h) largest = std::max(largest, std::abs(v));
+  DeviceInput<float> d(h, 0);
+  DeviceInput<std::int64_t> off(offsets, 0);
+  float* out = nullptr;
+  ASSERT_EQ(cudaMalloc(&out, segments * sizeof(float)), cudaSuccess);
+  for (bool batch_invariant : {false, true}) {
+    ASSERT_EQ(cudaMemset(out, 0x5a, segments * sizeof(float)), cudaSuccess);  // 1.5e16
+    const Status s =
+        try_segmented_sum(d.get(), segments, off.get(), out, nullptr, batch_invariant ? invariant() : Options{});
+    ASSERT_TRUE(bool(s)) << s.message;
+    std::vector<float> got(segments);
+    ASSERT_EQ(cudaMemcpy(got.data(), out, segments * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (std::uint64_t x = 0; x < segments; ++x)
+      ASSERT_LE(std::abs(got[x]), 40.5f * largest)
+          << "segment " << x << (batch_invariant ? ", batch-invariant" : "") << ": not written, or not its elements";
+  }
+  cudaFree(out);
+}
+
 // The whole-array calls refuse it, by name.
 TEST(InvariantGpu, WholeArrayCallsRefuse) {
   GPUREDUCE_REQUIRE_GPU();

@@ -631,7 +631,7 @@ Status run_invariant_csr(const T* in, std::uint64_t segments, const Offset* offs
   const unsigned grid = unsigned(blocks < dev.target_blocks ? blocks : dev.target_blocks);
   return run_invariant_segments<A>(in, out, op, dev, stream, opt, [&](const LongSegments<A>& list) {
     if constexpr (loads > 0)
-      invariant_csr_kernel<threads, loads, csr_staged_tuning.list_entries, csr_staged_tuning.invariant_below,
+      invariant_csr_kernel<threads, loads, csr_staged_tuning.tile_segments, csr_staged_tuning.invariant_below,
                            csr_staged_tuning.fill_percent, csr_staged_tuning.invariant_groups_below,
                            csr_staged_tuning.invariant_group_most, invariant_staged_from, A>
           <<<grid, threads, 0, stream>>>(in, offsets, segments, list, out, op);

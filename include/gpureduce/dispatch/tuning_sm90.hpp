@@ -236,8 +236,8 @@ inline constexpr CsrTuning csr_tuning{256, 44 * 1024, 4};
 inline constexpr CsrMeans csr_means{32, 1024, 64, 1024};
 // Staged tiles fill `fill_percent` of the stage at the mean length.
 // Batch-invariant CSR segments are staged below a mean of `invariant_below` (H100, mean 15 staged
-// 0.97 ms against 3.15 a warp each), at most `list_entries` a tile (the list of those longer than 32
-// elements, which a warp each then takes from the stage), through a stage of
+// 0.97 ms against 3.15 a warp each), at most `tile_segments` a tile (their ends staged beside the
+// elements; those longer than 32 elements a warp each from the stage), through a stage of
 // `invariant_stage_bytes` (H200, a warp per segment: mean 147 0.55 ms against 0.65 with 32 KB, mean
 // 1684 0.37 against 0.45; staged mean 3 0.94 against 1.06). Below a mean of `invariant_groups_below`
 // a warp takes V segments at once, those of up to `invariant_group_most` elements on 32 / V lanes
@@ -245,7 +245,7 @@ inline constexpr CsrMeans csr_means{32, 1024, 64, 1024};
 // 0.89x, a warp each 0.79x; bfloat16 0.70x, 0.54x, 0.52x; means 1684 and 78,490 lost 1-13% so).
 struct CsrStagedTuning {
   unsigned fill_percent;
-  unsigned list_entries;
+  unsigned tile_segments;
   std::uint64_t invariant_below;
   unsigned invariant_stage_bytes;
   std::uint64_t invariant_groups_below;

@@ -38,10 +38,19 @@ GPUREDUCE_HD constexpr unsigned staged_pad_shift(unsigned elem_bytes) {
 
 GPUREDUCE_HD constexpr unsigned staged_slot(unsigned e, unsigned shift) { return e + (e >> shift); }
 
-// Slots a stage of `capacity` elements takes in the padded layout (the larger).
+// A thread folds its segment from the stage `staged_fold_width` elements at a time, reading up to
+// staged_fold_width - 1 past its end (and discarding them).
+inline constexpr unsigned staged_fold_width = 4;
+
+// Slots a stage of `capacity` elements takes in the padded layout (the larger), with the room a
+// fold reads past the last element.
 GPUREDUCE_HD constexpr unsigned staged_slots(unsigned capacity, unsigned elem_bytes) {
-  return staged_slot(capacity, staged_pad_shift(elem_bytes));
+  return staged_slot(capacity + staged_fold_width - 1, staged_pad_shift(elem_bytes));
 }
+
+// Segments of more than 32 elements whose elements fit in a stage of `capacity` together: the
+// batch-invariant tiles list them for a warp each.
+GPUREDUCE_HD constexpr unsigned staged_long_room(unsigned capacity) { return capacity / 33 + 1; }
 
 // The most loads per thread whose padded stage fits in `bytes`.
 GPUREDUCE_HD constexpr unsigned staged_loads(unsigned threads, unsigned bytes, unsigned elem_bytes,

@@ -222,9 +222,11 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     if constexpr (loads > 0)
       if (path == CsrPath::staged) {
         constexpr unsigned fit = staged_capacity(Threads, loads, staged_load_size<T>) * FillPercent / 100;
-        staged_tiles<Threads, loads, false, 0, A>(s_elem, in, where, segments,
-                                               staged_per_tile(segments, mean, fit, Threads, gridDim.x),
-                                               staged_pad_shift(sizeof(T)), nullptr, nullptr, out, op);
+        const std::uint64_t per_tile = staged_per_tile(segments, mean, fit, Threads, gridDim.x);
+        // The tile's ends in s_end's room (tile + Items + 1 entries).
+        staged_tiles<Threads, loads, false, 0, A>(s_elem, s_end, in, where, segments,
+                                                  per_tile < tile + Items ? per_tile : tile + Items,
+                                                  staged_pad_shift(sizeof(T)), nullptr, nullptr, out, op);
         return;
       }
     const std::uint64_t items = segments + elements;

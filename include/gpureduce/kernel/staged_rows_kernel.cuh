@@ -64,15 +64,18 @@ struct ClampedOffsets {
 };
 
 // The tiles of `per_tile` segments, the block's every gridDim.x-th, through `stage` (staged_slots of
-// a capacity of Threads x Loads loads), laid out with `shift`. Invariant: the batch-invariant fold
+// a capacity of Threads x Loads loads), laid out with `shift`. CSR offsets (but argmin/argmax's) are
+// staged in `ends` (per_tile + 1 entries; nullptr for rows of one length) in the round of loads
+// that reads the tile's bounds, so a thread reads its segments' bounds from shared memory, not by a
+// dependent load of global memory each. Invariant: the batch-invariant fold
 // (invariant_segment_warps' tree), segments of more than 32 elements a warp each, listed in `longs`
-// (per_tile entries) for the warps to take after the threads' short ones; those of several slices
-// in `list`.
+// (staged_long_room entries) for the warps to take after the threads' short ones; those of several
+// slices in `list`.
 template <unsigned Threads, unsigned Loads, bool Invariant, std::uint64_t StagedFrom, class A, class Out, class T,
           class Segments, class Op>
-__device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segments& where, std::uint64_t segments,
-                                             std::uint64_t per_tile, unsigned shift, unsigned* longs,
-                                             const LongSegments<A>* list, Out* out, const Op& op) {
+__device__ __forceinline__ void staged_tiles(T* stage, std::int32_t* ends, const T* in, const Segments& where,
+                                             std::uint64_t segments, std::uint64_t per_tile, unsigned shift,
+                                             unsigned* longs, const LongSegments<A>* list, Out* out, const Op& op) {
   using Load = StagedLoad<T>;
   constexpr unsigned V = staged_load_size<T>;
   static_assert(V == 1 || Vector<T>::size == V);
@@ -80,11 +83,30 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
   const A identity = op.template identity<A>();
   __shared__ unsigned s_longs;  // entries in `longs` (Invariant)
   const ClampedOffsets<Segments> clamped(where, segments);
+  constexpr bool indexed = requires(A a) { a.index; };
+  constexpr bool fixed_rows = std::is_same_v<Segments, FixedRows>;
+  // CSR ends staged (H100, bench --axis at 2^28, float32 sums of mean 3 0.98 against 1.04 ms, the
+  // batch-invariant ones' 0.89 against 1.06), not for argmin/argmax (mean 15 1.50 against 1.47).
+  constexpr bool staged_ends = !fixed_rows && !indexed;
+  constexpr unsigned end_loads = Invariant ? 2 : 4;  // in flight a thread: more spill in invariant_csr_kernel
+  // The thread's fold, staged_fold_width elements at a time or one: the wide one for folds without
+  // an index, of ragged segments or rows of at least that many (H100, bench --axis at 2^28: float32
+  // sums of CSR mean 3 0.86 against 0.98 ms, mean 15 0.74 against 0.85, batch-invariant bfloat16
+  // rows of 8 0.27 against 0.30; rows of 1 1.15 against 0.96, argmax of mean 15 1.69 against 1.50).
+  bool wide_fold = !indexed;
+  if constexpr (fixed_rows) wide_fold = wide_fold && where.length >= staged_fold_width;
   for (std::uint64_t s0 = std::uint64_t(blockIdx.x) * per_tile; s0 < segments;
        s0 += std::uint64_t(gridDim.x) * per_tile) {
     const std::uint64_t count = segments - s0 < per_tile ? segments - s0 : per_tile;
     const std::int64_t b = clamped.at(s0), e = clamped.at(s0 + count);
     const std::uint64_t span = e > b ? std::uint64_t(e - b) : 0;
+    if constexpr (staged_ends) {
+      // The low 32 bits of the tile's offsets: less b's, those of non-decreasing offsets give each
+      // segment's place in the tile (at most `capacity` there), and bounds() keeps any in [0, span].
+      // Their loads do not wait for b.
+#pragma unroll end_loads
+      for (std::uint64_t i = threadIdx.x; i <= count; i += Threads) ends[i] = std::int32_t(where.offset(s0 + i));
+    }
     const unsigned lane = threadIdx.x % warp_threads, warp = threadIdx.x / warp_threads;
     constexpr unsigned warps = Threads / warp_threads;
     if (span > capacity) {
@@ -137,25 +159,50 @@ __device__ __forceinline__ void staged_tiles(T* stage, const T* in, const Segmen
     __syncthreads();
     // Segment r within the tile (decreasing offsets clamped to it).
     const auto bounds = [&](std::uint64_t r, unsigned* lo, unsigned* hi) {
-      const std::int64_t rb = clamped.at(s0 + r) - b, re = clamped.at(s0 + r + 1) - b;
-      *lo = rb < 0 ? 0 : rb < std::int64_t(n) ? unsigned(rb) : n;
-      *hi = re < std::int64_t(*lo) ? *lo : re < std::int64_t(n) ? unsigned(re) : n;
+      if constexpr (staged_ends) {
+        const std::int32_t rb = std::int32_t(std::uint32_t(ends[r]) - std::uint32_t(b)),
+                           re = std::int32_t(std::uint32_t(ends[r + 1]) - std::uint32_t(b));
+        *lo = rb < 0 ? 0 : unsigned(rb) < n ? unsigned(rb) : n;
+        *hi = re < std::int32_t(*lo) ? *lo : unsigned(re) < n ? unsigned(re) : n;
+      } else {
+        const std::int64_t rb = clamped.at(s0 + r) - b, re = clamped.at(s0 + r + 1) - b;
+        *lo = rb < 0 ? 0 : rb < std::int64_t(n) ? unsigned(rb) : n;
+        *hi = re < std::int64_t(*lo) ? *lo : re < std::int64_t(n) ? unsigned(re) : n;
+      }
     };
     for (std::uint64_t r = threadIdx.x; r < count; r += Threads) {
       unsigned lo, hi;
       bounds(r, &lo, &hi);
       if (Invariant && hi - lo > warp_threads) {
-        longs[atomicAdd(&s_longs, 1u)] = unsigned(r);
-        continue;
+        // The list holds every one of non-decreasing offsets; decreasing ones may overlap, and fold here.
+        const unsigned at = atomicAdd(&s_longs, 1u);
+        if (at < staged_long_room(capacity)) {
+          longs[at] = unsigned(r);
+          continue;
+        }
       }
       A acc = identity;
-      for (unsigned k = lo; k < hi; ++k)
-        acc = op(acc, lift_element<A>(op, stage[staged_slot(k, shift)], std::int64_t(k - lo)));
+      if (wide_fold) {
+        // In order, staged_fold_width reads at a time (those past hi within the stage's slack, and
+        // discarded): the lanes of a warp wait for its longest segment in fewer instructions.
+        for (unsigned k = lo; k < hi; k += staged_fold_width) {
+          T v[staged_fold_width];
+#pragma unroll
+          for (unsigned u = 0; u < staged_fold_width; ++u) v[u] = stage[staged_slot(k + u, shift)];
+#pragma unroll
+          for (unsigned u = 0; u < staged_fold_width; ++u)
+            if (k + u < hi) acc = op(acc, lift_element<A>(op, v[u], std::int64_t(k + u - lo)));
+        }
+      } else {
+        for (unsigned k = lo; k < hi; ++k)
+          acc = op(acc, lift_element<A>(op, stage[staged_slot(k, shift)], std::int64_t(k - lo)));
+      }
       out[s0 + r] = finish<Out>(acc);
     }
     if constexpr (Invariant) {
       __syncthreads();  // the list is complete
-      for (unsigned i = warp; i < s_longs; i += warps) {
+      const unsigned listed = s_longs < staged_long_room(capacity) ? s_longs : staged_long_room(capacity);
+      for (unsigned i = warp; i < listed; i += warps) {
         const unsigned r = longs[i];
         unsigned lo, hi;
         bounds(r, &lo, &hi);
@@ -180,19 +227,19 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   with_constant_nan(runtime_op, [&](auto op) {
     __shared__ alignas(16) unsigned char stage_bytes[slots * sizeof(T)];
     T* stage = reinterpret_cast<T*>(stage_bytes);  // T may have constructors
-    staged_tiles<Threads, Loads, false, 0, A>(stage, in, FixedRows{length}, rows, per_tile, shift, nullptr, nullptr,
-                                              out, op);
+    staged_tiles<Threads, Loads, false, 0, A>(stage, nullptr, in, FixedRows{length}, rows, per_tile, shift, nullptr,
+                                              nullptr, out, op);
   });
 }
 
 // Invariant_csr_kernel: batch-invariant CSR segments, one launch whose blocks all read the mean
-// segment length: below StagedBelow, staged tiles of at most ListEntries segments filling
+// segment length: below StagedBelow, staged tiles of at most TileSegments segments filling
 // FillPercent of the stage; below GroupsBelow, V segments a warp, those of up to GroupMost
 // elements on 32 / V lanes each (invariant_segment_groups); otherwise a warp per segment, through
 // the stage (a warp's Loads x 32 vectors). Either way invariant_segment's tree, segments of several
 // slices listed in `list` (long_segments_kernel folds them after). Held to 64 registers (85 for
 // 8-byte elements), as before the staged warp fold took it to 80, at a few dozen bytes of spills.
-template <unsigned Threads, unsigned Loads, unsigned ListEntries, std::uint64_t StagedBelow, unsigned FillPercent,
+template <unsigned Threads, unsigned Loads, unsigned TileSegments, std::uint64_t StagedBelow, unsigned FillPercent,
           std::uint64_t GroupsBelow, std::uint64_t GroupMost, std::uint64_t StagedFrom, class A, class Out, class T,
           class Offset, class Op>
 __global__ void __launch_bounds__(Threads, sizeof(T) < 8 ? 4 : 3)
@@ -201,16 +248,17 @@ __global__ void __launch_bounds__(Threads, sizeof(T) < 8 ? 4 : 3)
   constexpr unsigned capacity = staged_capacity(Threads, Loads, staged_load_size<T>);
   with_constant_nan(runtime_op, [&](auto op) {
     __shared__ alignas(16) unsigned char stage_bytes[staged_slots(capacity, sizeof(T)) * sizeof(T)];
-    __shared__ unsigned longs[ListEntries];
+    __shared__ unsigned longs[staged_long_room(capacity)];
+    __shared__ std::int32_t ends[TileSegments + 1];
     T* stage = reinterpret_cast<T*>(stage_bytes);  // T may have constructors
     const ClampedOffsets<CsrStarts<Offset>> clamped(CsrStarts<Offset>{offsets}, segments);
     const std::uint64_t mean = std::uint64_t(clamped.last - clamped.first) / segments;
     if (mean < StagedBelow) {
       const std::uint64_t per_tile =
           staged_per_tile(segments, mean, capacity * FillPercent / 100, Threads, gridDim.x);
-      staged_tiles<Threads, Loads, true, StagedFrom, A>(stage, in, CsrStarts<Offset>{offsets}, segments,
-                                            per_tile < ListEntries ? per_tile : ListEntries,
-                                            staged_pad_shift(sizeof(T)), longs, &list, out, op);
+      staged_tiles<Threads, Loads, true, StagedFrom, A>(stage, ends, in, CsrStarts<Offset>{offsets}, segments,
+                                                        per_tile < TileSegments ? per_tile : TileSegments,
+                                                        staged_pad_shift(sizeof(T)), longs, &list, out, op);
       return;
     }
     if (mean < GroupsBelow)
