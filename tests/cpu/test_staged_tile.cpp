@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
+#include <utility>
 #include <vector>
 
 namespace gpureduce::detail {
@@ -92,6 +93,27 @@ TEST(StagedTile, SegmentsPerTile) {
   // Empty segments (mean 0) and rows longer than the stage: never 0.
   EXPECT_EQ(staged_per_tile(1000000, 0, 3840, 256, 528), 2048u);
   EXPECT_EQ(staged_per_tile(10, 100000, 8192, 256, 2112), 1u);
+}
+
+// A segment's place in its tile from the low 32 bits of its offsets: exact past 2^32 elements,
+// within the tile for offsets that decrease or leave it.
+TEST(StagedTile, BoundsFromTheLow32Bits) {
+  const auto at = [](std::int64_t begin, std::int64_t end, std::int64_t first, unsigned n) {
+    const StagedBounds s = staged_bounds(std::uint32_t(begin), std::uint32_t(end), first, n);
+    return std::pair<unsigned, unsigned>{s.lo, s.hi};
+  };
+  using P = std::pair<unsigned, unsigned>;
+  EXPECT_EQ(at(100, 107, 100, 50), P(0, 7));
+  const std::int64_t far = (std::int64_t(1) << 32) - 5;  // a tile across 2^32
+  EXPECT_EQ(at(far + 3, far + 9, far, 4000), P(3, 9));
+  EXPECT_EQ(at(far + 6, far + 4000, far, 4000), P(6, 4000));
+  const std::int64_t farther = (std::int64_t(7) << 32) + 11;
+  EXPECT_EQ(at(farther + 2047, farther + 2048, farther, 2048), P(2047, 2048));
+  EXPECT_EQ(at(far + 40, far + 10, far, 100), P(40, 40));  // decreasing: empty
+  EXPECT_EQ(at(far - 8, far + 10, far, 100), P(0, 10));    // before the tile
+  EXPECT_EQ(at(far + 90, far + 500, far, 100), P(90, 100));
+  EXPECT_EQ(at(far + 500, far + 900, far, 100), P(100, 100));  // past it
+  EXPECT_EQ(at(far + (std::int64_t(3) << 31), far + 5, far, 100), P(0, 5));  // 2^31 or more away
 }
 
 }  // namespace

@@ -48,6 +48,19 @@ GPUREDUCE_HD constexpr unsigned staged_slots(unsigned capacity, unsigned elem_by
   return staged_slot(capacity + staged_fold_width - 1, staged_pad_shift(elem_bytes));
 }
 
+// A segment's place [lo, hi) in a tile of n elements that begins at offset `first`, from the low 32
+// bits of its offsets (staged CSR ends): exact for non-decreasing offsets, whose segments of the
+// tile lie within it (n < 2^31); any others kept within [0, n], hi no less than lo.
+struct StagedBounds {
+  unsigned lo, hi;
+};
+GPUREDUCE_HD constexpr StagedBounds staged_bounds(std::uint32_t begin, std::uint32_t end, std::int64_t first,
+                                                  unsigned n) {
+  const std::int32_t b = std::int32_t(begin - std::uint32_t(first)), e = std::int32_t(end - std::uint32_t(first));
+  const unsigned lo = b < 0 ? 0 : unsigned(b) < n ? unsigned(b) : n;
+  return {lo, e < std::int32_t(lo) ? lo : unsigned(e) < n ? unsigned(e) : n};
+}
+
 // Segments of more than 32 elements whose elements fit in a stage of `capacity` together: the
 // batch-invariant tiles list them for a warp each.
 GPUREDUCE_HD constexpr unsigned staged_long_room(unsigned capacity) { return capacity / 33 + 1; }

@@ -101,9 +101,7 @@ __device__ __forceinline__ void staged_tiles(T* stage, std::int32_t* ends, const
     const std::int64_t b = clamped.at(s0), e = clamped.at(s0 + count);
     const std::uint64_t span = e > b ? std::uint64_t(e - b) : 0;
     if constexpr (staged_ends) {
-      // The low 32 bits of the tile's offsets: less b's, those of non-decreasing offsets give each
-      // segment's place in the tile (at most `capacity` there), and bounds() keeps any in [0, span].
-      // Their loads do not wait for b.
+      // The low 32 bits of the tile's offsets (staged_bounds); their loads do not wait for b.
 #pragma unroll end_loads
       for (std::uint64_t i = threadIdx.x; i <= count; i += Threads) ends[i] = std::int32_t(where.offset(s0 + i));
     }
@@ -160,10 +158,9 @@ __device__ __forceinline__ void staged_tiles(T* stage, std::int32_t* ends, const
     // Segment r within the tile (decreasing offsets clamped to it).
     const auto bounds = [&](std::uint64_t r, unsigned* lo, unsigned* hi) {
       if constexpr (staged_ends) {
-        const std::int32_t rb = std::int32_t(std::uint32_t(ends[r]) - std::uint32_t(b)),
-                           re = std::int32_t(std::uint32_t(ends[r + 1]) - std::uint32_t(b));
-        *lo = rb < 0 ? 0 : unsigned(rb) < n ? unsigned(rb) : n;
-        *hi = re < std::int32_t(*lo) ? *lo : unsigned(re) < n ? unsigned(re) : n;
+        const StagedBounds at = staged_bounds(std::uint32_t(ends[r]), std::uint32_t(ends[r + 1]), b, n);
+        *lo = at.lo;
+        *hi = at.hi;
       } else {
         const std::int64_t rb = clamped.at(s0 + r) - b, re = clamped.at(s0 + r + 1) - b;
         *lo = rb < 0 ? 0 : rb < std::int64_t(n) ? unsigned(rb) : n;
@@ -238,7 +235,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 // elements on 32 / V lanes each (invariant_segment_groups); otherwise a warp per segment, through
 // the stage (a warp's Loads x 32 vectors). Either way invariant_segment's tree, segments of several
 // slices listed in `list` (long_segments_kernel folds them after). Held to 64 registers (85 for
-// 8-byte elements), as before the staged warp fold took it to 80, at a few dozen bytes of spills.
+// 8-byte elements), as before the staged warp fold took it to 80, at 160-190 bytes of spills (ptxas).
 template <unsigned Threads, unsigned Loads, unsigned TileSegments, std::uint64_t StagedBelow, unsigned FillPercent,
           std::uint64_t GroupsBelow, std::uint64_t GroupMost, std::uint64_t StagedFrom, class A, class Out, class T,
           class Offset, class Op>
