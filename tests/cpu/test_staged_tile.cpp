@@ -114,6 +114,15 @@ TEST(StagedTile, BoundsFromTheLow32Bits) {
   EXPECT_EQ(at(far + 90, far + 500, far, 100), P(90, 100));
   EXPECT_EQ(at(far + 500, far + 900, far, 100), P(100, 100));  // past it
   EXPECT_EQ(at(far + (std::int64_t(3) << 31), far + 5, far, 100), P(0, 5));  // 2^31 or more away
+  // From 64-bit offsets relative to the tile (the reads from global memory): 2^32 past it is past it.
+  const auto place = [](std::int64_t begin, std::int64_t end, unsigned n) {
+    const StagedBounds s = staged_place(begin, end, n);
+    return P(s.lo, s.hi);
+  };
+  EXPECT_EQ(place(3, 9, 100), P(3, 9));
+  EXPECT_EQ(place(std::int64_t(1) << 32, (std::int64_t(1) << 32) + 5, 100), P(100, 100));
+  EXPECT_EQ(place(-7, std::int64_t(1) << 32, 100), P(0, 100));
+  EXPECT_EQ(place(50, 20, 100), P(50, 50));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <gpureduce/grid/vector_split.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace gpureduce::detail {
 
@@ -48,17 +49,24 @@ GPUREDUCE_HD constexpr unsigned staged_slots(unsigned capacity, unsigned elem_by
   return staged_slot(capacity + staged_fold_width - 1, staged_pad_shift(elem_bytes));
 }
 
-// A segment's place [lo, hi) in a tile of n elements that begins at offset `first`, from the low 32
-// bits of its offsets (staged CSR ends): exact for non-decreasing offsets, whose segments of the
-// tile lie within it (n < 2^31); any others kept within [0, n], hi no less than lo.
+// A segment's place [lo, hi) in a tile of n elements, from its begin and end relative to the tile's
+// first element: kept within [0, n], hi no less than lo (offsets that decrease or leave the tile).
 struct StagedBounds {
   unsigned lo, hi;
 };
+template <class Int>  // std::int32_t or std::int64_t
+GPUREDUCE_HD constexpr StagedBounds staged_place(Int begin, Int end, unsigned n) {
+  using Unsigned = std::make_unsigned_t<Int>;
+  const unsigned lo = begin < 0 ? 0 : Unsigned(begin) < n ? unsigned(begin) : n;
+  return {lo, end < Int(lo) ? lo : Unsigned(end) < n ? unsigned(end) : n};
+}
+
+// The same from the low 32 bits of its offsets and the tile's first offset (staged CSR ends): exact
+// for non-decreasing offsets, whose segments of the tile lie within it (n < 2^31).
 GPUREDUCE_HD constexpr StagedBounds staged_bounds(std::uint32_t begin, std::uint32_t end, std::int64_t first,
                                                   unsigned n) {
-  const std::int32_t b = std::int32_t(begin - std::uint32_t(first)), e = std::int32_t(end - std::uint32_t(first));
-  const unsigned lo = b < 0 ? 0 : unsigned(b) < n ? unsigned(b) : n;
-  return {lo, e < std::int32_t(lo) ? lo : unsigned(e) < n ? unsigned(e) : n};
+  return staged_place<std::int32_t>(std::int32_t(begin - std::uint32_t(first)), std::int32_t(end - std::uint32_t(first)),
+                                   n);
 }
 
 // Segments of more than 32 elements whose elements fit in a stage of `capacity` together: the

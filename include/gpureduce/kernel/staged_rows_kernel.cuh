@@ -157,15 +157,11 @@ __device__ __forceinline__ void staged_tiles(T* stage, std::int32_t* ends, const
     __syncthreads();
     // Segment r within the tile (decreasing offsets clamped to it).
     const auto bounds = [&](std::uint64_t r, unsigned* lo, unsigned* hi) {
-      if constexpr (staged_ends) {
-        const StagedBounds at = staged_bounds(std::uint32_t(ends[r]), std::uint32_t(ends[r + 1]), b, n);
-        *lo = at.lo;
-        *hi = at.hi;
-      } else {
-        const std::int64_t rb = clamped.at(s0 + r) - b, re = clamped.at(s0 + r + 1) - b;
-        *lo = rb < 0 ? 0 : rb < std::int64_t(n) ? unsigned(rb) : n;
-        *hi = re < std::int64_t(*lo) ? *lo : re < std::int64_t(n) ? unsigned(re) : n;
-      }
+      StagedBounds at;
+      if constexpr (staged_ends) at = staged_bounds(std::uint32_t(ends[r]), std::uint32_t(ends[r + 1]), b, n);
+      else at = staged_place(clamped.at(s0 + r) - b, clamped.at(s0 + r + 1) - b, n);
+      *lo = at.lo;
+      *hi = at.hi;
     };
     for (std::uint64_t r = threadIdx.x; r < count; r += Threads) {
       unsigned lo, hi;
