@@ -10,14 +10,16 @@
 //                       per segment of up to 32 elements and a warp per longer one, or a warp each
 //                       (invariant_segments_kernel.cuh's warps, through the tile's stage); segments
 //                       of several slices listed for long_segments_kernel.
-//   Stage: element e of the tile at slot e + (e >> shift), padded or not (grid/staged_tile.hpp);
-//   Loads loads in flight per thread fill it.
+//   Stage: element e of the tile at slot e + (e >> shift), padded or not (grid/staged_tile.hpp),
+//   Loads loads in flight per thread filling it; CSR sums' at e + the tile's 16-byte misalignment,
+//   filled by cp.async.
 #pragma once
 
 #include <gpureduce/agent/sources.cuh>
 #include <gpureduce/grid/staged_tile.hpp>
 #include <gpureduce/kernel/axis_kernels.cuh>
 #include <gpureduce/kernel/invariant_segments_kernel.cuh>
+#include <gpureduce/thread/async_copy.cuh>
 
 #include <cstdint>
 #include <type_traits>
@@ -136,21 +138,38 @@ __device__ __forceinline__ void staged_tiles(T* stage, std::int32_t* ends, const
     const unsigned vectors = (n - head) / V;
     const unsigned tail = head + vectors * V;
     const Load* body = reinterpret_cast<const Load*>(p + head);
-    Load x[Loads];
+    // Where element k of the tile sits. CSR sums: at k + misfit, unpadded, so the body's vectors
+    // keep their 16-byte alignment and copy straight to shared memory (cp.async), holding no
+    // registers; otherwise staged_slot's layout, padded against the bank conflicts of fixed strides.
+    constexpr bool aligned_stage = staged_ends && V > 1;
+    static_assert(!aligned_stage || capacity + V + staged_fold_width <= staged_slots(capacity, sizeof(T)),
+                  "the stage holds a tile at k + misfit and the fold's reads past its end");
+    const auto slot = [&](unsigned k) { return aligned_stage ? k + misfit : staged_slot(k, shift); };
+    if constexpr (aligned_stage) {
 #pragma unroll
-    for (unsigned k = 0; k < Loads; ++k)
-      if (threadIdx.x + k * Threads < vectors) x[k] = body[threadIdx.x + k * Threads];
-    if (threadIdx.x < head) stage[staged_slot(threadIdx.x, shift)] = p[threadIdx.x];
-    if (tail + threadIdx.x < n) stage[staged_slot(tail + threadIdx.x, shift)] = p[tail + threadIdx.x];
+      for (unsigned k = 0; k < Loads; ++k)
+        if (threadIdx.x + k * Threads < vectors)
+          copy_async_16(stage + slot(head + (threadIdx.x + k * Threads) * V), body + threadIdx.x + k * Threads);
+      if (threadIdx.x < head) stage[slot(threadIdx.x)] = p[threadIdx.x];
+      if (tail + threadIdx.x < n) stage[slot(tail + threadIdx.x)] = p[tail + threadIdx.x];
+      copy_async_wait();
+    } else {
+      Load x[Loads];
 #pragma unroll
-    for (unsigned k = 0; k < Loads; ++k) {
-      const unsigned i = threadIdx.x + k * Threads;
-      if (i < vectors) {
-        if constexpr (V == 1) {
-          stage[staged_slot(head + i, shift)] = x[k];
-        } else {
+      for (unsigned k = 0; k < Loads; ++k)
+        if (threadIdx.x + k * Threads < vectors) x[k] = body[threadIdx.x + k * Threads];
+      if (threadIdx.x < head) stage[slot(threadIdx.x)] = p[threadIdx.x];
+      if (tail + threadIdx.x < n) stage[slot(tail + threadIdx.x)] = p[tail + threadIdx.x];
 #pragma unroll
-          for (unsigned j = 0; j < V; ++j) stage[staged_slot(head + i * V + j, shift)] = x[k].v[j];
+      for (unsigned k = 0; k < Loads; ++k) {
+        const unsigned i = threadIdx.x + k * Threads;
+        if (i < vectors) {
+          if constexpr (V == 1) {
+            stage[slot(head + i)] = x[k];
+          } else {
+#pragma unroll
+            for (unsigned j = 0; j < V; ++j) stage[slot(head + i * V + j)] = x[k].v[j];
+          }
         }
       }
     }
@@ -181,14 +200,13 @@ __device__ __forceinline__ void staged_tiles(T* stage, std::int32_t* ends, const
         for (unsigned k = lo; k < hi; k += staged_fold_width) {
           T v[staged_fold_width];
 #pragma unroll
-          for (unsigned u = 0; u < staged_fold_width; ++u) v[u] = stage[staged_slot(k + u, shift)];
+          for (unsigned u = 0; u < staged_fold_width; ++u) v[u] = stage[slot(k + u)];
 #pragma unroll
           for (unsigned u = 0; u < staged_fold_width; ++u)
             if (k + u < hi) acc = op(acc, lift_element<A>(op, v[u], std::int64_t(k + u - lo)));
         }
       } else {
-        for (unsigned k = lo; k < hi; ++k)
-          acc = op(acc, lift_element<A>(op, stage[staged_slot(k, shift)], std::int64_t(k - lo)));
+        for (unsigned k = lo; k < hi; ++k) acc = op(acc, lift_element<A>(op, stage[slot(k)], std::int64_t(k - lo)));
       }
       out[s0 + r] = finish<Out>(acc);
     }
@@ -201,7 +219,7 @@ __device__ __forceinline__ void staged_tiles(T* stage, std::int32_t* ends, const
         bounds(r, &lo, &hi);
         A acc = identity;
         for (unsigned k = lo + lane; k < hi; k += warp_threads)
-          acc = op(acc, lift_element<A>(op, stage[staged_slot(k, shift)], std::int64_t(k - lo)));
+          acc = op(acc, lift_element<A>(op, stage[slot(k)], std::int64_t(k - lo)));
         acc = butterfly(acc, op, warp_threads / 2, 1);
         if (lane == 0) out[s0 + r] = finish<Out>(acc);
       }
@@ -231,7 +249,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 // elements on 32 / V lanes each (invariant_segment_groups); otherwise a warp per segment, through
 // the stage (a warp's Loads x 32 vectors). Either way invariant_segment's tree, segments of several
 // slices listed in `list` (long_segments_kernel folds them after). Held to 64 registers (85 for
-// 8-byte elements), as before the staged warp fold took it to 80, at 160-190 bytes of spills (ptxas).
+// 8-byte elements), as before the staged warp fold took it to 80, at 40-76 bytes of spills (ptxas).
 template <unsigned Threads, unsigned Loads, unsigned TileSegments, std::uint64_t StagedBelow, unsigned FillPercent,
           std::uint64_t GroupsBelow, std::uint64_t GroupMost, std::uint64_t StagedFrom, class A, class Out, class T,
           class Offset, class Op>
