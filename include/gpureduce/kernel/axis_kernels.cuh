@@ -47,6 +47,7 @@
 #include <gpureduce/thread/ordered_best.hpp>
 #include <gpureduce/thread/numeric.hpp>
 #include <gpureduce/thread/operators.hpp>
+#include <gpureduce/thread/vector_winner.hpp>
 #include <gpureduce/warp/shuffle.cuh>
 
 #include <cstdint>
@@ -255,6 +256,29 @@ __device__ __forceinline__ A fold_run(A acc, const T* p, std::uint64_t lo, std::
     }
   }
   return acc;
+}
+
+// fold_run's vectors for argmin/argmax: each vector through a VectorWinner (thread/vector_winner.hpp),
+// a min/max chain per vector in place of a NaN-aware compare and index select per element; the
+// winning element itself (lift_element's bits) joins acc at the end. rows_kernel's groups only:
+// the CSR kernels, whose warp folds sit beside their staged tiles, spilled more with it (ptxas).
+template <unsigned G, unsigned K, class A, class T, class Op>
+__device__ __forceinline__ A winner_fold_run(A acc, const T* p, std::uint64_t lo, std::uint64_t hi, unsigned lane,
+                                             const Op& op) {
+  using Value = decltype(acc.value);
+  const auto run = [&]<NanPolicy Nan>() {
+    VectorWinner<std::is_same_v<Op, ArgMin>, Nan, Value, T, Vector<T>::size> winner;
+    visit_vectors<G, K>(
+        p, lo, hi, lane, [&](T x, std::uint64_t i) { acc = op(acc, lift_element<A>(op, x, std::int64_t(i))); },
+        [&](const Vector<T>& x, std::uint64_t i) { winner.add(x.v, std::int64_t(i)); });
+    if (winner.empty) return acc;
+    T element;
+    const std::int64_t at = winner.winning_index(&element);
+    return op(acc, lift_element<A>(op, element, at));
+  };
+  if constexpr (is_floating_v<Value>)
+    if (op.nan == NanPolicy::ignore) return run.template operator()<NanPolicy::ignore>();
+  return run.template operator()<NanPolicy::propagate>();
 }
 
 // Vector j (V elements from element j x V) of the run at `run`, whatever the run's address d
@@ -496,6 +520,8 @@ __global__ void __launch_bounds__(Threads, L == RowLoads::staged || L == RowLoad
         else if constexpr (L == RowLoads::staged)
           acc[u] = staged_warp_run<K>(acc[u], in + span[u].in, lo, hi, lane,
                                       reinterpret_cast<Vector<T>*>(stage_bytes) + group * K * warp_threads, op);
+        else if constexpr (L == RowLoads::vectors && is_arg_extreme_v<Op>)
+          acc[u] = winner_fold_run<G, K>(acc[u], in + span[u].in, lo, hi, lane, op);
         else acc[u] = fold_run<G, K, L == RowLoads::vectors>(acc[u], in + span[u].in, lo, hi, lane, shift, op);
       }
 #pragma unroll

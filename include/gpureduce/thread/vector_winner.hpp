@@ -188,15 +188,27 @@ GPUREDUCE_UNROLL
   template <class P>
   GPUREDUCE_HD P fold_into(P acc, const ArgExtreme<Less>& op) const {
     if (empty) return acc;
+    V element;
+    return op(acc, P{best, winning_index(&element)});
+  }
+
+  // The winning element's index, and the element itself in `element` (its own bits: a NaN's
+  // payload, -0 or +0), as fold_into finds it. Only where a vector was added.
+  GPUREDUCE_HD std::int64_t winning_index(V* element) const {
     V x[N];
     values.unpack(x);
     int at = N - 1;
+    V found = x[N - 1];
 GPUREDUCE_UNROLL
     for (int k = N - 2; k >= 0; --k) {
       const A v = convert<A>(x[k]);
-      if ((v == best) | is_nan(Nan == NanPolicy::propagate ? v : best)) at = k;
+      if ((v == best) | is_nan(Nan == NanPolicy::propagate ? v : best)) {
+        at = k;
+        found = x[k];
+      }
     }
-    return op(acc, P{best, first + at});
+    *element = found;
+    return first + at;
   }
 };
 
