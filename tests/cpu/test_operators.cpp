@@ -297,6 +297,15 @@ void check_vector_winner(std::uint32_t salt) {
     ASSERT_EQ(got.index, expect.index) << "salt " << salt << " trial " << trial;
     ASSERT_TRUE((std::isnan(float(got.value)) && std::isnan(float(expect.value))) || got.value == expect.value)
         << "salt " << salt << " trial " << trial;
+    // The winning element itself (the axis rows' fold lifts it): at the combined index, with that
+    // element's bits, so NaN payloads and the sign of a zero are the element-wise fold's.
+    V element;
+    const std::int64_t at = winner.winning_index(&element);
+    const V stored = x[std::size_t(at - 64)];
+    ASSERT_EQ(std::memcmp(&element, &stored, sizeof(V)), 0) << "salt " << salt << " trial " << trial;
+    const P joined = op(acc, op.template lift<P>(element, at));
+    ASSERT_EQ(joined.index, expect.index) << "salt " << salt << " trial " << trial;
+    ASSERT_EQ(std::memcmp(&joined.value, &expect.value, sizeof(A)), 0) << "salt " << salt << " trial " << trial;
   }
 }
 

@@ -366,6 +366,35 @@ TEST(AxisGpu, NanPerRow) {
   }
 }
 
+// argmin/argmax of rows read in vectors: rows all NaN (ignore: the first NaN) beside rows of -0 and
+// +0 only (a tie: the first index) and rows with one NaN late, at misaligned bases.
+template <class T>
+void check_arg_ties(std::int64_t cols) {
+  const std::int64_t rows = 48;
+  std::vector<T> h(std::size_t(rows * cols));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cols; ++c)
+      h[std::size_t(r * cols + c)] = convert<T>(r % 3 == 0 ? nan
+                                                : r % 3 == 1 ? ((c + r) % 5 ? 0.0f : -0.0f)
+                                                             : (c == cols - 1 - r % 7 ? nan : float(c % 9)));
+  const std::string name = std::string(sizeof(T) == 2 ? "bfloat16" : "float32") + " rows of " + std::to_string(cols);
+  for (unsigned misalign : {0u, 1u, 3u}) {
+    check_axes(h, 0, Shape{rows, cols}, {1}, ArgMax{}, name + " argmax propagate", misalign);
+    check_axes(h, 0, Shape{rows, cols}, {1}, ArgMax{NanPolicy::ignore}, name + " argmax ignore", misalign);
+    check_axes(h, 0, Shape{rows, cols}, {1}, ArgMin{}, name + " argmin propagate", misalign);
+    check_axes(h, 0, Shape{rows, cols}, {1}, ArgMin{NanPolicy::ignore}, name + " argmin ignore", misalign);
+  }
+}
+
+TEST(AxisGpu, ArgExtremeTiesAndNanRows) {
+  GPUREDUCE_REQUIRE_GPU();
+  for (std::int64_t cols : {40, 200, 5000}) {
+    check_arg_ties<float>(cols);
+    check_arg_ties<__nv_bfloat16>(cols);
+  }
+}
+
 // A result laid out as given: keepdim, and a strided (transposed) result.
 TEST(AxisGpu, ResultLayouts) {
   GPUREDUCE_REQUIRE_GPU();
