@@ -11,8 +11,8 @@
 //                       (invariant_segments_kernel.cuh's warps, through the tile's stage); segments
 //                       of several slices listed for long_segments_kernel.
 //   Stage: element e of the tile at slot e + (e >> shift), padded or not (grid/staged_tile.hpp),
-//   Loads loads in flight per thread filling it; CSR sums' at e + the tile's 16-byte misalignment,
-//   filled by cp.async.
+//   Loads loads in flight per thread filling it; CSR segments' folds without an index at e + the
+//   tile's 16-byte misalignment, filled by cp.async.
 #pragma once
 
 #include <gpureduce/agent/sources.cuh>
@@ -138,7 +138,7 @@ __device__ __forceinline__ void staged_tiles(T* stage, std::int32_t* ends, const
     const unsigned vectors = (n - head) / V;
     const unsigned tail = head + vectors * V;
     const Load* body = reinterpret_cast<const Load*>(p + head);
-    // Where element k of the tile sits. CSR sums: at k + misfit, unpadded, so the body's vectors
+    // Where element k of the tile sits. CSR, no index: at k + misfit, unpadded, so the body's vectors
     // keep their 16-byte alignment and copy straight to shared memory (cp.async), holding no
     // registers; otherwise staged_slot's layout, padded against the bank conflicts of fixed strides.
     constexpr bool aligned_stage = staged_ends && V > 1;
