@@ -473,14 +473,15 @@ enum class RowLoads { elements, vectors, invariant, staged, element_tree };
 // Rows_kernel: G lanes per row (G <= 32), or the whole block (G == Threads); U rows per group at a
 // time. Interleave 2^shift columns per row (scalar loads, G <= 32). Sliced: `slices` pieces per
 // row of `slice` elements (a multiple of 2^shift), writing partials. Groups of fewer than 32 lanes
-// in vectors, the element tree, and argmin/argmax groups up to a warp of elements of 2 bytes or
-// more, are held to 64 registers, 4 blocks a multiprocessor (sm_90: bfloat16 sums on 8 lanes took
-// 76 registers otherwise, 3 blocks; a warp's sums, so held, spilled and lost 6% on rows of 4096;
-// float32 argmax of rows of 1024, held, 376 us against 397; int8 argmax, held, spills: H100).
+// in vectors, the element tree, and argmin/argmax groups of elements of 2 bytes or more are held to
+// 64 registers, 4 blocks a multiprocessor (sm_90: bfloat16 sums on 8 lanes took 76 registers
+// otherwise, 3 blocks; a warp's sums, so held, spilled and lost 6% on rows of 4096; float32 argmax
+// of rows of 1024, held, 376 us against 397, of rows of 4096 (a block each) 359 against 386; int8
+// argmax, held, spills: H100).
 template <unsigned Threads, unsigned G, unsigned U, unsigned K, RowLoads L, class A, class Out, class T, class Rows,
           class Op>
 __global__ void __launch_bounds__(Threads, L == RowLoads::staged || L == RowLoads::element_tree ||
-                                           (L == RowLoads::vectors && G <= warp_threads &&
+                                           (L == RowLoads::vectors && (G <= warp_threads || is_arg_extreme_v<Op>) &&
                                             (is_arg_extreme_v<Op> ? Vector<T>::size <= 8 : G < warp_threads))
                                        ? 4
                                        : 1)
