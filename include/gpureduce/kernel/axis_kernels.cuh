@@ -481,7 +481,7 @@ enum class RowLoads { elements, vectors, invariant, staged, element_tree };
 template <unsigned Threads, unsigned G, unsigned U, unsigned K, RowLoads L, class A, class Out, class T, class Rows,
           class Op>
 __global__ void __launch_bounds__(Threads, L == RowLoads::staged || L == RowLoads::element_tree ||
-                                           (L == RowLoads::vectors && (G <= warp_threads || is_arg_extreme_v<Op>) &&
+                                           (L == RowLoads::vectors &&
                                             (is_arg_extreme_v<Op> ? Vector<T>::size <= 8 : G < warp_threads))
                                        ? 4
                                        : 1)
