@@ -461,5 +461,33 @@ TEST(test_launch_plan, row_lanes_grow_with_the_row) {
   EXPECT_EQ(row_lanes(64, true), 4u);
 }
 
+// Rows a block each (tuning_sm90.hpp, block_per_row): beyond 16 vectors a lane of a warp always;
+// past warp_slice elements where rows are fewer than the target blocks, which warps would slice.
+TEST(test_launch_plan, block_per_row_where_warps_would_slice) {
+  using detail::block_per_row;
+  using detail::warp_slice;
+  constexpr std::uint64_t target = 2112;  // two waves of 256-thread blocks on 132 SMs
+  // bfloat16 (8 a vector): rows of 4096 a block each when few, not when they fill the device.
+  EXPECT_TRUE(block_per_row(4, 4096, 8, target));
+  EXPECT_TRUE(block_per_row(target - 1, 4096, 8, target));
+  EXPECT_FALSE(block_per_row(target, 4096, 8, target));
+  // float32 rows of 4096 are past 16 vectors a lane (2048 elements): a block each at any count.
+  EXPECT_TRUE(block_per_row(1 << 20, 4096, 4, target));
+  EXPECT_FALSE(block_per_row(1 << 20, 2048, 4, target));
+  // Rows that warps would not slice never take a block.
+  EXPECT_FALSE(block_per_row(1, warp_slice, 4, target));
+  EXPECT_TRUE(block_per_row(1, warp_slice + 1, 4, target));
+  // Longer rows, or fewer, never leave a block for warps; rows up to warp_slice, within 16 vectors
+  // a lane, never take one.
+  for (const unsigned v : {1u, 2u, 4u, 8u, 16u})
+    for (std::uint64_t rows = 1; rows <= 4 * target; rows = rows * 3 + 1)
+      for (std::uint64_t length = 1; length <= (std::uint64_t(1) << 20); length = length * 2 + 1) {
+        const bool block = block_per_row(rows, length, v, target);
+        if (block) EXPECT_TRUE(block_per_row(rows, length * 2, v, target)) << rows << " x " << length;
+        if (block && rows > 1) EXPECT_TRUE(block_per_row(rows / 2, length, v, target)) << rows << " x " << length;
+        if (length <= warp_slice && length <= 512u * v) EXPECT_FALSE(block) << rows << " x " << length;
+      }
+}
+
 }  // namespace
 }  // namespace gpureduce

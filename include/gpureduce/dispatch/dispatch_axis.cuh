@@ -83,10 +83,11 @@ inline unsigned group_lanes(std::uint64_t vectors, bool arg_extreme, std::uint64
 }
 
 // Rows_kernel (interleaved_rows_kernel for rows of interleaved columns, `aligned`: every row's
-// run 16-byte aligned and a whole number of vectors, a vector or more a lane).
+// run 16-byte aligned and a whole number of vectors, a vector or more a lane); `block`: a block
+// per row or slice (block_per_row).
 template <class A, class Out, class T, class Rows, class Op>
 cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, std::uint64_t row_length,
-                        unsigned shift, bool aligned, std::uint64_t slice, Out* out, A* partials, Op op,
+                        unsigned shift, bool aligned, bool block, std::uint64_t slice, Out* out, A* partials, Op op,
                         const AxisDevice& dev, cudaStream_t stream) {
   const std::uint64_t slices = slice >= row_length ? 1 : ceil_div(row_length, slice);
   const std::uint64_t pieces = num_rows * slices;
@@ -107,13 +108,12 @@ cudaError_t launch_rows(const T* in, const Rows& rows, std::uint64_t num_rows, s
     return cudaGetLastError();
   };
   const std::uint64_t piece = slices == 1 ? row_length : slice;
-  // Rows of more than 16 vectors per lane of a warp take a block; of more than one element per
-  // lane 4, 8 or 32 lanes in 16-byte vectors, by their vectors (row_lanes), more where rows are
-  // too few for those to fill two waves of threads; shorter ones the fewest lanes that hold them,
-  // four rows at a time.
+  // Rows of a block each (block_per_row); of more than one element per lane 4, 8 or 32 lanes in
+  // 16-byte vectors, by their vectors (row_lanes), more where rows are too few for those to fill
+  // two waves of threads; shorter ones the fewest lanes that hold them, four rows at a time.
   constexpr unsigned V = Vector<T>::size;
   constexpr RowLoads vectors = RowLoads::vectors, elements = RowLoads::elements;
-  if (shift == 0 && piece > 16 * warp_threads * V) return launch.template operator()<axis_threads, 1, 4, vectors>();
+  if (shift == 0 && block) return launch.template operator()<axis_threads, 1, 4, vectors>();
   if (shift == 0 && piece > warp_threads) {
     const unsigned lanes = group_lanes(ceil_div(piece, V), is_arg_extreme_v<Op>, pieces, dev);
     if (lanes == 4) return launch.template operator()<4, 1, 4, vectors>();
@@ -201,13 +201,13 @@ Status run_uniform_rows(const T* in, const Dims& outer, std::uint64_t rows, std:
   bool aligned = V > 1 && row_length % V == 0 && reinterpret_cast<std::uintptr_t>(in) % vector_bytes == 0;
   for (int k = 0; k < outer.count; ++k) aligned = aligned && outer.in[k] % V == 0;
   // Few rows: slices of a row across groups, then their partials combined.
-  const bool block_rows = shift == 0 && row_length > 16 * warp_threads * Vector<T>::size;
+  const bool block_rows = shift == 0 && block_per_row(rows, row_length, V, dev.target_blocks);
   const std::uint64_t slice =
-      block_rows ? slice_length(rows, dev.target_blocks, row_length, 16 * axis_threads * Vector<T>::size, vector_bytes)
-                 : slice_length(rows, dev.target_warps, row_length, 1024, std::uint64_t(warp_threads) << shift);
+      block_rows ? slice_length(rows, dev.target_blocks, row_length, 16 * axis_threads * V, vector_bytes)
+                 : slice_length(rows, dev.target_warps, row_length, warp_slice, std::uint64_t(warp_threads) << shift);
   if (slice >= row_length)
-    return Status::from_cuda(
-        launch_rows<A>(in, r, rows, row_length, shift, aligned, row_length, out, (A*)nullptr, op, dev, stream));
+    return Status::from_cuda(launch_rows<A>(in, r, rows, row_length, shift, aligned, block_rows, row_length, out,
+                                            (A*)nullptr, op, dev, stream));
   // A few short runs of interleaved columns: sliced within a block, one launch.
   if constexpr (interleaved_fits<T, A>)
     if (shift > 0 && aligned) {
@@ -225,7 +225,7 @@ Status run_uniform_rows(const T* in, const Dims& outer, std::uint64_t rows, std:
   Partials<A> partials{nullptr, stream};
   if (const Status s = partials.alloc(slices * outputs); !s) return s;
   if (const cudaError_t e =
-          launch_rows<A>(in, r, rows, row_length, shift, aligned, slice, out, partials.p, op, dev, stream))
+          launch_rows<A>(in, r, rows, row_length, shift, aligned, block_rows, slice, out, partials.p, op, dev, stream))
     return Status::from_cuda(e);
   return launch_combine<A>(partials.p, slices, outer, outputs, std::uint64_t(1) << shift, out, op, dev, stream);
 }
@@ -311,7 +311,7 @@ Status run_narrow_columns(const T* in, const Dims& outer, std::uint64_t rows, st
   constexpr unsigned V = Vector<T>::size;
   // Positions count from the 16-byte boundary at or before each run: up to V - 1 more.
   const std::uint64_t run = length * inner, reach = run + V - 1, multiple = std::uint64_t(narrow_lanes(inner)) * V;
-  const std::uint64_t slice = slice_length(rows, dev.target_warps, reach, 1024, multiple);
+  const std::uint64_t slice = slice_length(rows, dev.target_warps, reach, warp_slice, multiple);
   const std::uint64_t slices = slice >= reach ? 1 : ceil_div(reach, slice);
   constexpr unsigned threads = narrow_threads<T, A>;
   // A few short runs: sliced within a block, one launch.

@@ -98,9 +98,10 @@ __device__ PathPoint warp_merge_path_point(std::uint64_t diagonal, std::uint64_t
   return {lo, diagonal - lo};
 }
 
-// Thread 0's `mine` (where the block had a share of the path) goes to `carries`, then a ticket;
-// the last of the grid's blocks folds the `active` blocks' carries by a scan by key in block order,
-// which gives each block's head the parts before it.
+// The `active` blocks, those with a share of the path (the first ones), each put thread 0's `mine`
+// in `carries`, then draw a ticket; the last of them folds their carries by a scan by key in block
+// order, which gives each block's head the parts before it. Blocks without a share return at once:
+// at 64 KB most of a resident grid has none, and the fold need not wait for them.
 template <unsigned Threads, class A, class Out, class Op>
 __device__ __forceinline__ void fold_block_carries(const PathCarry<A>& mine, bool has_share, std::uint64_t active,
                                                    PathCarry<A>* carries, unsigned* ticket, Out* out,
@@ -108,9 +109,10 @@ __device__ __forceinline__ void fold_block_carries(const PathCarry<A>& mine, boo
   __shared__ SegmentedScanScratch<Threads, std::uint64_t, A> fix_scratch;
   __shared__ bool s_last;
   const A identity = op.template identity<A>();
+  if (!has_share) return;
   if (threadIdx.x == 0) {
-    if (has_share) carries[blockIdx.x] = mine;
-    s_last = draw_ticket(ticket) == gridDim.x - 1;
+    carries[blockIdx.x] = mine;
+    s_last = draw_ticket(ticket) == active - 1;
   }
   __syncthreads();
   if (!s_last) return;
