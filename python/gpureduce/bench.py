@@ -5,7 +5,9 @@ Full reductions (sum, max, argmax) of 2^10..2^30 elements and axis reductions of
 int32, float32 and bfloat16 (CuPy has no bfloat16). Each sample: the L2 flushed (a 256 MB write),
 then the call between CUDA events; the median of --reps samples. Each gpureduce result is checked
 against torch's. Host overhead: the wall time of 10,000 back-to-back calls on 2^10 elements, with
-no synchronisation between them. Writes JSON (--json) with one row per (library, case)."""
+no synchronisation between them, and the same calls issued while a spin kernel keeps the GPU busy
+(the host's own time, no call waiting for the queue). Writes JSON (--json) with one row per
+(library, case)."""
 
 import argparse
 import datetime
@@ -125,23 +127,27 @@ def main(argv=None):
     if cupy is not None:
         c = cupy.asarray(x)
         libs["cupy"] = lambda: cupy.sum(c)
-    def host_us(f):
-        """Wall time a call of 10,000 back-to-back calls of f, after 1,000 to warm up."""
-        for _ in range(1000):
+    def host_us(f, calls=10000, busy=False):
+        """Wall time a call of `calls` back-to-back calls of f, after a tenth as many to warm up.
+        busy: issued behind a 50 ms spin kernel, so that the GPU never drains the queue and no
+        call waits for it: the host's own time."""
+        for _ in range(calls // 10):
             f()
         torch.cuda.synchronize()
+        if busy:
+            torch.cuda._sleep(100_000_000)
         t0 = time.perf_counter()
-        for _ in range(10000):
+        for _ in range(calls):
             f()
-        us = (time.perf_counter() - t0) / 10000 * 1e6
+        us = (time.perf_counter() - t0) / calls * 1e6
         torch.cuda.synchronize()
         return us
 
     for variant, f in libs.items():
-        us = host_us(f)
+        us, busy = host_us(f), host_us(f, 500, busy=True)
         rows.append({"variant": variant, "type": "float32", "op": "sum", "shape": [1 << 10], "axes": None,
-                     "host_us_per_call": us})
-        print(f"host overhead {variant:10} {us:6.2f} us a call", flush=True)
+                     "host_us_per_call": us, "host_us_gpu_busy": busy})
+        print(f"host overhead {variant:10} {us:6.2f} us a call ({busy:.2f} with the GPU busy)", flush=True)
 
     # Where gpureduce's host time goes (printed only): the output's allocation, the extension's
     # call alone (the library's host code and the launch) with the arguments prepared, and a bare
