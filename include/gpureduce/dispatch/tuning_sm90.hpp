@@ -285,7 +285,7 @@ inline constexpr RowLanesTuning row_lanes_arg{64, 128};
 inline constexpr std::uint64_t warp_slice = 1024;
 constexpr bool block_per_row(std::uint64_t rows, std::uint64_t length, unsigned vector_elements,
                              std::uint64_t target_blocks) {
-  return length > 16 * 32 * std::uint64_t(vector_elements) || (rows < target_blocks && length > warp_slice);
+  return length > 16 * std::uint64_t(warp_threads) * vector_elements || (rows < target_blocks && length > warp_slice);
 }
 
 // Lanes per row for rows of `vectors` 16-byte vectors: 4, 8 or 32.
